@@ -1,0 +1,86 @@
+# tsmine — PGXS build.
+#   make && make install        GPU build when nvcc is found, CPU-only otherwise
+#   make WITH_CUDA=no           force the CPU-only build
+#   make installcheck           pg_regress suite (sql/, expected/)
+#   make unittest               C++ unit tests of the core (test/unit/)
+#   make prove                  pgTAP suite (test/pgtap/, needs pg_prove)
+#   scripts/test.sh             everything, on a throwaway cluster
+
+EXTENSION = tsmine
+EXTVERSION = 0.1.0
+MODULE_big = tsmine
+
+# Debian's PGXS sets with_llvm = yes, which would try to emit LLVM bitcode for
+# every object, .cu objects included.  We ship no JIT bitcode.
+override with_llvm = no
+
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+WITH_CUDA ?= $(if $(wildcard $(NVCC)),yes,no)
+
+GLUE_SRCS   = $(sort $(wildcard src/glue/*.c))
+CORE_SRCS   = $(sort $(wildcard src/core/*.cpp))
+KERNEL_SRCS = $(sort $(wildcard kernels/*.cu))
+
+CORE_OBJS = $(CORE_SRCS:.cpp=.o)
+ifeq ($(WITH_CUDA),yes)
+KERNEL_OBJS = $(KERNEL_SRCS:.cu=.o)
+endif
+OBJS = $(GLUE_SRCS:.c=.o) $(CORE_OBJS) $(KERNEL_OBJS)
+
+# The extension script is assembled from extension/*.sql (one file per feature,
+# in name order): that folder is its only source.
+EXT_PARTS = $(sort $(wildcard extension/*.sql))
+DATA_built = $(EXTENSION)--$(EXTVERSION).sql
+
+REGRESS = $(sort $(notdir $(basename $(wildcard sql/*.sql))))
+REGRESS_OPTS = --inputdir=. --outputdir=. --load-extension=plpgsql
+
+# ---- the core: C++17, no PostgreSQL headers --------------------------------
+TSM_CXX ?= g++
+CORE_CXXFLAGS = -std=c++17 -O3 -fPIC -pthread -Wall -Wextra -Wno-unused-parameter -Isrc/core
+ifeq ($(WITH_CUDA),yes)
+CORE_CXXFLAGS += -DTSMINE_WITH_CUDA -I$(CUDA_HOME)/include
+CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+             -gencode arch=compute_90,code=compute_90
+NVCC_FLAGS = -std=c++17 -O3 $(CUDA_ARCH) -Xcompiler -fPIC,-Wall -DTSMINE_WITH_CUDA \
+             -Isrc/core -Ikernels --expt-relaxed-constexpr
+CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
+endif
+
+SHLIB_LINK += $(CUDA_LIBS) -lstdc++ -lpthread
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+PG_CFLAGS += -Isrc/core -Wno-declaration-after-statement
+ifeq ($(WITH_CUDA),yes)
+PG_CPPFLAGS += -DTSMINE_WITH_CUDA
+endif
+
+src/core/%.o: src/core/%.cpp $(wildcard src/core/*.h)
+	$(TSM_CXX) $(CORE_CXXFLAGS) -c -o $@ $<
+
+kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh kernels/*.h src/core/*.h)
+	$(NVCC) $(NVCC_FLAGS) -c -o $@ $<
+
+$(GLUE_SRCS:.c=.o): $(wildcard src/glue/*.h) src/core/tsm_api.h
+
+$(DATA_built): $(EXT_PARTS)
+	cat $(EXT_PARTS) > $@
+
+# ---- C++ unit tests of the core -------------------------------------------
+UNIT_SRCS = $(sort $(wildcard test/unit/*.cpp))
+UNIT_BIN = test/unit/run_unit_tests
+$(UNIT_BIN): $(UNIT_SRCS) $(CORE_OBJS) $(KERNEL_OBJS) $(wildcard test/unit/*.h)
+	$(TSM_CXX) $(CORE_CXXFLAGS) -Itest/unit -o $@ $(UNIT_SRCS) $(CORE_OBJS) $(KERNEL_OBJS) $(CUDA_LIBS) -lpthread
+
+.PHONY: unittest prove
+unittest: $(UNIT_BIN)
+	$(UNIT_BIN)
+
+prove:
+	pg_prove --ext .sql -r test/pgtap
+
+EXTRA_CLEAN = $(UNIT_BIN) results regression.diffs regression.out

@@ -1,0 +1,30 @@
+// parallel.h — the CPU path's threads.  Work is split into tasks; workers take
+// them in order from a shared counter.  The calling thread (the PostgreSQL
+// backend's own) does not compute: it polls exec->interrupted every few
+// milliseconds, so a cancel stops the work within one task's time.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "tsm_api.h"
+
+namespace tsm {
+
+// Threads the CPU path uses: exec->cpu_threads, or every hardware thread when 0.
+int thread_count(const TsExec* ex);
+
+// Calls fn(task) for every task in [0, n_tasks).  Throws tsm::Error(TS_CANCELLED)
+// if interrupted; rethrows the first exception a task threw.  Tasks must be
+// independent; keep each under ~50 ms so cancel is prompt.
+void parallel_for(const TsExec* ex, int64_t n_tasks, const std::function<void(int64_t)>& fn);
+
+// Same, with an explicit thread cap (e.g. 1 to run inline).
+void parallel_for(const TsExec* ex, int64_t n_tasks, int threads,
+                  const std::function<void(int64_t)>& fn);
+
+// Polls once; throws tsm::Error(TS_CANCELLED) when the caller asked us to stop.
+// Only from the thread that called the entry point.
+void check_interrupt(const TsExec* ex);
+
+}  // namespace tsm

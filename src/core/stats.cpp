@@ -1,0 +1,153 @@
+#include "stats.h"
+
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+#include "error.h"
+#include "parallel.h"
+
+namespace tsm {
+
+namespace {
+
+constexpr int64_t kBlock = int64_t(1) << 18;  // values per task
+
+int64_t n_blocks(int64_t n) { return (n + kBlock - 1) / kBlock; }
+
+// Σx over a block with 8 independent accumulators (pairwise-like error growth,
+// and it vectorises).
+double block_sum(const double* x, int64_t n) {
+    double a[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; ++j) a[j] += x[i + j];
+    for (; i < n; ++i) a[i & 7] += x[i];
+    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
+// Sum of per-block values in index order, pairwise.
+double pairwise(const std::vector<double>& v, size_t lo, size_t hi) {
+    if (hi - lo <= 8) {
+        double s = 0;
+        for (size_t i = lo; i < hi; ++i) s += v[i];
+        return s;
+    }
+    size_t mid = lo + (hi - lo) / 2;
+    return pairwise(v, lo, mid) + pairwise(v, mid, hi);
+}
+double pairwise(const std::vector<double>& v) { return v.empty() ? 0.0 : pairwise(v, 0, v.size()); }
+
+}  // namespace
+
+double finish_mean(double sum, int64_t n) { return n > 0 ? sum / static_cast<double>(n) : 0.0; }
+
+MeanStd finish_mean_std(double mean0, double sum_d, double sum_d2, int64_t n) {
+    MeanStd r;
+    if (n <= 0) return r;
+    double dn = static_cast<double>(n);
+    r.mean = mean0 + sum_d / dn;
+    double var = (sum_d2 - sum_d * sum_d / dn) / dn;
+    r.std = var > 0 ? std::sqrt(var) : 0.0;
+    return r;
+}
+
+MeanStd mean_std(const double* x, int64_t n, const TsExec* ex) {
+    if (n <= 0) return {};
+    int64_t nb = n_blocks(n);
+    std::vector<double> s(nb), d(nb), d2(nb);
+    parallel_for(ex, nb, [&](int64_t b) {
+        int64_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
+        s[b] = block_sum(x + lo, hi - lo);
+    });
+    double mean0 = finish_mean(pairwise(s), n);
+    parallel_for(ex, nb, [&](int64_t b) {
+        int64_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
+        double a = 0, a2 = 0;
+        for (int64_t i = lo; i < hi; ++i) {
+            double t = x[i] - mean0;
+            a += t;
+            a2 += t * t;
+        }
+        d[b] = a;
+        d2[b] = a2;
+    });
+    return finish_mean_std(mean0, pairwise(d), pairwise(d2), n);
+}
+
+double mean_abs_dev(const double* x, int64_t n, double c, const TsExec* ex) {
+    if (n <= 0) return 0;
+    int64_t nb = n_blocks(n);
+    std::vector<double> s(nb);
+    parallel_for(ex, nb, [&](int64_t b) {
+        int64_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
+        double a = 0;
+        for (int64_t i = lo; i < hi; ++i) a += std::fabs(x[i] - c);
+        s[b] = a;
+    });
+    return pairwise(s) / static_cast<double>(n);
+}
+
+// Radix selection on order keys, 16 bits a round: histogram the next 16 bits of
+// the keys that share the prefix found so far, keep the bucket that holds rank
+// k, and once few enough candidates remain, collect them and finish with
+// nth_element.  Each round is one parallel, interruptible pass.
+double select_kth(const double* x, int64_t n, int64_t k, const TsExec* ex, bool abs_dev, double c) {
+    if (n <= 0 || k < 0 || k >= n) throw Error(TS_INTERNAL, kInternal, "select_kth: rank out of range");
+    auto key_at = [&](int64_t i) { return order_key(abs_dev ? std::fabs(x[i] - c) : x[i]); };
+    const int64_t nb = n_blocks(n);
+    const int64_t kCollect = int64_t(1) << 20;
+
+    uint64_t prefix = 0;
+    int prefix_bits = 0;
+    int64_t rank = k;         // rank within the candidates that share the prefix
+    int64_t candidates = n;
+    std::mutex mu;
+    while (candidates > kCollect && prefix_bits < 64) {
+        const int shift = 64 - prefix_bits - 16;
+        std::vector<int64_t> hist(65536, 0);
+        parallel_for(ex, nb, [&](int64_t b) {
+            std::vector<int64_t> h(65536, 0);
+            int64_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
+            for (int64_t i = lo; i < hi; ++i) {
+                uint64_t kk = key_at(i);
+                if (prefix_bits && (kk >> (64 - prefix_bits)) != prefix) continue;
+                ++h[(kk >> shift) & 0xffff];
+            }
+            std::lock_guard<std::mutex> lk(mu);
+            for (int j = 0; j < 65536; ++j) hist[j] += h[j];
+        });
+        int bucket = 0;
+        while (rank >= hist[bucket]) rank -= hist[bucket++];
+        prefix = (prefix << 16) | static_cast<uint64_t>(bucket);
+        prefix_bits += 16;
+        candidates = hist[bucket];
+    }
+    if (prefix_bits >= 64) return key_value(prefix);  // all candidates are equal
+
+    std::vector<std::vector<double>> parts(nb);
+    parallel_for(ex, nb, [&](int64_t b) {
+        int64_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
+        auto& p = parts[b];
+        for (int64_t i = lo; i < hi; ++i) {
+            uint64_t kk = key_at(i);
+            if (prefix_bits && (kk >> (64 - prefix_bits)) != prefix) continue;
+            p.push_back(abs_dev ? std::fabs(x[i] - c) : x[i]);
+        }
+    });
+    std::vector<double> all;
+    all.reserve(static_cast<size_t>(candidates));
+    for (auto& p : parts) all.insert(all.end(), p.begin(), p.end());
+    std::nth_element(all.begin(), all.begin() + rank, all.end());
+    return all[rank];
+}
+
+double median(const double* x, int64_t n, const TsExec* ex, bool abs_dev, double c) {
+    if (n <= 0) return 0;
+    double hi = select_kth(x, n, n / 2, ex, abs_dev, c);
+    if (n % 2) return hi;
+    double lo = select_kth(x, n, n / 2 - 1, ex, abs_dev, c);
+    return lo + (hi - lo) / 2;
+}
+
+}  // namespace tsm

@@ -1,0 +1,150 @@
+/*
+ * tsm_api.h — the boundary between the PostgreSQL glue (C) and the core (C++).
+ *
+ * Everything here is plain C: the glue includes it, the core implements it.
+ * Every entry point of the core is extern "C", noexcept, takes plain data and
+ * reports failure through a TsStatus (code, SQLSTATE, message, hint) that the
+ * glue turns into ereport(ERROR).  The core never calls PostgreSQL and never
+ * longjmps; the glue never lets ereport run while core objects are live.
+ */
+#ifndef TSM_API_H
+#define TSM_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+#define TSM_NOEXCEPT noexcept
+extern "C" {
+#else
+#define TSM_NOEXCEPT
+#endif
+
+/* ---- status ------------------------------------------------------------ */
+
+typedef enum TsCode
+{
+	TS_OK = 0,
+	TS_INVALID_ARGUMENT,		/* 22023 (or the SQLSTATE given) */
+	TS_OUT_OF_MEMORY,			/* 53200 host memory */
+	TS_GPU_OUT_OF_MEMORY,		/* 53200 device memory */
+	TS_GPU_UNAVAILABLE,			/* 55000 no usable GPU and one was required */
+	TS_GPU_ERROR,				/* 58000 a CUDA call failed */
+	TS_CANCELLED,				/* 57014 the caller asked us to stop */
+	TS_INTERNAL					/* XX000 a bug: please report */
+} TsCode;
+
+typedef struct TsStatus
+{
+	int			code;			/* TsCode */
+	char		sqlstate[6];	/* five characters and a NUL */
+	char		message[320];
+	char		detail[320];
+	char		hint[320];
+} TsStatus;
+
+/* ---- execution options ------------------------------------------------- */
+
+typedef enum TsBackend
+{
+	TS_BACKEND_AUTO = 0,		/* GPU if the glue holds a slot and the work gains, else CPU */
+	TS_BACKEND_CPU = 1,
+	TS_BACKEND_GPU = 2			/* GPU or an error */
+} TsBackend;
+
+/*
+ * What the glue hands every entry point.  The callbacks are called only from
+ * the thread that called the entry point.
+ */
+typedef struct TsExec
+{
+	int			backend;		/* TsBackend, already resolved against the slot cap */
+	int			gpu_device;		/* CUDA ordinal */
+	int			cpu_threads;	/* 0: all hardware threads */
+	/* non-zero when the query was cancelled or timed out; may be NULL */
+	int			(*interrupted) (void);
+	/* allocator for result arrays; returns NULL on failure; never NULL */
+	void	   *(*alloc) (size_t bytes);
+	/* out */
+	int			used_backend;	/* TS_BACKEND_CPU or TS_BACKEND_GPU */
+	double		device_ms;		/* time spent on the device, transfers included */
+	double		kernel_ms;		/* time in kernels alone (GPU) */
+	double		device_bytes;	/* bytes the kernels read and wrote (for bandwidth) */
+} TsExec;
+
+/* ---- device management ------------------------------------------------- */
+
+typedef struct TsDeviceInfo
+{
+	int			ordinal;
+	char		name[128];
+	int			cc_major;
+	int			cc_minor;
+	int64_t		total_bytes;
+	int64_t		free_bytes;
+	int			multiprocessors;
+	double		mem_bandwidth_gbs;	/* theoretical, from clock and bus width; 0 if unknown */
+} TsDeviceInfo;
+
+/* 1 when this build has CUDA code in it */
+int			tsm_built_with_cuda(void) TSM_NOEXCEPT;
+
+/* Number of usable GPUs (initialises the CUDA runtime on first call, in this
+ * process).  0 with a reason in *st when none; never an error status. */
+int			tsm_gpu_count(TsStatus *st) TSM_NOEXCEPT;
+
+/* Fills info for one GPU; TS_OK or an error status. */
+int			tsm_gpu_info(int ordinal, TsDeviceInfo *info, TsStatus *st) TSM_NOEXCEPT;
+
+/* Bytes of device memory tsmine holds right now (0 between calls). */
+int64_t		tsm_gpu_bytes_in_use(void) TSM_NOEXCEPT;
+
+/* Number of device allocations made and freed since the backend started. */
+void		tsm_gpu_alloc_counts(int64_t *allocs, int64_t *frees) TSM_NOEXCEPT;
+
+/* Whether, for work of this size, the GPU is expected to beat the CPU
+ * (auto mode).  kind is one of the TS_WORK_* values. */
+typedef enum TsWork
+{
+	TS_WORK_OUTLIERS = 1,
+	TS_WORK_MATRIX_PROFILE,
+	TS_WORK_DISCORDS,
+	TS_WORK_MOTIFS,
+	TS_WORK_MATCH,
+	TS_WORK_SHAPELETS
+} TsWork;
+int			tsm_gpu_worthwhile(int kind, int64_t n, int64_t m) TSM_NOEXCEPT;
+
+/* Host memory: tsm_host_alloc returns NULL on failure.  Pinned (page-locked)
+ * when the CUDA runtime is up and the size is large, plain malloc otherwise;
+ * tsm_host_free knows which. */
+void	   *tsm_host_alloc(size_t bytes, int want_pinned) TSM_NOEXCEPT;
+void		tsm_host_free(void *p) TSM_NOEXCEPT;
+
+/* ---- outliers ---------------------------------------------------------- */
+
+typedef enum TsOutlierMethod
+{
+	TS_OUTLIERS_SIGMA = 0,
+	TS_OUTLIERS_MAD = 1
+} TsOutlierMethod;
+
+typedef struct TsOutliers
+{
+	int64_t		count;
+	int64_t    *pos;			/* 0-based, ascending; from exec->alloc */
+	double	   *value;
+	double	   *score;			/* z-score (sigma) or modified z-score (mad) */
+	double		center;			/* mean or median */
+	double		scale;			/* std, or MAD / 0.6745 (or its MeanAD fallback) */
+	int			scale_rule;		/* 0 std, 1 MAD, 2 MeanAD fallback, 3 no spread */
+} TsOutliers;
+
+int			tsm_outliers(const double *x, int64_t n, double k, int method,
+						 TsExec *exec, TsOutliers *out, TsStatus *st) TSM_NOEXCEPT;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* TSM_API_H */
