@@ -1,0 +1,39 @@
+// sliding.h — statistics of every window x[i .. i+m-1] of a series, computed
+// so that they survive raw, un-normalised data (an offset of 1e8 changes
+// nothing): mean, standard deviation (population), 1/std, and whether the
+// window is constant.  Shared by discords, motifs, matching and shapelets.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tsm_api.h"
+
+namespace tsm {
+
+struct WindowStats {
+    int m = 0;
+    int64_t count = 0;              // n - m + 1 windows
+    std::vector<double> mean;       // μ_i
+    std::vector<double> std;        // σ_i (population); 0 when constant
+    std::vector<double> inv_std;    // 1/σ_i; 0 when constant
+    std::vector<uint8_t> constant;  // 1 when every value of the window is equal
+};
+
+// Exact to a few ulps: windows are processed in blocks; each block starts
+// from an exact two-pass mean and Σ(x−μ)² and then slides with the
+// difference updates μ' = μ + (x_in − x_out)/m and
+// M2' = M2 + (x_in − x_out)(x_in − μ' + x_out − μ), which never subtract
+// large raw sums.  A window is constant when its values are all equal (exactly),
+// found from run lengths, so σ of such a window is 0 whatever the rounding.
+void window_stats(const double* x, int64_t n, int m, WindowStats& out, const TsExec* ex);
+
+// The same for one window, directly (oracles, single windows).
+void window_mean_std(const double* w, int m, double* mean, double* std);
+
+// z-normalised Euclidean distance between windows given their dot product
+// (centred form): d² = 2m(1 − ρ), ρ = cov / (m σa σb), clamped to [0, 2m].
+// Constant windows (STUMPY's rule): both constant → 0; one constant → sqrt(m).
+double znorm_distance_from_corr(double rho, int m);
+
+}  // namespace tsm
