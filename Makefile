@@ -59,6 +59,13 @@ ifeq ($(WITH_CUDA),yes)
 PG_CPPFLAGS += -DTSMINE_WITH_CUDA
 endif
 
+# Objects remember the flavour they were built for: switching WITH_CUDA rebuilds them.
+FLAVOUR_STAMP = .flavour-cuda-$(WITH_CUDA)
+$(FLAVOUR_STAMP):
+	rm -f .flavour-cuda-*
+	touch $@
+$(OBJS): $(FLAVOUR_STAMP)
+
 src/core/%.o: src/core/%.cpp $(wildcard src/core/*.h)
 	$(TSM_CXX) $(CORE_CXXFLAGS) -c -o $@ $<
 
@@ -83,4 +90,4 @@ unittest: $(UNIT_BIN)
 prove:
 	pg_prove --ext .sql -r test/pgtap
 
-EXTRA_CLEAN = $(UNIT_BIN) results regression.diffs regression.out
+EXTRA_CLEAN = $(UNIT_BIN) results regression.diffs regression.out .flavour-cuda-*

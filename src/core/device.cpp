@@ -170,7 +170,7 @@ int tsm_gpu_info(int ordinal, TsDeviceInfo* info, TsStatus* st) noexcept {
         tsm::gpu::use_device(&ex);
         cudaDeviceProp p;
         tsm::gpu::check(cudaGetDeviceProperties(&p, ordinal), "cudaGetDeviceProperties");
-        std::snprintf(info->name, sizeof info->name, "%s", p.name);
+        std::snprintf(info->name, sizeof info->name, "%.127s", p.name);
         info->cc_major = p.major;
         info->cc_minor = p.minor;
         info->multiprocessors = p.multiProcessorCount;

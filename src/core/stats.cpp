@@ -26,19 +26,19 @@ double block_sum(const double* x, int64_t n) {
     return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
 }
 
-// Sum of per-block values in index order, pairwise.
-double pairwise(const std::vector<double>& v, size_t lo, size_t hi) {
-    if (hi - lo <= 8) {
-        double s = 0;
-        for (size_t i = lo; i < hi; ++i) s += v[i];
-        return s;
-    }
-    size_t mid = lo + (hi - lo) / 2;
-    return pairwise(v, lo, mid) + pairwise(v, mid, hi);
-}
-double pairwise(const std::vector<double>& v) { return v.empty() ? 0.0 : pairwise(v, 0, v.size()); }
+double pairwise(const std::vector<double>& v) { return pairwise_sum(v.data(), v.size()); }
 
 }  // namespace
+
+double pairwise_sum(const double* v, size_t count) {
+    if (count <= 8) {
+        double s = 0;
+        for (size_t i = 0; i < count; ++i) s += v[i];
+        return s;
+    }
+    size_t half = count / 2;
+    return pairwise_sum(v, half) + pairwise_sum(v + half, count - half);
+}
 
 double finish_mean(double sum, int64_t n) { return n > 0 ? sum / static_cast<double>(n) : 0.0; }
 

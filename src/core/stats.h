@@ -24,6 +24,8 @@ struct MeanStd {
 };
 MeanStd mean_std(const double* x, int64_t n, const TsExec* ex);
 double finish_mean(double sum, int64_t n);
+// Σ of per-block partials in index order, pairwise (CPU and GPU use it alike).
+double pairwise_sum(const double* v, size_t count);
 MeanStd finish_mean_std(double mean0, double sum_d, double sum_d2, int64_t n);
 
 // The k-th smallest (0-based) of f(x[i]) over i, exactly.  f is identity or
