@@ -50,14 +50,13 @@ endif
 
 SHLIB_LINK += $(CUDA_LIBS) -lstdc++ -lpthread
 
+PG_CPPFLAGS = -Isrc/core
+PG_CFLAGS = -Wno-declaration-after-statement
+
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-PG_CFLAGS += -Isrc/core -Wno-declaration-after-statement
-ifeq ($(WITH_CUDA),yes)
-PG_CPPFLAGS += -DTSMINE_WITH_CUDA
-endif
 
 # Objects remember the flavour they were built for: switching WITH_CUDA rebuilds them.
 FLAVOUR_STAMP = .flavour-cuda-$(WITH_CUDA)
@@ -83,7 +82,8 @@ UNIT_BIN = test/unit/run_unit_tests
 $(UNIT_BIN): $(UNIT_SRCS) $(CORE_OBJS) $(KERNEL_OBJS) $(wildcard test/unit/*.h)
 	$(TSM_CXX) $(CORE_CXXFLAGS) -Itest/unit -o $@ $(UNIT_SRCS) $(CORE_OBJS) $(KERNEL_OBJS) $(CUDA_LIBS) -lpthread
 
-.PHONY: unittest prove
+.PHONY: unittest unittest_bin prove
+unittest_bin: $(UNIT_BIN)
 unittest: $(UNIT_BIN)
 	$(UNIT_BIN)
 

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs every tsmine test suite on a throwaway cluster: the C++ unit tests of
+# the core, the pg_regress suite (make installcheck) and the pgTAP suite
+# (pg_prove).  Installs what it needs on Debian 12.  Last line:
+#   N passed, N failed
+# Environment: TSMINE_BACKEND=gpu|cpu|auto runs the SQL suites with that
+# tsmine.backend (default: the GUC's default, auto).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$TSM_ROOT"
+tsm_install_deps
+tsm_build_install
+tsm_start_cluster
+export TSMINE_SHARED="$(tsm_shared)"
+if [ -n "${TSMINE_BACKEND:-}" ]; then export PGOPTIONS="${PGOPTIONS:-} -c tsmine.backend=$TSMINE_BACKEND"; fi
+
+passed=0 failed=0
+count() { passed=$((passed + $1)); failed=$((failed + $2)); }
+
+tsm_log "C++ unit tests of the core"
+make -s unittest_bin >/dev/null
+set +e
+./test/unit/run_unit_tests | tee /tmp/tsmine-unit.log
+set -e
+line=$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed' /tmp/tsmine-unit.log | tail -1)
+if [ -n "$line" ]; then count "$(echo "$line" | sed -E 's/unit: ([0-9]+) passed.*/\1/')" "$(echo "$line" | sed -E 's/.*passed, ([0-9]+) failed.*/\1/')"; else count 0 1; fi
+
+tsm_log "pg_regress suite (make installcheck)"
+set +e
+make installcheck PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config 2>&1 | tee /tmp/tsmine-regress.log
+set -e
+[ -f regression.diffs ] && cat regression.diffs
+r_ok=$(grep -cE '^(ok|test) .* \.\.\. ok|^ok [0-9]+ ' /tmp/tsmine-regress.log || true)
+r_fail=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+ ' /tmp/tsmine-regress.log || true)
+if [ "$r_ok" -eq 0 ] && [ "$r_fail" -eq 0 ]; then r_fail=1; fi
+count "$r_ok" "$r_fail"
+
+tsm_log "pgTAP suite (pg_prove)"
+psql -qX -c "CREATE DATABASE tsmine_tap" >/dev/null
+set +e
+PGDATABASE=tsmine_tap pg_prove --ext .sql -r test/pgtap 2>&1 | tee /tmp/tsmine-tap.log
+set -e
+t_line=$(grep -E '^Files=' /tmp/tsmine-tap.log | tail -1)
+t_tests=$(echo "$t_line" | sed -nE 's/.*Tests=([0-9]+).*/\1/p')
+t_bad=$(grep -E '^Failed [0-9]+/[0-9]+ subtests' /tmp/tsmine-tap.log | sed -E 's#^Failed ([0-9]+)/.*#\1#' | awk '{s += $1} END {print s + 0}')
+if grep -qE '^Result: PASS' /tmp/tsmine-tap.log; then count "${t_tests:-0}" 0
+else count "$(( ${t_tests:-0} - t_bad ))" "$(( t_bad > 0 ? t_bad : 1 ))"; fi
+
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,154 @@
+/*
+ * exec.c — setting up a core call (backend, threads, callbacks) and turning
+ * its status into ereport; ts_last_run() reports the last call's timings.
+ */
+#include "glue.h"
+
+#include <time.h>
+
+#include "funcapi.h"
+#include "access/parallel.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+/* the last call, for ts_last_run() */
+static struct
+{
+	char		function[64];
+	int			backend;
+	int64		n;
+	double		total_ms;
+	double		device_ms;
+	double		kernel_ms;
+	double		device_bytes;
+	bool		valid;
+} last_run;
+
+double
+tsm_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+/* Called by the core, on the backend's own thread, between chunks of work.
+ * Reads the flags only: the cancel itself is raised by CHECK_FOR_INTERRUPTS
+ * once the core has returned and released what it held. */
+static int
+glue_interrupted(void)
+{
+	return (QueryCancelPending || ProcDiePending) ? 1 : 0;
+}
+
+/* Result memory for the core: never throws (NULL on failure), may be > 1 GB. */
+static void *
+glue_alloc(size_t bytes)
+{
+	return MemoryContextAllocExtended(CurrentMemoryContext, bytes,
+									  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+}
+
+void
+tsm_exec_prepare(TsExec *ex, int work_kind, int64 n, int64 m)
+{
+	TsStatus	st;
+
+	memset(ex, 0, sizeof(*ex));
+	ex->alloc = glue_alloc;
+	ex->interrupted = glue_interrupted;
+	ex->cpu_threads = tsm_guc_cpu_threads;
+	ex->gpu_device = tsm_guc_gpu_device;
+	ex->backend = TS_BACKEND_CPU;
+
+	/* Parallel workers stay on the CPU: GPU slots are session locks, which
+	 * workers may not take. */
+	if (IsParallelWorker())
+		return;
+	switch (tsm_guc_backend)
+	{
+		case TSM_GUC_BACKEND_CPU:
+			break;
+		case TSM_GUC_BACKEND_GPU:
+			if (!tsm_built_with_cuda())
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("tsmine.backend is 'gpu', but this tsmine was built without CUDA"),
+						 errhint("SET tsmine.backend = auto or cpu, or rebuild tsmine where nvcc is installed.")));
+			if (tsm_gpu_count(&st) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("tsmine.backend is 'gpu', but no GPU is usable: %s", st.message),
+						 errhint("SET tsmine.backend = auto or cpu to run on the CPU.")));
+			(void) tsm_gpu_slot_acquire(true);
+			ex->backend = TS_BACKEND_GPU;
+			break;
+		default:				/* auto */
+			if (tsm_built_with_cuda() && tsm_gpu_worthwhile(work_kind, n, m) &&
+				tsm_gpu_count(&st) > 0 && tsm_gpu_slot_acquire(false))
+				ex->backend = TS_BACKEND_AUTO;
+			break;
+	}
+}
+
+void
+tsm_exec_finish(const char *function, const TsExec *ex, int64 n, const TsStatus *st, double started_ms)
+{
+	strlcpy(last_run.function, function, sizeof(last_run.function));
+	last_run.backend = ex->used_backend;
+	last_run.n = n;
+	last_run.total_ms = tsm_now_ms() - started_ms;
+	last_run.device_ms = ex->device_ms;
+	last_run.kernel_ms = ex->kernel_ms;
+	last_run.device_bytes = ex->device_bytes;
+	last_run.valid = true;
+
+	if (st->code == TS_OK)
+		return;
+	if (st->code == TS_CANCELLED)
+	{
+		/* raises the proper cancel or timeout error */
+		CHECK_FOR_INTERRUPTS();
+		ereport(ERROR,
+				(errcode(ERRCODE_QUERY_CANCELED),
+				 errmsg("canceling statement due to user request")));
+	}
+	ereport(ERROR,
+			(errcode(MAKE_SQLSTATE(st->sqlstate[0], st->sqlstate[1], st->sqlstate[2],
+								   st->sqlstate[3], st->sqlstate[4])),
+			 errmsg_internal("%s", st->message),
+			 st->detail[0] ? errdetail_internal("%s", st->detail) : 0,
+			 st->hint[0] ? errhint("%s", st->hint) : 0));
+}
+
+PG_FUNCTION_INFO_V1(ts_last_run);
+
+/* ts_last_run() → one row describing this session's last tsmine call. */
+Datum
+ts_last_run(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Datum		values[8];
+	bool		nulls[8] = {0};
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (!last_run.valid)
+		PG_RETURN_NULL();
+	values[0] = CStringGetTextDatum(last_run.function);
+	values[1] = CStringGetTextDatum(last_run.backend == TS_BACKEND_GPU ? "gpu" : "cpu");
+	values[2] = Int64GetDatum(last_run.n);
+	values[3] = Float8GetDatum(last_run.total_ms);
+	values[4] = Float8GetDatum(last_run.device_ms);
+	values[5] = Float8GetDatum(last_run.kernel_ms);
+	values[6] = Float8GetDatum(last_run.device_bytes);
+	if (last_run.backend == TS_BACKEND_GPU && last_run.kernel_ms > 0)
+		values[7] = Float8GetDatum(last_run.device_bytes / (last_run.kernel_ms * 1e6));
+	else
+		nulls[7] = true;
+	if (last_run.backend != TS_BACKEND_GPU)
+		nulls[4] = nulls[5] = nulls[6] = true;
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	PG_RETURN_NULL();
+}

@@ -1,0 +1,85 @@
+/*
+ * glue.h — the PostgreSQL side of tsmine: GUCs, the GPU slot cap, input
+ * (arrays and queries), execution set-up, and turning core statuses into
+ * ereport(ERROR).  Only the glue includes PostgreSQL headers.
+ */
+#ifndef TSM_GLUE_H
+#define TSM_GLUE_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/array.h"
+
+#include "tsm_api.h"
+
+/* ---- GUCs (tsmine.c) ---- */
+typedef enum
+{
+	TSM_GUC_BACKEND_AUTO = 0,
+	TSM_GUC_BACKEND_GPU,
+	TSM_GUC_BACKEND_CPU
+} TsmGucBackend;
+
+typedef enum
+{
+	TSM_GPU_BUSY_CPU = 0,		/* fall back to the CPU */
+	TSM_GPU_BUSY_WAIT,			/* wait for a free slot */
+	TSM_GPU_BUSY_ERROR			/* raise an error */
+} TsmGpuBusy;
+
+extern int	tsm_guc_backend;
+extern int	tsm_guc_gpu_device;
+extern int	tsm_guc_max_gpu_backends;
+extern int	tsm_guc_gpu_busy;
+extern int	tsm_guc_cpu_threads;
+
+/* ---- GPU slots (gpu_slots.c) ---- */
+/* Takes (or keeps) one of tsmine.max_gpu_backends cluster-wide slots for this
+ * backend's lifetime.  Returns false when none is free and the caller may fall
+ * back; waits or raises an error as tsmine.gpu_busy and `required` say. */
+extern bool tsm_gpu_slot_acquire(bool required);
+extern int	tsm_gpu_slot_held(void);	/* slot number, or -1 */
+
+/* ---- execution (exec.c) ---- */
+/* Fills *ex for a call of the given kind and size: backend resolved against
+ * the GUCs, availability and the slot cap; callbacks set. */
+extern void tsm_exec_prepare(TsExec *ex, int work_kind, int64 n, int64 m);
+/* After a core call: records the run for ts_last_run() and raises the status
+ * as an ERROR if it is not TS_OK. */
+extern void tsm_exec_finish(const char *function, const TsExec *ex, int64 n, const TsStatus *st,
+							double started_ms);
+extern double tsm_now_ms(void);
+
+/* ---- input (input.c) ---- */
+typedef struct TsmSeries
+{
+	const double *x;
+	int64		n;
+} TsmSeries;
+
+/* The array must be 1-D float8 without NULL, NaN or infinity (ERROR naming
+ * the position otherwise); read in place.  argname is used in messages. */
+extern void tsm_series_from_array(ArrayType *arr, const char *argname, TsmSeries *out);
+/* Runs a query returning one numeric column and reads it, in order, into
+ * memory owned by the current memory context. */
+extern void tsm_series_from_query(text *sql, const char *argname, TsmSeries *out);
+/* The series argument: a float8[] (array form) or a text query (query form). */
+extern void tsm_series_arg(FunctionCallInfo fcinfo, int argno, const char *argname, bool query,
+						   TsmSeries *out);
+
+/* Parses a text argument against a list of names; ERROR listing them if none
+ * matches.  Returns the index in names. */
+extern int	tsm_text_choice(FunctionCallInfo fcinfo, int argno, const char *argname,
+							const char *const *names, int count);
+
+/* Arguments that must not be NULL. */
+#define TSM_REQUIRE_ARG(fcinfo, argno, name) \
+	do { \
+		if (PG_ARGISNULL(argno)) \
+			ereport(ERROR, \
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), \
+					 errmsg("%s must not be NULL", (name)))); \
+	} while (0)
+
+#endif							/* TSM_GLUE_H */

@@ -1,0 +1,251 @@
+/*
+ * input.c — series from a float8[] argument (read in place) or from a query
+ * (read through SPI straight into one growing buffer, so series beyond the
+ * 1 GB limit of an array work).
+ */
+#include "glue.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "tcop/dest.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+static void
+reject_value(double v, int64 pos, const char *argname, const char *where)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_EXCEPTION),
+			 errmsg("%s contains %s at %s %lld", argname,
+					isnan(v) ? "NaN" : (v > 0 ? "Infinity" : "-Infinity"), where, (long long) pos),
+			 errhint("tsmine needs finite values: remove, interpolate or replace them first.")));
+}
+
+void
+tsm_series_from_array(ArrayType *arr, const char *argname, TsmSeries *out)
+{
+	int64		n;
+
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("%s must be a one-dimensional array, not %d-dimensional", argname, ARR_NDIM(arr)),
+				 errhint("Pass one series per call, e.g. with LATERAL over a table of series.")));
+	if (ARR_ELEMTYPE(arr) != FLOAT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s must be a float8[] array", argname)));
+	n = ARR_NDIM(arr) == 0 ? 0 : ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	if (n > 0 && ARR_HASNULL(arr))
+	{
+		bits8	   *bitmap = ARR_NULLBITMAP(arr);
+
+		for (int64 i = 0; i < n; i++)
+			if (!(bitmap[i / 8] & (1 << (i % 8))))
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("%s contains a NULL at position %lld", argname, (long long) (i + 1)),
+						 errhint("Remove or fill the NULLs first, e.g. with coalesce() or interpolation.")));
+	}
+	out->x = (const double *) ARR_DATA_PTR(arr);
+	out->n = n;
+	for (int64 i = 0; i < n; i++)
+		if (!isfinite(out->x[i]))
+			reject_value(out->x[i], i + 1, argname, "position");
+}
+
+/* ---- the query form ---------------------------------------------------- */
+
+/* Memory for a series read from a query: malloc'd (it may exceed 1 GB) and
+ * freed by a reset callback of the calling memory context, on every path. */
+typedef struct SeriesBuffer
+{
+	double	   *data;
+	int64		n;
+	int64		cap;
+	MemoryContextCallback cb;
+} SeriesBuffer;
+
+static void
+series_buffer_free(void *arg)
+{
+	SeriesBuffer *b = (SeriesBuffer *) arg;
+
+	free(b->data);
+	b->data = NULL;
+}
+
+typedef struct SeriesReceiver
+{
+	DestReceiver pub;
+	SeriesBuffer *buf;
+	Oid			type;
+	const char *argname;
+} SeriesReceiver;
+
+static void
+receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+	SeriesReceiver *r = (SeriesReceiver *) self;
+	Oid			t;
+
+	if (typeinfo->natts != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the query in %s must return exactly one column, not %d", r->argname, typeinfo->natts),
+				 errhint("Select only the value column, ordered by time, e.g. 'SELECT v FROM t ORDER BY ts'.")));
+	t = TupleDescAttr(typeinfo, 0)->atttypid;
+	t = getBaseType(t);
+	if (t != FLOAT8OID && t != FLOAT4OID && t != INT2OID && t != INT4OID && t != INT8OID && t != NUMERICOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the query in %s must return a numeric column, not %s", r->argname, format_type_be(t)),
+				 errhint("Cast the column to float8.")));
+	r->type = t;
+}
+
+static bool
+receiver_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	SeriesReceiver *r = (SeriesReceiver *) self;
+	SeriesBuffer *b = r->buf;
+	bool		isnull;
+	Datum		d = slot_getattr(slot, 1, &isnull);
+	double		v;
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the query in %s returned a NULL at row %lld", r->argname, (long long) (b->n + 1)),
+				 errhint("Filter or fill the NULLs in the query, e.g. WHERE v IS NOT NULL or coalesce().")));
+	switch (r->type)
+	{
+		case FLOAT8OID:
+			v = DatumGetFloat8(d);
+			break;
+		case FLOAT4OID:
+			v = DatumGetFloat4(d);
+			break;
+		case INT2OID:
+			v = DatumGetInt16(d);
+			break;
+		case INT4OID:
+			v = DatumGetInt32(d);
+			break;
+		case INT8OID:
+			v = (double) DatumGetInt64(d);
+			break;
+		default:
+			v = DatumGetFloat8(DirectFunctionCall1(numeric_float8, d));
+			break;
+	}
+	if (!isfinite(v))
+		reject_value(v, b->n + 1, r->argname, "row");
+	if (b->n == b->cap)
+	{
+		int64		cap = b->cap ? b->cap * 2 : 65536;
+		double	   *p = realloc(b->data, (size_t) cap * sizeof(double));
+
+		if (p == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory reading the series of %s (%lld values so far)",
+							r->argname, (long long) b->n)));
+		b->data = p;
+		b->cap = cap;
+	}
+	b->data[b->n++] = v;
+	return true;
+}
+
+static void
+receiver_shutdown(DestReceiver *self)
+{
+}
+
+static void
+receiver_destroy(DestReceiver *self)
+{
+}
+
+void
+tsm_series_from_query(text *sql, const char *argname, TsmSeries *out)
+{
+	char	   *query = text_to_cstring(sql);
+	SeriesBuffer *buf = palloc0(sizeof(SeriesBuffer));
+	SeriesReceiver rcv;
+	SPIExecuteOptions opts;
+	int			rc;
+
+	buf->cb.func = series_buffer_free;
+	buf->cb.arg = buf;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &buf->cb);
+
+	memset(&rcv, 0, sizeof(rcv));
+	rcv.pub.receiveSlot = receiver_receive;
+	rcv.pub.rStartup = receiver_startup;
+	rcv.pub.rShutdown = receiver_shutdown;
+	rcv.pub.rDestroy = receiver_destroy;
+	rcv.pub.mydest = DestNone;
+	rcv.buf = buf;
+	rcv.argname = argname;
+
+	memset(&opts, 0, sizeof(opts));
+	opts.dest = (DestReceiver *) &rcv;
+	opts.read_only = false;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	rc = SPI_execute_extended(query, &opts);
+	if (rc != SPI_OK_SELECT && rc != SPI_OK_SELINTO && rc != SPI_OK_UTILITY &&
+		rc != SPI_OK_INSERT_RETURNING && rc != SPI_OK_UPDATE_RETURNING && rc != SPI_OK_DELETE_RETURNING)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the query in %s must be a SELECT returning one numeric column", argname),
+				 errdetail("SPI_execute returned %s.", SPI_result_code_string(rc))));
+	if (rc == SPI_OK_UTILITY && buf->n == 0 && rcv.type == InvalidOid)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the query in %s returned no result set", argname),
+				 errhint("Pass a SELECT returning one numeric column, ordered by time.")));
+	SPI_finish();
+	pfree(query);
+	out->x = buf->data;
+	out->n = buf->n;
+}
+
+void
+tsm_series_arg(FunctionCallInfo fcinfo, int argno, const char *argname, bool query, TsmSeries *out)
+{
+	TSM_REQUIRE_ARG(fcinfo, argno, argname);
+	if (query)
+		tsm_series_from_query(PG_GETARG_TEXT_PP(argno), argname, out);
+	else
+		tsm_series_from_array(PG_GETARG_ARRAYTYPE_P(argno), argname, out);
+}
+
+int
+tsm_text_choice(FunctionCallInfo fcinfo, int argno, const char *argname,
+				const char *const *names, int count)
+{
+	char	   *s;
+	StringInfoData list;
+
+	TSM_REQUIRE_ARG(fcinfo, argno, argname);
+	s = text_to_cstring(PG_GETARG_TEXT_PP(argno));
+	for (int i = 0; i < count; i++)
+		if (pg_strcasecmp(s, names[i]) == 0)
+			return i;
+	initStringInfo(&list);
+	for (int i = 0; i < count; i++)
+		appendStringInfo(&list, "%s'%s'", i == 0 ? "" : (i == count - 1 ? " or " : ", "), names[i]);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown %s \"%s\"", argname, s),
+			 errhint("Use %s.", list.data)));
+	return -1;
+}

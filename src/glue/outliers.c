@@ -1,0 +1,65 @@
+/*
+ * outliers.c — ts_outliers(series, k_sigma, method), array and query forms.
+ */
+#include "glue.h"
+
+#include <math.h>
+
+#include "funcapi.h"
+#include "utils/builtins.h"
+
+static const char *const outlier_methods[] = {"sigma", "mad"};
+
+static Datum
+outliers_common(FunctionCallInfo fcinfo, bool query)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TsmSeries	s;
+	double		k;
+	int			method;
+	TsExec		ex;
+	TsOutliers	out;
+	TsStatus	st;
+	double		t0 = tsm_now_ms();
+
+	TSM_REQUIRE_ARG(fcinfo, 1, "k_sigma");
+	k = PG_GETARG_FLOAT8(1);
+	if (!(k > 0) || isinf(k))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("k_sigma must be a positive, finite number, not %g", k),
+				 errhint("Values beyond k_sigma standard deviations are outliers; 3 is usual.")));
+	method = tsm_text_choice(fcinfo, 2, "method", outlier_methods, lengthof(outlier_methods));
+	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
+
+	InitMaterializedSRF(fcinfo, 0);
+	tsm_exec_prepare(&ex, TS_WORK_OUTLIERS, s.n, 0);
+	tsm_outliers(s.x, s.n, k, method, &ex, &out, &st);
+	tsm_exec_finish("ts_outliers", &ex, s.n, &st, t0);
+
+	for (int64 j = 0; j < out.count; j++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		values[0] = Int64GetDatum(out.pos[j] + 1);
+		values[1] = Float8GetDatum(out.value[j]);
+		values[2] = Float8GetDatum(out.score[j]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(ts_outliers);
+Datum
+ts_outliers(PG_FUNCTION_ARGS)
+{
+	return outliers_common(fcinfo, false);
+}
+
+PG_FUNCTION_INFO_V1(ts_outliers_query);
+Datum
+ts_outliers_query(PG_FUNCTION_ARGS)
+{
+	return outliers_common(fcinfo, true);
+}

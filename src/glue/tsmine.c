@@ -1,0 +1,66 @@
+/*
+ * tsmine.c — module magic and the GUCs.  _PG_init defines settings only: CUDA
+ * is started lazily, in a backend, on its first GPU call (never in the
+ * postmaster).
+ */
+#include "glue.h"
+
+#include "utils/guc.h"
+
+PG_MODULE_MAGIC;
+
+int			tsm_guc_backend = TSM_GUC_BACKEND_AUTO;
+int			tsm_guc_gpu_device = 0;
+int			tsm_guc_max_gpu_backends = 4;
+int			tsm_guc_gpu_busy = TSM_GPU_BUSY_CPU;
+int			tsm_guc_cpu_threads = 0;
+
+static const struct config_enum_entry backend_options[] = {
+	{"auto", TSM_GUC_BACKEND_AUTO, false},
+	{"gpu", TSM_GUC_BACKEND_GPU, false},
+	{"cpu", TSM_GUC_BACKEND_CPU, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry gpu_busy_options[] = {
+	{"cpu", TSM_GPU_BUSY_CPU, false},
+	{"wait", TSM_GPU_BUSY_WAIT, false},
+	{"error", TSM_GPU_BUSY_ERROR, false},
+	{NULL, 0, false}
+};
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	DefineCustomEnumVariable("tsmine.backend",
+							 "Where tsmine runs: auto, gpu or cpu.",
+							 "auto uses the GPU when one is usable and the input is large enough to gain; "
+							 "gpu raises an error when no GPU is usable; cpu never touches the GPU.",
+							 &tsm_guc_backend, TSM_GUC_BACKEND_AUTO, backend_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("tsmine.gpu_device",
+							"CUDA ordinal of the GPU tsmine uses.",
+							NULL,
+							&tsm_guc_gpu_device, 0, 0, 63,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("tsmine.max_gpu_backends",
+							"How many backends of the cluster may hold a GPU context at once.",
+							"Each context costs about 250 ms to create and some device memory; a backend keeps "
+							"its context, and its slot, until it exits. 0 disables the GPU.",
+							&tsm_guc_max_gpu_backends, 4, 0, 1024,
+							PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("tsmine.gpu_busy",
+							 "What a call does when every GPU slot is taken: cpu, wait or error.",
+							 "cpu runs the call on the CPU (with tsmine.backend = gpu it raises an error "
+							 "instead); wait waits for a slot; error raises an error.",
+							 &tsm_guc_gpu_busy, TSM_GPU_BUSY_CPU, gpu_busy_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("tsmine.cpu_threads",
+							"Threads the CPU path uses (0: every hardware thread).",
+							NULL,
+							&tsm_guc_cpu_threads, 0, 0, 1024,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	MarkGUCPrefixReserved("tsmine");
+}
