@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# On the GPU host (after `source .gpuhost/setup-postgres.sh`): build, every
+# suite with tsmine.backend = gpu, then the benchmarks.  Logs go to $1.
+#   scripts/gpu-host.sh OUTDIR [bench ...]     bench: outliers (default: all there are)
+set -uo pipefail
+out="${1:?usage: scripts/gpu-host.sh OUTDIR [bench ...]}"
+shift
+mkdir -p "$out"
+cd "$(dirname "$0")/.."
+step() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/steps.log"; }
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
+  nvcc --version | tail -2
+  git log -1 --format='commit %H %cd' 2>/dev/null || true
+} >"$out/host.txt" 2>&1
+step "build"
+make clean >/dev/null 2>&1
+make -j"$(nproc)" >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
+make install >>"$out/build.log" 2>&1
+step "all suites, tsmine.backend = gpu"
+TSMINE_BACKEND=gpu scripts/test.sh >"$out/test-gpu.log" 2>&1
+tail -1 "$out/test-gpu.log" | tee -a "$out/steps.log"
+benches=("$@")
+[ ${#benches[@]} -gt 0 ] || benches=($(ls bench/*.sh | xargs -n1 basename | sed 's/\.sh$//'))
+for b in "${benches[@]}"; do
+    step "bench $b"
+    bash "bench/$b.sh" >"$out/bench-$b.md" 2>&1
+    tail -3 "$out/bench-$b.md"
+done
+step "done"

@@ -1,0 +1,38 @@
+-- Function markings: language, volatility, strictness, parallel safety,
+-- comments, and schema of every tsmine function.
+BEGIN;
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS tsmine;
+SELECT plan(8);
+
+-- every function of the extension has a comment and is in C
+SELECT is(
+  (SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+     JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
+   WHERE obj_description(p.oid, 'pg_proc') IS NULL),
+  0, 'every tsmine function has a COMMENT');
+SELECT is(
+  (SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+     JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
+   WHERE p.prolang <> (SELECT oid FROM pg_language WHERE lanname = 'c')),
+  0, 'every tsmine function is implemented in C');
+-- query forms run arbitrary SQL: volatile and parallel unsafe
+SELECT is(
+  (SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+     JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
+   WHERE p.proargnames[1] IN ('series_sql', 'training_sql') AND (p.provolatile <> 'v' OR p.proparallel <> 'u')),
+  0, 'query forms are VOLATILE and PARALLEL UNSAFE');
+-- array forms: stable (results depend only on the arguments and tsmine GUCs) and parallel safe
+SELECT volatility_is('ts_outliers', ARRAY['double precision[]', 'double precision', 'text'], 'stable',
+                     'ts_outliers(float8[]) is STABLE');
+SELECT is((SELECT proparallel::text FROM pg_proc WHERE oid = 'ts_outliers(float8[], float8, text)'::regprocedure),
+          's', 'ts_outliers(float8[]) is PARALLEL SAFE');
+SELECT isnt_strict('ts_outliers', ARRAY['double precision[]', 'double precision', 'text'],
+                   'ts_outliers is not STRICT: NULL arguments raise an error');
+SELECT volatility_is('ts_device_info', ARRAY[]::text[], 'volatile', 'ts_device_info is VOLATILE');
+SELECT is((SELECT proparallel::text FROM pg_proc WHERE oid = 'ts_device_info()'::regprocedure),
+          'r', 'ts_device_info is PARALLEL RESTRICTED');
+
+SELECT * FROM finish();
+ROLLBACK;
