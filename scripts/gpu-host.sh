@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU host (after `source .gpuhost/setup-postgres.sh`): build, every
 # suite with tsmine.backend = gpu, then the benchmarks.  Logs go to $1.
-#   scripts/gpu-host.sh OUTDIR [bench ...]     bench: outliers (default: all there are)
+#   scripts/gpu-host.sh OUTDIR [bench ...]     bench: outliers, ... (default: all; none: no benchmark)
 set -uo pipefail
 out="${1:?usage: scripts/gpu-host.sh OUTDIR [bench ...]}"
 shift
@@ -23,6 +23,7 @@ tail -1 "$out/test-gpu.log" | tee -a "$out/steps.log"
 benches=("$@")
 [ ${#benches[@]} -gt 0 ] || benches=($(ls bench/*.sh | xargs -n1 basename | sed 's/\.sh$//'))
 for b in "${benches[@]}"; do
+    [ "$b" = none ] && continue
     step "bench $b"
     bash "bench/$b.sh" >"$out/bench-$b.md" 2>&1
     tail -3 "$out/bench-$b.md"
