@@ -1,0 +1,273 @@
+// matrix_profile.cpp — the exact self-join matrix profile: preparation shared
+// with the GPU path, the multithreaded CPU sweep, finalisation, and the C entry.
+// See mp_detail.h for the arithmetic and the conventions.
+#include "matrix_profile.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include "api_matrix_profile.h"
+#include "dispatch.h"
+#include "error.h"
+#include "parallel.h"
+#include "sliding.h"
+
+namespace tsm {
+namespace mp {
+
+FinalizeArgs Prepared::finalize_args() const {
+    FinalizeArgs a;
+    a.xs = xs.data();
+    a.mu = mu.data();
+    a.inv_std = inv_std.data();
+    a.constant = constant.data();
+    a.next_const = next_const.data();
+    a.first_const = first_const;
+    a.count = count;
+    a.excl = excl;
+    a.m = m;
+    a.codec = codec;
+    return a;
+}
+
+void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p) {
+    p.n = n;
+    p.m = m;
+    p.excl = excl;
+    p.count = n - m + 1;
+    const int64_t count = p.count;
+    double lo = x[0], hi = x[0];
+    for (int64_t i = 1; i < n; ++i) {
+        lo = std::min(lo, x[i]);
+        hi = std::max(hi, x[i]);
+    }
+    const double c = 0.5 * lo + 0.5 * hi;
+    p.xs.resize(n);
+    for (int64_t i = 0; i < n; ++i) p.xs[i] = x[i] - c;
+
+    WindowStats raw, sh;
+    window_stats(x, n, m, raw, ex);        // exact constant flags of the input
+    window_stats(p.xs.data(), n, m, sh, ex);
+    p.constant = std::move(raw.constant);
+    p.mu = std::move(sh.mean);
+    p.inv_std = std::move(sh.inv_std);
+    p.inv_norm.resize(count);
+    const double rsm = 1.0 / std::sqrt((double)m);
+    for (int64_t i = 0; i < count; ++i) {
+        if (p.constant[i]) {
+            p.mu[i] = p.xs[i];  // exact centre: x' − μ = 0 for a constant window
+            p.inv_std[i] = 0;
+        }
+        p.inv_norm[i] = p.inv_std[i] * rsm;
+    }
+    p.df.assign(count, 0.0);
+    p.dg.assign(count, 0.0);
+    for (int64_t i = 1; i < count; ++i) {
+        const double xin = p.xs[i + m - 1], xout = p.xs[i - 1];
+        p.df[i] = (xin - xout) * 0.5;
+        p.dg[i] = (xin - p.mu[i]) + (xout - p.mu[i - 1]);
+    }
+    p.next_const.resize(count + 1);
+    p.next_const[count] = count;
+    for (int64_t i = count - 1; i >= 0; --i) p.next_const[i] = p.constant[i] ? i : p.next_const[i + 1];
+    p.first_const = p.next_const[0];
+    p.codec = make_codec(count);
+}
+
+namespace {
+
+constexpr int64_t kCpuDiags = 64;  // diagonals per CPU task (one segment of kSegRows rows)
+
+struct Task {
+    int64_t seg, k0, k1;
+};
+
+// One task: diagonals [k0, k1) over the rows of segment seg.  Writes the best
+// row keys (rows r0 .. r0+H) and column keys (columns r0+k0 .. ) into scratch.
+template <int Unused>
+__attribute__((always_inline)) inline void sweep_body(const Prepared& P, const Task& t, uint64_t* rowk,
+                                                      uint64_t* colk, double* cov, int64_t* rows_out,
+                                                      int64_t* cols_out) {
+    const int64_t count = P.count;
+    const int64_t r0 = t.seg * kSegRows;
+    const int64_t r1 = std::min(r0 + kSegRows, count - t.k0);  // rows where diagonal k0 exists
+    const int64_t nd0 = t.k1 - t.k0;
+    const double* __restrict df = P.df.data();
+    const double* __restrict dg = P.dg.data();
+    const double* __restrict inv = P.inv_norm.data();
+    const double* xs = P.xs.data();
+    const KeyCodec codec = P.codec;
+    const uint64_t low = codec.low;
+    const int m = P.m;
+    for (int64_t d = 0; d < nd0; ++d) {
+        const int64_t k = t.k0 + d;
+        cov[d] = (r0 + k < count) ? direct_cov(xs, r0, r0 + k, m, P.mu[r0], P.mu[r0 + k]) : 0.0;
+    }
+    const int64_t ncol = (r1 - r0) + nd0 - 1;
+    std::fill(colk, colk + ncol, uint64_t(0));
+    for (int64_t r = r0; r < r1; ++r) {
+        const int64_t nd = std::min(t.k1, count - r) - t.k0;  // diagonals alive at row r
+        const int64_t jb = r + t.k0;
+        const double dfr = df[r], dgr = dg[r], invr = inv[r];
+        const uint64_t rlow = low - (uint64_t)r;
+        uint64_t* __restrict ck = colk + (r - r0);
+        uint64_t best = 0;
+        if (r > r0) {
+            for (int64_t d = 0; d < nd; ++d) {
+                const int64_t j = jb + d;
+                const double c = std::fma(dfr, dg[j], std::fma(df[j], dgr, cov[d]));
+                cov[d] = c;
+                const uint64_t core = rho_core((c * invr) * inv[j], codec);
+                const uint64_t rk = core | (low - (uint64_t)j);
+                const uint64_t cc = core | rlow;
+                best = rk > best ? rk : best;
+                ck[d] = cc > ck[d] ? cc : ck[d];
+            }
+        } else {
+            for (int64_t d = 0; d < nd; ++d) {
+                const int64_t j = jb + d;
+                const uint64_t core = rho_core((cov[d] * invr) * inv[j], codec);
+                const uint64_t rk = core | (low - (uint64_t)j);
+                const uint64_t cc = core | rlow;
+                best = rk > best ? rk : best;
+                ck[d] = cc > ck[d] ? cc : ck[d];
+            }
+        }
+        rowk[r - r0] = best;
+    }
+    *rows_out = r1 - r0;
+    *cols_out = ncol;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,fma"))) void sweep_fma(const Prepared& P, const Task& t, uint64_t* rowk,
+                                                   uint64_t* colk, double* cov, int64_t* ro, int64_t* co) {
+    sweep_body<0>(P, t, rowk, colk, cov, ro, co);
+}
+bool cpu_has_fma() {
+    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return yes;
+}
+#endif
+void sweep_generic(const Prepared& P, const Task& t, uint64_t* rowk, uint64_t* colk, double* cov,
+                   int64_t* ro, int64_t* co) {
+    sweep_body<1>(P, t, rowk, colk, cov, ro, co);
+}
+
+inline void atomic_max(std::atomic<uint64_t>& a, uint64_t v) {
+    uint64_t cur = a.load(std::memory_order_relaxed);
+    while (v > cur && !a.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
+    }
+}
+
+void cpu_sweep(const Prepared& P, const TsExec* ex, std::vector<uint64_t>& keys) {
+    const int64_t count = P.count;
+    // Tasks: (segment, block of kCpuDiags diagonals) with at least one row.
+    std::vector<Task> tasks;
+    for (int64_t s = 0; s * kSegRows < count; ++s) {
+        const int64_t r0 = s * kSegRows;
+        for (int64_t k0 = P.excl; k0 < count - r0; k0 += kCpuDiags)
+            tasks.push_back({s, k0, std::min(k0 + kCpuDiags, count)});
+    }
+    std::unique_ptr<std::atomic<uint64_t>[]> best(new std::atomic<uint64_t>[count]);
+    for (int64_t i = 0; i < count; ++i) best[i].store(0, std::memory_order_relaxed);
+#if defined(__x86_64__)
+    const bool fma = cpu_has_fma();
+#endif
+    parallel_for(ex, (int64_t)tasks.size(), [&](int64_t ti) {
+        thread_local std::vector<uint64_t> rowk, colk;
+        thread_local std::vector<double> cov;
+        rowk.resize(kSegRows);
+        colk.resize(kSegRows + kCpuDiags);
+        cov.resize(kCpuDiags);
+        const Task& t = tasks[ti];
+        int64_t nr = 0, nc = 0;
+#if defined(__x86_64__)
+        if (fma)
+            sweep_fma(P, t, rowk.data(), colk.data(), cov.data(), &nr, &nc);
+        else
+#endif
+            sweep_generic(P, t, rowk.data(), colk.data(), cov.data(), &nr, &nc);
+        const int64_t r0 = t.seg * kSegRows;
+        for (int64_t r = 0; r < nr; ++r)
+            if (rowk[r]) atomic_max(best[r0 + r], rowk[r]);
+        for (int64_t c = 0; c < nc; ++c)
+            if (colk[c]) atomic_max(best[r0 + t.k0 + c], colk[c]);
+    });
+    keys.resize(count);
+    for (int64_t i = 0; i < count; ++i) keys[i] = best[i].load(std::memory_order_relaxed);
+}
+
+void cpu_finalize(const Prepared& P, const TsExec* ex, const std::vector<uint64_t>& keys, MatrixProfile& out) {
+    const int64_t count = P.count;
+    out.dist.resize(count);
+    out.index.resize(count);
+    const FinalizeArgs a = P.finalize_args();
+    const int64_t per = std::max<int64_t>(256, (int64_t(1) << 22) / std::max(P.m, 1));
+    parallel_for(ex, (count + per - 1) / per, [&](int64_t b) {
+        const int64_t lo = b * per, hi = std::min(count, lo + per);
+        for (int64_t p = lo; p < hi; ++p) finalize_one(a, p, keys[p], &out.dist[p], &out.index[p]);
+    });
+}
+
+}  // namespace
+}  // namespace mp
+
+void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, MatrixProfile& out) {
+    if (m < 1 || n < m || exclusion < 1)
+        throw Error(TS_INTERNAL, kInternal, "matrix_profile: bad arguments");
+    mp::Prepared P;
+    mp::prepare(x, n, m, exclusion, ex, P);
+    if (use_gpu(ex, TS_WORK_MATRIX_PROFILE, n, m)) {
+#ifdef TSMINE_WITH_CUDA
+        gpu::matrix_profile(P, ex, out);
+#endif
+    } else {
+        std::vector<uint64_t> keys;
+        mp::cpu_sweep(P, ex, keys);
+        check_interrupt(ex);
+        mp::cpu_finalize(P, ex, keys, out);
+    }
+}
+
+}  // namespace tsm
+
+extern "C" int tsm_matrix_profile(const double* x, int64_t n, int32_t m, int64_t exclusion, TsExec* ex,
+                                  TsProfile* out, TsStatus* st) noexcept {
+    return tsm::guard(st, [&] {
+        std::memset(out, 0, sizeof *out);
+        if (n < 0) tsm::invalid("negative series length");
+        if (n > 0 && !x) tsm::invalid("series is missing");
+        if (m < 3)
+            tsm::invalid(tsm::format("window length m must be at least 3, got %d", (int)m),
+                         "Use a window of 3 or more points.");
+        if ((int64_t)m > n / 2)
+            tsm::invalid(tsm::format("window length m = %d is more than half the series length %lld",
+                                     (int)m, (long long)n),
+                         tsm::format("Use m <= %lld, or a series of at least %lld points.",
+                                     (long long)(n / 2), 2LL * m));
+        if (exclusion < 1)
+            tsm::invalid(tsm::format("exclusion zone must be at least 1, got %lld", (long long)exclusion),
+                         "Pass a positive exclusion zone (the default is ceil(m/4) + 1).");
+        const int64_t count = n - m + 1;
+        if (exclusion > count - 1)
+            tsm::invalid(tsm::format("exclusion zone %lld leaves no neighbour for any of the %lld windows",
+                                     (long long)exclusion, (long long)count),
+                         tsm::format("Use an exclusion zone of at most %lld (n - m), or a longer series.",
+                                     (long long)(count - 1)));
+        for (int64_t i = 0; i < n; ++i)
+            if (!std::isfinite(x[i]))
+                tsm::invalid(tsm::format("series contains a non-finite value at position %lld", (long long)i),
+                             "Remove or interpolate NaN and infinite values first.");
+        tsm::MatrixProfile mp;
+        tsm::matrix_profile(x, n, m, exclusion, ex, mp);
+        out->count = count;
+        out->dist = tsm::alloc_result<double>(ex, count);
+        out->index = tsm::alloc_result<int64_t>(ex, count);
+        std::memcpy(out->dist, mp.dist.data(), count * sizeof(double));
+        std::memcpy(out->index, mp.index.data(), count * sizeof(int64_t));
+    });
+}

@@ -1,0 +1,189 @@
+// mp_detail.h — the arithmetic of the matrix profile that the CPU path
+// (matrix_profile.cpp) and the GPU path (kernels/matrix_profile.cu) share, so
+// that both compute bit-identical correlations and pick identical neighbours.
+//
+// Everything here is inline and, under nvcc, __host__ __device__.
+//
+// Conventions (documented once, here):
+//  * Data: x' = x − c, c the midrange of x (removes a large offset exactly for
+//    ordinary data: x − c is exact when x and c are within a factor of 2).
+//    μ_i, σ_i from tsm::window_stats(x'); constant flags from window_stats(x).
+//  * Co-moment of windows i and j (mean-centred, "MPX" form):
+//        C(i,j) = Σ_t (x'[i+t] − μ_i)(x'[j+t] − μ_j)
+//    computed directly (fma accumulation, t ascending) at the first row of
+//    every segment of kSegRows rows of a diagonal (rows r ≡ 0 mod kSegRows),
+//    and between them with the exact recurrence
+//        C(i,j) = fma(df_i, dg_j, fma(df_j, dg_i, C(i−1,j−1)))
+//    with df_i = (x'[i+m−1] − x'[i−1]) / 2 and
+//         dg_i = (x'[i+m−1] − μ_i) + (x'[i−1] − μ_{i−1}).
+//    ρ = (C · inv_norm_i) · inv_norm_j, inv_norm = 1/sqrt(Σ(x'−μ)²) (0 for a
+//    constant window: such pairs get ρ = 0 in the sweep and are then fixed by
+//    the STUMPY rule, see finalize_one).
+//  * Selection: every comparison of candidates uses a 64-bit key
+//        key(ρ, idx) = (Q(ρ) << B) | (LOW − idx),  LOW = 2^B − 1 > windows,
+//    Q(ρ) = the top 42 mantissa bits of ρ/4 + (1.5 − 2^-43) (fewer when
+//    n > 2^21: 63 − B), i.e. ρ is compared to a quantum of 4·2^-42 ≈ 9e-13
+//    (below the recurrence's own rounding noise in d: Δd² = 2m·9e-13), and
+//    among equal quantised ρ the smaller index wins (see KeyCodec).
+//    Keys form a total order, so the maximum does not depend on the order of
+//    reduction: CPU threads, GPU warps and global atomics give the same winner.
+//  * Distance: recomputed for the winning pair directly from z-normalised
+//    values, d² = Σ_t (z_i[t] − z_j[t])², in float64 — exact to rounding, also
+//    near d = 0 where sqrt(2m(1 − ρ)) would lose digits.
+//  * Constant windows (STUMPY): both constant → 0; one constant → sqrt(m).
+//    For a constant window i its neighbour is the smallest admissible constant
+//    window j if there is one, otherwise the smallest admissible window.
+//    A non-constant window i also sees the smallest admissible constant window
+//    as a candidate with ρ = 1/2 (d = sqrt(m)).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#ifdef __CUDACC__
+#define TSM_HD __host__ __device__ __forceinline__
+#else
+#define TSM_HD inline __attribute__((always_inline))
+#endif
+
+namespace tsm {
+namespace mp {
+
+// Rows per segment: the co-moment of every diagonal is recomputed directly at
+// rows r = s·kSegRows.  The same on CPU and GPU (it decides the rounding).
+constexpr int64_t kSegRows = 8192;
+
+// ρ quantum: ρ/4 + off is kept to kKeptBits mantissa bits (fewer when the
+// index needs more than 63 − kKeptBits bits), i.e. ρ to 4·2^-kKeptBits ≈ 9e-13.
+// off = 1.5 − q/2 centres a quantum on ρ = 1, so exact repeats whose computed
+// ρ differ by rounding (1 ± 1e-14) fall into one quantum and the smaller index wins.
+constexpr int kKeptBits = 42;
+
+struct KeyCodec {
+    int bits = 1;             // B: index bits
+    int shift = 10;           // 52 − kept mantissa bits
+    uint64_t low = 1;         // 2^B − 1
+    double off = 1.5;         // 1.5 − 2^−(kept+1)
+};
+
+inline KeyCodec make_codec(int64_t windows) {
+    KeyCodec c;
+    int b = 1;
+    while ((int64_t(1) << b) <= windows) ++b;  // 2^B > windows ⇒ LOW − idx ≥ 1
+    int kept = b + kKeptBits <= 63 ? kKeptBits : 63 - b;
+    c.bits = b;
+    c.shift = 52 - kept;
+    c.low = (uint64_t(1) << b) - 1;
+    c.off = 1.5 - std::ldexp(1.0, -(kept + 1));
+    return c;
+}
+
+// The ρ part of a key (low B bits zero).  v = ρ/4 + off lies in [1, 2) for
+// |ρ| < 1.9, where the bit pattern of v is monotone in v.
+TSM_HD uint64_t rho_core(double rho, const KeyCodec& c) {
+#ifdef __CUDA_ARCH__
+    double v = __fma_rn(rho, 0.25, c.off);
+    uint64_t b = (uint64_t)__double_as_longlong(v);
+#else
+    double v = rho * 0.25 + c.off;  // ρ·0.25 is exact, so this equals fma(ρ, 0.25, off)
+    uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+#endif
+    return ((b & 0xFFFFFFFFFFFFFull) >> c.shift) << c.bits;
+}
+
+TSM_HD uint64_t make_key(double rho, int64_t idx, const KeyCodec& c) {
+    return rho_core(rho, c) | (c.low - (uint64_t)idx);
+}
+
+TSM_HD int64_t key_index(uint64_t key, uint64_t low) {
+    return (int64_t)(low - (key & low));
+}
+
+// Direct mean-centred co-moment of windows i and j (xs: shifted series).
+TSM_HD double direct_cov(const double* xs, int64_t i, int64_t j, int m, double mu_i, double mu_j) {
+    double c = 0;
+    for (int t = 0; t < m; ++t) {
+#ifdef __CUDA_ARCH__
+        c = __fma_rn(__dsub_rn(xs[i + t], mu_i), __dsub_rn(xs[j + t], mu_j), c);
+#else
+        c = std::fma(xs[i + t] - mu_i, xs[j + t] - mu_j, c);
+#endif
+    }
+    return c;
+}
+
+// Exact z-normalised distance of two non-constant windows.
+TSM_HD double direct_distance(const double* xs, int64_t i, int64_t j, int m, double mu_i,
+                              double is_i, double mu_j, double is_j) {
+    double s = 0;
+    for (int t = 0; t < m; ++t) {
+        double a = (xs[i + t] - mu_i) * is_i;
+        double b = (xs[j + t] - mu_j) * is_j;
+        double d = a - b;
+        s += d * d;
+    }
+    return sqrt(s);
+}
+
+// What the sweep leaves for window p (best key, 0 = no candidate), turned into
+// the final (distance, index) with the STUMPY rule for constant windows.
+//   next_const[q]: smallest constant window ≥ q (count when none), for q in [0, count]
+//   first_const:   smallest constant window (count when none)
+struct FinalizeArgs {
+    const double* xs;
+    const double* mu;
+    const double* inv_std;
+    const uint8_t* constant;
+    const int64_t* next_const;
+    int64_t first_const;
+    int64_t count;
+    int64_t excl;
+    int m;
+    KeyCodec codec;
+};
+
+TSM_HD void finalize_one(const FinalizeArgs& a, int64_t p, uint64_t key, double* dist, int64_t* index) {
+    // smallest admissible constant window j (|p − j| ≥ excl), and smallest admissible window
+    int64_t cst = -1, any = -1;
+    if (p - a.excl >= 0) {
+        any = 0;
+        if (a.first_const <= p - a.excl) cst = a.first_const;
+    } else if (p + a.excl < a.count) {
+        any = p + a.excl;
+    }
+    if (cst < 0 && p + a.excl < a.count) {
+        int64_t q = a.next_const[p + a.excl];
+        if (q < a.count) cst = q;
+    }
+    if (any < 0) {  // no admissible neighbour at all
+        *dist = INFINITY;
+        *index = -1;
+        return;
+    }
+    if (a.constant[p]) {
+        if (cst >= 0) {
+            *dist = 0.0;
+            *index = cst;
+        } else {
+            *dist = sqrt((double)a.m);
+            *index = any;
+        }
+        return;
+    }
+    if (cst >= 0) {
+        uint64_t k2 = make_key(0.5, cst, a.codec);
+        if (k2 > key) key = k2;
+    }
+    int64_t j = key_index(key, a.codec.low);
+    *index = j;
+    if (a.constant[j]) {
+        *dist = sqrt((double)a.m);
+    } else {
+        *dist = direct_distance(a.xs, p, j, a.m, a.mu[p], a.inv_std[p], a.mu[j], a.inv_std[j]);
+    }
+}
+
+}  // namespace mp
+}  // namespace tsm
