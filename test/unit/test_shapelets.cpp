@@ -297,6 +297,7 @@ TEST(shapelet_distance_definition) {
     auto S = random_set(5, 6, 2, 40, 60);
     for (int L : {2, 5, 17, 40}) {
         for (int s = 0; s < 6; ++s) {
+            if (3 + L > (int)S.x[s].size()) continue;
             const double* shp = S.x[s].data() + 3;
             double d;
             TsStatus st;
