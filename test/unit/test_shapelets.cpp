@@ -1,0 +1,656 @@
+// Shapelet discovery, trees and classification against brute-force oracles,
+// the distance conventions, real UCR data, and GPU == CPU.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "api_shapelets.h"
+#include "check.h"
+
+namespace {
+
+struct Set {
+    std::vector<std::vector<double>> x;
+    std::vector<int32_t> y;
+    int C = 0;
+    std::vector<const double*> ptr() const {
+        std::vector<const double*> p;
+        for (auto& s : x) p.push_back(s.data());
+        return p;
+    }
+    std::vector<int64_t> len() const {
+        std::vector<int64_t> l;
+        for (auto& s : x) l.push_back((int64_t)s.size());
+        return l;
+    }
+};
+
+// ---- oracle: all pivots, direct distances (long double), direct gain ----------
+
+bool flat_window(const double* w, int L, long double* mu_out, long double* sd_out) {
+    long double s = 0;
+    for (int t = 0; t < L; ++t) s += w[t];
+    long double mu = s / L, q = 0;
+    for (int t = 0; t < L; ++t) q += (w[t] - mu) * (w[t] - mu);
+    long double sd = std::sqrt(q / L);
+    *mu_out = mu;
+    *sd_out = sd;
+    bool constant = true;
+    for (int t = 1; t < L; ++t) constant &= w[t] == w[0];
+    return constant || !(sd > 1e-13L * std::fabs(mu)) || sd < 1e-300L;
+}
+
+double window_dist(const double* a, const double* b, int L) {
+    long double ma, sa, mb, sb;
+    bool fa = flat_window(a, L, &ma, &sa), fb = flat_window(b, L, &mb, &sb);
+    if (fa || fb) return (fa && fb) ? 0.0 : 1.0;
+    long double q = 0;
+    for (int t = 0; t < L; ++t) {
+        long double z = (a[t] - ma) / sa - (b[t] - mb) / sb;
+        q += z * z;
+    }
+    return (double)std::sqrt(q / L);
+}
+
+double oracle_distance(const double* a, int L, const std::vector<double>& x) {
+    if ((int64_t)x.size() < L) return 2.0;
+    double best = 1e300;
+    for (size_t u = 0; u + L <= x.size(); ++u) best = std::min(best, window_dist(a, x.data() + u, L));
+    return best;
+}
+
+double entropy(const std::vector<int>& cnt, int n) {
+    double e = 0;
+    for (int c : cnt)
+        if (c > 0) e -= (double)c / n * std::log2((double)c / n);
+    return e;
+}
+
+struct OCand {
+    double gain, gap, thr;
+    int s, p, L;
+};
+
+OCand oracle_split(const std::vector<double>& d, const std::vector<int32_t>& y, int C) {
+    int N = (int)d.size();
+    std::vector<int> idx(N);
+    for (int i = 0; i < N; ++i) idx[i] = i;
+    std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) { return d[a] < d[b]; });
+    std::vector<int> all(C, 0);
+    for (int v : y) all[v]++;
+    double H = entropy(all, N);
+    OCand best{-1, 0, 0, 0, 0, 0};
+    for (int i = 0; i + 1 < N; ++i) {
+        double a = d[idx[i]], b = d[idx[i + 1]];
+        if (!(a < b)) continue;
+        double thr = a + (b - a) / 2;
+        std::vector<int> l(C, 0), r(C, 0);
+        double sl = 0, sr = 0;
+        int nl = 0, nr = 0;
+        for (int j = 0; j < N; ++j) {
+            if (d[j] <= thr) { l[y[j]]++; sl += d[j]; nl++; }
+            else { r[y[j]]++; sr += d[j]; nr++; }
+        }
+        double g = H - (double)nl / N * entropy(l, nl) - (double)nr / N * entropy(r, nr);
+        double gap = sr / nr - sl / nl;
+        if (best.gain < 0 || g > best.gain + 1e-9 || (g > best.gain - 1e-9 && gap > best.gap + 1e-12)) {
+            best.gain = g;
+            best.gap = gap;
+            best.thr = thr;
+        }
+    }
+    return best;
+}
+
+std::vector<OCand> oracle_shapelets(const Set& S, int minL, int maxL, int step, int k) {
+    std::vector<OCand> all;
+    int N = (int)S.x.size();
+    for (int L = minL; L <= maxL; L += step)
+        for (int s = 0; s < N; ++s)
+            for (int p = 0; p + L <= (int)S.x[s].size(); ++p) {
+                long double mu, sd;
+                if (flat_window(S.x[s].data() + p, L, &mu, &sd)) continue;
+                std::vector<double> d(N);
+                for (int j = 0; j < N; ++j) d[j] = j == s ? 0.0 : oracle_distance(S.x[s].data() + p, L, S.x[j]);
+                OCand c = oracle_split(d, S.y, S.C);
+                if (c.gain < 0) continue;
+                c.s = s;
+                c.p = p;
+                c.L = L;
+                all.push_back(c);
+            }
+    std::stable_sort(all.begin(), all.end(), [](const OCand& a, const OCand& b) {
+        if (std::fabs(a.gain - b.gain) > 1e-9) return a.gain > b.gain;
+        if (a.gap != b.gap) return a.gap > b.gap;
+        if (a.L != b.L) return a.L < b.L;
+        if (a.s != b.s) return a.s < b.s;
+        return a.p < b.p;
+    });
+    if ((int)all.size() > k) all.resize(k);
+    return all;
+}
+
+// ---- helpers -------------------------------------------------------------------
+
+Set random_set(uint64_t seed, int N, int C, int nmin, int nmax, bool planted = true) {
+    std::mt19937_64 rng(seed);
+    Set S;
+    S.C = C;
+    for (int i = 0; i < N; ++i) {
+        int n = nmin + (int)(rng() % (uint64_t)(nmax - nmin + 1));
+        auto x = tsmt::gaussian(n, seed * 1000 + i);
+        int cls = i % C;
+        if (planted) {
+            // class-specific bump at a random place
+            int w = 6;
+            int at = (int)(rng() % (uint64_t)(n - w));
+            for (int t = 0; t < w; ++t) x[at + t] += (cls + 1) * 1.5 * std::sin(3.14159 * t / (w - 1) * (cls + 1));
+        }
+        S.x.push_back(x);
+        S.y.push_back(cls);
+    }
+    return S;
+}
+
+TsShapelets run_shapelets(const Set& S, int minL, int maxL, int step, int k, TsExec ex, TsStatus* stp = nullptr) {
+    auto p = S.ptr();
+    auto l = S.len();
+    TsShapelets out;
+    TsStatus st;
+    tsm_shapelets(p.data(), l.data(), S.y.data(), (int64_t)S.x.size(), S.C, minL, maxL, step, k, &ex, &out, &st);
+    if (stp) *stp = st;
+    else CHECK_OK(st);
+    return out;
+}
+
+TsShapeletTree run_tree(const Set& S, int minL, int maxL, int step, int depth, int logical, TsExec ex) {
+    auto p = S.ptr();
+    auto l = S.len();
+    TsShapeletTree out;
+    TsStatus st;
+    tsm_shapelet_tree(p.data(), l.data(), S.y.data(), (int64_t)S.x.size(), S.C, minL, maxL, step, depth, logical, &ex,
+                      &out, &st);
+    CHECK_OK(st);
+    return out;
+}
+
+std::vector<int32_t> classify(const TsShapeletTree& t, const Set& S, TsExec ex) {
+    auto p = S.ptr();
+    auto l = S.len();
+    std::vector<int32_t> out(S.x.size(), -1);
+    TsStatus st;
+    tsm_shapelet_classify_batch(t.nodes, t.n_nodes, t.n_classes, p.data(), l.data(), (int64_t)S.x.size(), &ex,
+                                out.data(), &st);
+    CHECK_OK(st);
+    return out;
+}
+
+double accuracy(const std::vector<int32_t>& pred, const std::vector<int32_t>& y) {
+    int ok = 0;
+    for (size_t i = 0; i < y.size(); ++i) ok += pred[i] == y[i];
+    return (double)ok / y.size();
+}
+
+// UCR TSV: label in column 0, values after it.  Labels map to dense ids sorted by label.
+bool load_ucr(const std::string& name, const std::string& part, Set& S, std::vector<double>& labels) {
+    std::ifstream in(tsmt::shared_data("ucr/" + name + "/" + name + "_" + part + ".tsv"));
+    if (!in) return false;
+    std::string line;
+    std::vector<double> raw;
+    while (std::getline(in, line)) {
+        std::istringstream ls(line);
+        double lab, v;
+        if (!(ls >> lab)) continue;
+        std::vector<double> x;
+        while (ls >> v) x.push_back(v);
+        S.x.push_back(x);
+        raw.push_back(lab);
+    }
+    if (labels.empty()) {
+        labels = raw;
+        std::sort(labels.begin(), labels.end());
+        labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
+    }
+    S.C = (int)labels.size();
+    for (double l : raw) S.y.push_back((int32_t)(std::lower_bound(labels.begin(), labels.end(), l) - labels.begin()));
+    return !S.x.empty();
+}
+
+void same_shapelets(const TsShapelets& a, const TsShapelets& b) {
+    CHECK_EQ(a.count, b.count);
+    for (int i = 0; i < std::min(a.count, b.count); ++i) {
+        CHECK_EQ(a.items[i].source_row, b.items[i].source_row);
+        CHECK_EQ(a.items[i].start, b.items[i].start);
+        CHECK_EQ(a.items[i].length, b.items[i].length);
+        CHECK_EQ(a.items[i].info_gain, b.items[i].info_gain);
+        CHECK_REL(a.items[i].threshold, b.items[i].threshold, 1e-9);
+        CHECK_REL(a.items[i].gap, b.items[i].gap, 1e-9);
+    }
+}
+
+void same_tree(const TsShapeletTree& a, const TsShapeletTree& b) {
+    CHECK_EQ(a.n_nodes, b.n_nodes);
+    for (int i = 0; i < std::min(a.n_nodes, b.n_nodes); ++i) {
+        const auto &x = a.nodes[i], &y = b.nodes[i];
+        CHECK_EQ(x.kind, y.kind);
+        CHECK_EQ(x.class_id, y.class_id);
+        CHECK_EQ(x.n_series, y.n_series);
+        CHECK_EQ(x.op, y.op);
+        CHECK_EQ(x.left, y.left);
+        CHECK_EQ(x.right, y.right);
+        for (int s = 0; s < x.n_shapelets; ++s) {
+            CHECK_EQ(x.source_row[s], y.source_row[s]);
+            CHECK_EQ(x.start[s], y.start[s]);
+            CHECK_EQ(x.length[s], y.length[s]);
+        }
+        if (x.kind == TS_SHAPELET_SPLIT) {
+            CHECK_EQ(x.gain, y.gain);
+            CHECK_REL(x.threshold, y.threshold, 1e-9);
+        }
+    }
+}
+
+void compare_to_oracle(const Set& S, int minL, int maxL, int step, int k, TsExec ex) {
+    auto got = run_shapelets(S, minL, maxL, step, k, ex);
+    auto want = oracle_shapelets(S, minL, maxL, step, k);
+    CHECK_EQ(got.count, (int)want.size());
+    for (int i = 0; i < std::min(got.count, (int)want.size()); ++i) {
+        const auto& g = got.items[i];
+        const auto& w = want[i];
+        CHECK_EQ(g.source_row, (int64_t)w.s);
+        CHECK_EQ(g.start, w.p);
+        CHECK_EQ(g.length, w.L);
+        CHECK_NEAR(g.info_gain, w.gain, 1e-9);
+        CHECK_NEAR(g.gap, w.gap, 1e-9);
+        CHECK_NEAR(g.threshold, w.thr, 1e-9);
+        for (int t = 0; t < g.length; ++t) CHECK_EQ(g.values[t], S.x[w.s][w.p + t]);
+    }
+}
+
+}  // namespace
+
+TEST(shapelets_match_bruteforce_equal_lengths) {
+    for (uint64_t seed = 1; seed <= 6; ++seed) {
+        int C = 2 + (int)(seed % 2);
+        auto S = random_set(seed, 9 + (int)seed, C, 28, 28);
+        compare_to_oracle(S, 3, 10, 1 + (int)(seed % 2), 8, tsmt::cpu_exec(1 + seed % 2));
+    }
+}
+
+TEST(shapelets_match_bruteforce_unequal_lengths) {
+    for (uint64_t seed = 11; seed <= 16; ++seed) {
+        auto S = random_set(seed, 10, 2 + (int)(seed % 3), 14, 34);
+        compare_to_oracle(S, 4, 20, 3, 6, tsmt::cpu_exec());  // lengths above the shortest series too
+    }
+}
+
+TEST(shapelets_long_series_cross_row_groups) {
+    // series longer than one row group (256 rows): the per-group restarts must agree with the oracle
+    auto S = random_set(77, 5, 2, 300, 330);
+    compare_to_oracle(S, 8, 8, 1, 4, tsmt::cpu_exec());
+}
+
+TEST(shapelet_distance_definition) {
+    auto S = random_set(5, 6, 2, 40, 60);
+    for (int L : {2, 5, 17, 40}) {
+        for (int s = 0; s < 6; ++s) {
+            if (3 + L > (int)S.x[s].size()) continue;
+            const double* shp = S.x[s].data() + 3;
+            double d;
+            TsStatus st;
+            tsm_shapelet_distance(shp, L, S.x[s].data(), (int64_t)S.x[s].size(), &d, &st);
+            CHECK_OK(st);
+            CHECK_EQ(d, 0.0);  // own source: exactly 0
+            for (int j = 0; j < 6; ++j) {
+                tsm_shapelet_distance(shp, L, S.x[j].data(), (int64_t)S.x[j].size(), &d, &st);
+                CHECK_OK(st);
+                CHECK_NEAR(d, oracle_distance(shp, L, S.x[j]), 1e-9);
+                CHECK(d >= 0 && d <= 2);
+            }
+        }
+    }
+    // the distance is formula (2): identical up to offset and scale -> 0
+    std::vector<double> a = {1, 3, 2, 5, 4}, b = {0, 0, 10, 30, 20, 50, 40, 0};
+    for (auto& v : b) v = 7 + v;
+    double d;
+    TsStatus st;
+    tsm_shapelet_distance(a.data(), 5, b.data(), 8, &d, &st);
+    CHECK_OK(st);
+    CHECK_NEAR(d, 0.0, 1e-7);
+    // anti-correlated: 2
+    std::vector<double> c = {-1, -3, -2, -5, -4};
+    tsm_shapelet_distance(a.data(), 5, c.data(), 5, &d, &st);
+    CHECK_NEAR(d, 2.0, 1e-12);
+    // series shorter than the shapelet: error
+    tsm_shapelet_distance(a.data(), 5, c.data(), 4, &d, &st);
+    CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
+    CHECK(std::strstr(st.message, "shorter than the shapelet") != nullptr);
+    // NaN: error
+    std::vector<double> nan = {1, 2, std::nan(""), 4, 5, 6};
+    tsm_shapelet_distance(a.data(), 5, nan.data(), 6, &d, &st);
+    CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
+}
+
+TEST(shapelet_distance_flat_windows) {
+    std::vector<double> flat(6, 3.0), ramp = {1, 2, 3, 4, 5, 6};
+    std::vector<double> mixed = {5, 5, 5, 5, 9, 1, 7, 2};
+    double d;
+    TsStatus st;
+    tsm_shapelet_distance(ramp.data(), 4, flat.data(), 6, &d, &st);  // only flat windows: 1
+    CHECK_OK(st);
+    CHECK_EQ(d, 1.0);
+    tsm_shapelet_distance(flat.data(), 4, mixed.data(), 8, &d, &st);  // flat shapelet, flat window: 0
+    CHECK_EQ(d, 0.0);
+    tsm_shapelet_distance(flat.data(), 4, ramp.data(), 6, &d, &st);  // flat shapelet, no flat window: 1
+    CHECK_EQ(d, 1.0);
+    // offset flat runs with rounding noise count as flat too (std <= 1e-13 |mean|)
+    std::vector<double> noisy = {1e8, 1e8 + 1.4901161193847656e-8, 1e8, 1e8, 1e8};
+    tsm_shapelet_distance(ramp.data(), 4, noisy.data(), 5, &d, &st);
+    CHECK_EQ(d, 1.0);
+}
+
+TEST(shapelets_flat_windows_are_not_candidates) {
+    // FaceFour-like: long constant runs in every series; the oracle knows the rules too
+    auto S = random_set(21, 10, 2, 30, 30);
+    for (size_t i = 0; i < S.x.size(); ++i)
+        for (int t = 4; t < 14; ++t) S.x[i][t] = (i % 3 == 0) ? 2.5 : -1.0;
+    compare_to_oracle(S, 3, 9, 2, 10, tsmt::cpu_exec());
+    auto r = run_shapelets(S, 3, 12, 1, 50, tsmt::cpu_exec());
+    for (int i = 0; i < r.count; ++i) {
+        bool all_eq = true;
+        for (int t = 1; t < r.items[i].length; ++t) all_eq &= r.items[i].values[t] == r.items[i].values[0];
+        CHECK(!all_eq);
+    }
+    // a set whose only non-flat windows are in one series still works
+    Set F;
+    F.C = 2;
+    F.x = {{1, 1, 1, 1, 1, 1}, {2, 2, 2, 2, 2, 2}, {0, 1, 0, 2, 0, 3}, {4, 4, 4, 4, 4, 4}};
+    F.y = {0, 0, 1, 1};
+    auto rf = run_shapelets(F, 3, 4, 1, 3, tsmt::cpu_exec());
+    CHECK(rf.count >= 1);
+    for (int i = 0; i < rf.count; ++i) CHECK_EQ(rf.items[i].source_row, 2);
+}
+
+TEST(shapelets_invariant_to_offset_1e8) {
+    auto S = random_set(31, 12, 3, 40, 48);
+    Set T = S;
+    for (auto& x : T.x)
+        for (auto& v : x) v += 1e8;
+    auto a = run_shapelets(S, 4, 16, 2, 5, tsmt::cpu_exec());
+    auto b = run_shapelets(T, 4, 16, 2, 5, tsmt::cpu_exec());
+    CHECK_EQ(a.count, b.count);
+    for (int i = 0; i < std::min(a.count, b.count); ++i) {
+        CHECK_EQ(a.items[i].source_row, b.items[i].source_row);
+        CHECK_EQ(a.items[i].start, b.items[i].start);
+        CHECK_EQ(a.items[i].length, b.items[i].length);
+        CHECK_EQ(a.items[i].info_gain, b.items[i].info_gain);
+        CHECK_NEAR(a.items[i].threshold, b.items[i].threshold, 1e-5);
+        CHECK_NEAR(a.items[i].gap, b.items[i].gap, 1e-5);
+    }
+}
+
+TEST(shapelets_errors) {
+    auto S = random_set(3, 6, 2, 20, 20);
+    TsStatus st;
+    auto expect = [&](int minL, int maxL, int step, int k, const char* needle) {
+        run_shapelets(S, minL, maxL, step, k, tsmt::cpu_exec(), &st);
+        CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
+        CHECK_EQ(std::string(st.sqlstate), std::string("22023"));
+        if (!std::strstr(st.message, needle)) tsmt::fail(__FILE__, __LINE__, std::string("message: ") + st.message);
+    };
+    expect(1, 5, 1, 1, "min_length must be at least 2");
+    expect(5, 4, 1, 1, "max_length");
+    expect(3, 5, 0, 1, "step must be at least 1");
+    expect(3, 5, 1, 0, "k must be at least 1");
+    expect(21, 25, 1, 1, "fewer than min_length");
+    Set one = S;
+    for (auto& y : one.y) y = 0;
+    run_shapelets(one, 3, 5, 1, 1, tsmt::cpu_exec(), &st);
+    CHECK(std::strstr(st.message, "only one class") != nullptr);
+    Set two;
+    two.C = 2;
+    two.x = {S.x[0]};
+    two.y = {0};
+    run_shapelets(two, 3, 5, 1, 1, tsmt::cpu_exec(), &st);
+    CHECK(std::strstr(st.message, "at least two") != nullptr);
+    Set nan = S;
+    nan.x[4][7] = std::nan("");
+    run_shapelets(nan, 3, 5, 1, 1, tsmt::cpu_exec(), &st);
+    CHECK(std::strstr(st.message, "row 5 contains NaN") != nullptr);
+    Set shortrow = S;
+    shortrow.x[2].resize(4);
+    run_shapelets(shortrow, 5, 8, 1, 1, tsmt::cpu_exec(), &st);
+    CHECK(std::strstr(st.message, "training row 3 has 4 values") != nullptr);
+}
+
+TEST(shapelet_tree_separable_set) {
+    // three classes, each with its own planted shape: 100% training accuracy
+    auto S = random_set(41, 24, 3, 50, 60);
+    auto t = run_tree(S, 6, 12, 3, -1, 0, tsmt::cpu_exec());
+    CHECK(t.n_nodes >= 5);
+    CHECK_EQ(t.nodes[0].kind, (int)TS_SHAPELET_SPLIT);
+    auto pred = classify(t, S, tsmt::cpu_exec());
+    CHECK_EQ(accuracy(pred, S.y), 1.0);
+    // single form == batch form; pre-order; leaves hold counts
+    for (size_t i = 0; i < S.x.size(); ++i) {
+        int32_t c;
+        TsStatus st;
+        tsm_shapelet_classify(t.nodes, t.n_nodes, t.n_classes, S.x[i].data(), (int64_t)S.x[i].size(), &c, &st);
+        CHECK_OK(st);
+        CHECK_EQ(c, pred[i]);
+    }
+    int64_t leaf_total = 0;
+    for (int i = 0; i < t.n_nodes; ++i) {
+        const auto& n = t.nodes[i];
+        int64_t s = 0;
+        for (int c = 0; c < t.n_classes; ++c) s += n.class_counts[c];
+        CHECK_EQ(s, n.n_series);
+        if (n.kind == TS_SHAPELET_LEAF) {
+            leaf_total += n.n_series;
+            int nz = 0;
+            for (int c = 0; c < t.n_classes; ++c) nz += n.class_counts[c] > 0;
+            CHECK_EQ(nz, 1);  // pure
+        } else {
+            CHECK(n.left > i && n.right > i);
+            CHECK_EQ(t.nodes[n.left].n_series + t.nodes[n.right].n_series, n.n_series);
+            CHECK(n.gain > 0);
+        }
+    }
+    CHECK_EQ(leaf_total, (int64_t)S.x.size());
+    // max_depth 0: one leaf with the majority; max_depth 1: one split
+    auto t0 = run_tree(S, 6, 12, 3, 0, 0, tsmt::cpu_exec());
+    CHECK_EQ(t0.n_nodes, 1);
+    CHECK_EQ(t0.nodes[0].kind, (int)TS_SHAPELET_LEAF);
+    auto t1 = run_tree(S, 6, 12, 3, 1, 0, tsmt::cpu_exec());
+    CHECK_EQ(t1.n_nodes, 3);
+    // the root split is the best shapelet of tsm_shapelets
+    auto top = run_shapelets(S, 6, 12, 3, 1, tsmt::cpu_exec());
+    CHECK_EQ(t.nodes[0].source_row[0], top.items[0].source_row);
+    CHECK_EQ(t.nodes[0].start[0], top.items[0].start);
+    CHECK_EQ(t.nodes[0].length[0], top.items[0].length);
+    CHECK_EQ(t.nodes[0].threshold, top.items[0].threshold);
+}
+
+TEST(shapelet_tree_logical_or) {
+    // class 1 holds a bump OR a sharp spike pair; class 0 neither: one OR node separates all
+    Set S;
+    S.C = 2;
+    for (int i = 0; i < 24; ++i) {
+        auto x = tsmt::gaussian(60, 500 + i, 0, 0.3);
+        int cls = i % 2;
+        int at = 5 + (i * 7) % 40;
+        if (cls == 1 && (i / 2) % 2 == 0)
+            for (int t = 0; t < 10; ++t) x[at + t] += 4 * std::sin(3.14159 * t / 9);
+        if (cls == 1 && (i / 2) % 2 == 1)
+            for (int t = 0; t < 10; ++t) x[at + t] += (t == 2 ? 5 : t == 7 ? -5 : 0);
+        S.x.push_back(x);
+        S.y.push_back(cls);
+    }
+    auto plain = run_tree(S, 10, 10, 1, 1, 0, tsmt::cpu_exec());
+    auto logic = run_tree(S, 10, 10, 1, 1, 1, tsmt::cpu_exec());
+    CHECK_EQ(logic.nodes[0].kind, (int)TS_SHAPELET_SPLIT);
+    CHECK_EQ(logic.nodes[0].op, (int)TS_SHAPELET_OR);
+    CHECK_EQ(logic.nodes[0].n_shapelets, 2);
+    CHECK(logic.nodes[0].gain > plain.nodes[0].gain);
+    auto pl = accuracy(classify(plain, S, tsmt::cpu_exec()), S.y);
+    auto lo = accuracy(classify(logic, S, tsmt::cpu_exec()), S.y);
+    std::printf("    logical OR depth 1: train accuracy %.3f (plain %.3f)\n", lo, pl);
+    CHECK_EQ(lo, 1.0);
+    CHECK(lo > pl);
+}
+
+TEST(shapelet_classify_rejects_bad_trees) {
+    TsShapeletNode n[2]{};
+    n[0].kind = TS_SHAPELET_SPLIT;
+    n[0].op = TS_SHAPELET_SINGLE;
+    n[0].n_shapelets = 1;
+    double v[3] = {1, 2, 3};
+    n[0].values[0] = v;
+    n[0].length[0] = 3;
+    n[0].left = 0;  // cycle
+    n[0].right = 1;
+    n[1].kind = TS_SHAPELET_LEAF;
+    double x[5] = {1, 2, 3, 4, 5};
+    int32_t c;
+    TsStatus st;
+    tsm_shapelet_classify(n, 2, 2, x, 5, &c, &st);
+    CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
+    n[0].left = 1;
+    n[1].class_id = 2;  // out of range
+    tsm_shapelet_classify(n, 2, 2, x, 5, &c, &st);
+    CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
+    n[1].class_id = 1;
+    tsm_shapelet_classify(n, 2, 2, x, 5, &c, &st);
+    CHECK_OK(st);
+    CHECK_EQ(c, 1);
+    // a series shorter than the shapelet goes right (distance 2)
+    tsm_shapelet_classify(n, 2, 2, x, 2, &c, &st);
+    CHECK_OK(st);
+}
+
+namespace {
+double ucr_tree_accuracy(const char* name, int minL, int maxL, int step, int logical, TsExec ex, double* secs,
+                         TsShapeletTree* tree_out = nullptr) {
+    Set tr, te;
+    std::vector<double> labels;
+    if (!load_ucr(name, "TRAIN", tr, labels) || !load_ucr(name, "TEST", te, labels)) {
+        tsmt::fail(__FILE__, __LINE__, std::string("cannot read UCR data set ") + name);
+        return 0;
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    auto t = run_tree(tr, minL, maxL, step, -1, logical, ex);
+    *secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK_EQ(accuracy(classify(t, tr, tsmt::cpu_exec()), tr.y), 1.0);  // grown to purity
+    if (tree_out) *tree_out = t;
+    return accuracy(classify(t, te, tsmt::cpu_exec()), te.y);
+}
+}  // namespace
+
+TEST(shapelet_tree_ucr_gunpoint_and_italy) {
+    double s1, s2, s3;
+    // GunPoint: lengths 10..150 step 10 (the published figures: FS 0.947, ST 1.0; majority 0.493)
+    double gp = ucr_tree_accuracy("GunPoint", 10, 150, 10, 0, tsmt::cpu_exec(), &s1);
+    // ItalyPowerDemand: every length 3..24 (FS 0.917, C4.5 0.947; majority 0.499)
+    double it = ucr_tree_accuracy("ItalyPowerDemand", 3, 24, 1, 0, tsmt::cpu_exec(), &s2);
+    double itl = ucr_tree_accuracy("ItalyPowerDemand", 3, 24, 1, 1, tsmt::cpu_exec(), &s3);
+    std::printf("    GunPoint tree test accuracy %.4f (%.1f s); ItalyPowerDemand %.4f (%.1f s), logical %.4f (%.1f s)\n",
+                gp, s1, it, s2, itl, s3);
+    CHECK(gp >= 0.80);
+    CHECK(it >= 0.85);
+    CHECK(itl >= 0.85);
+}
+
+// ---- GPU == CPU --------------------------------------------------------------------
+
+GPU_TEST(shapelets_gpu_matches_cpu_random_sets) {
+    for (uint64_t seed = 1; seed <= 8; ++seed) {
+        auto S = random_set(seed, 8 + 3 * (int)seed, 2 + (int)(seed % 4), 20 + 5 * (int)seed, 40 + 40 * (int)(seed % 3));
+        int step = 1 + (int)(seed % 3);
+        auto c = run_shapelets(S, 3, 40, step, 20, tsmt::cpu_exec());
+        auto g = run_shapelets(S, 3, 40, step, 20, tsmt::gpu_exec());
+        same_shapelets(c, g);
+        CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
+    }
+    // long series: several row groups, carries through many tiles
+    auto S = random_set(99, 6, 2, 700, 900);
+    same_shapelets(run_shapelets(S, 10, 60, 25, 10, tsmt::cpu_exec()), run_shapelets(S, 10, 60, 25, 10, tsmt::gpu_exec()));
+    // brute force on the GPU too
+    auto B = random_set(4, 11, 3, 22, 30);
+    auto g = run_shapelets(B, 3, 10, 1, 8, tsmt::gpu_exec());
+    auto w = oracle_shapelets(B, 3, 10, 1, 8);
+    CHECK_EQ(g.count, (int)w.size());
+    for (int i = 0; i < std::min(g.count, (int)w.size()); ++i) {
+        CHECK_EQ(g.items[i].source_row, (int64_t)w[i].s);
+        CHECK_EQ(g.items[i].start, w[i].p);
+        CHECK_EQ(g.items[i].length, w[i].L);
+        CHECK_NEAR(g.items[i].info_gain, w[i].gain, 1e-9);
+    }
+    CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
+}
+
+GPU_TEST(shapelets_gpu_matches_cpu_flat_and_offset) {
+    auto S = random_set(21, 14, 3, 50, 70);
+    for (size_t i = 0; i < S.x.size(); ++i)
+        for (int t = 4; t < 20; ++t) S.x[i][t] = (i % 3 == 0) ? 2.5 : -1.0;
+    same_shapelets(run_shapelets(S, 3, 30, 1, 25, tsmt::cpu_exec()), run_shapelets(S, 3, 30, 1, 25, tsmt::gpu_exec()));
+    for (auto& x : S.x)
+        for (auto& v : x) v += 1e8;
+    same_shapelets(run_shapelets(S, 3, 30, 1, 25, tsmt::cpu_exec()), run_shapelets(S, 3, 30, 1, 25, tsmt::gpu_exec()));
+    CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
+}
+
+GPU_TEST(shapelet_trees_gpu_match_cpu) {
+    auto S = random_set(41, 30, 3, 50, 80);
+    same_tree(run_tree(S, 5, 30, 1, -1, 0, tsmt::cpu_exec()), run_tree(S, 5, 30, 1, -1, 0, tsmt::gpu_exec()));
+    same_tree(run_tree(S, 5, 30, 2, 3, 1, tsmt::cpu_exec()), run_tree(S, 5, 30, 2, 3, 1, tsmt::gpu_exec()));
+    CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
+}
+
+GPU_TEST(shapelets_gpu_gunpoint_all_lengths) {
+    Set tr;
+    std::vector<double> labels;
+    CHECK(load_ucr("GunPoint", "TRAIN", tr, labels));
+    // CPU reference with step 10 (seconds), GPU all lengths (the paper's Table II setting)
+    same_shapelets(run_shapelets(tr, 10, 150, 10, 10, tsmt::cpu_exec()), run_shapelets(tr, 10, 150, 10, 10, tsmt::gpu_exec()));
+    auto t0 = std::chrono::steady_clock::now();
+    TsExec ex = tsmt::gpu_exec();
+    auto g = run_shapelets(tr, 2, 150, 1, 5, ex);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("    GunPoint all lengths on the GPU: %.3f s (kernels %.1f ms); best: row %lld start %d length %d gain %.4f\n",
+                s, ex.kernel_ms, (long long)g.items[0].source_row, g.items[0].start, g.items[0].length, g.items[0].info_gain);
+    CHECK(g.count == 5);
+    // tree GPU == CPU on GunPoint (step 10 to keep the CPU side short)
+    same_tree(run_tree(tr, 10, 150, 10, -1, 0, tsmt::cpu_exec()), run_tree(tr, 10, 150, 10, -1, 0, tsmt::gpu_exec()));
+    same_tree(run_tree(tr, 10, 150, 10, -1, 1, tsmt::cpu_exec()), run_tree(tr, 10, 150, 10, -1, 1, tsmt::gpu_exec()));
+    CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
+}
+
+GPU_TEST(shapelets_gpu_table2_timings) {
+    // The paper's Table II (GTX 480, distance computation, seconds), all lengths unless marked *
+    // (* = lengths multiple of 10).  Goal: >= 100x faster; OSULeaf with all lengths (20.2 min there) < 10 s.
+    struct Row { const char* name; double paper; int step; };
+    const Row rows[] = {{"Coffee", 3.0, 1},  {"CBF", 0.4, 1},      {"GunPoint", 1.2, 1},  {"Trace", 34.2, 1},
+                        {"FaceFour", 3.8, 1}, {"Beef", 18.1, 1},    {"OliveOil", 31.2, 1}, {"Car", 127.7, 1},
+                        {"ItalyPowerDemand", 0.0, 1}, {"OSULeaf", 65.9, 10}, {"OSULeaf", 1212.0, 1}};
+    for (const Row& r : rows) {
+        Set tr;
+        std::vector<double> labels;
+        if (!load_ucr(r.name, "TRAIN", tr, labels)) { tsmt::fail(__FILE__, __LINE__, r.name); continue; }
+        int64_t longest = 0;
+        for (auto& x : tr.x) longest = std::max<int64_t>(longest, (int64_t)x.size());
+        TsExec ex = tsmt::gpu_exec();
+        auto t0 = std::chrono::steady_clock::now();
+        auto g = run_shapelets(tr, r.step == 10 ? 10 : 2, (int)longest, r.step, 1, ex);
+        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::printf("    %-17s step %2d: %7.3f s (kernels %8.1f ms, paper %6.1f s, x%.0f); best row %lld start %d length %d gain %.4f\n",
+                    r.name, r.step, s, ex.kernel_ms, r.paper, r.paper > 0 ? r.paper / s : 0.0,
+                    g.count ? (long long)g.items[0].source_row : -1LL, g.count ? g.items[0].start : -1,
+                    g.count ? g.items[0].length : -1, g.count ? g.items[0].info_gain : 0.0);
+        CHECK_EQ(g.count, 1);
+        if (std::strcmp(r.name, "OSULeaf") == 0 && r.step == 1) CHECK(s < 10.0);
+    }
+    CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
+}
