@@ -84,7 +84,7 @@ __global__ void pd3_init(uint8_t* alive, uint8_t* neighbor, double* bestR, doubl
 
 // Scans columns [c_lo, c_hi) ∩ the segment's range; see the file comment.
 template <bool SELECT>
-__global__ void __launch_bounds__(32 * WARPS) pd3_scan(Dev d, int64_t c_lo, int64_t c_hi, double r2, int* pending) {
+__global__ void __launch_bounds__(32 * WARPS, 3) pd3_scan(Dev d, int64_t c_lo, int64_t c_hi, double r2, int* pending) {
     __shared__ double sh[WARPS][4][32];
     const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int64_t s = (int64_t)blockIdx.x * WARPS + w;
@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(32 * WARPS) pd3_scan(Dev d, int64_t c_lo, int6
         return;
     }
     const double md = d.m, m2 = 2.0 * d.m;
-    double C[R], df[R], dg[R], isd[R], A[R], b2[R];
+    double C[R], df[R], dg[R], isd[R], b2[R];
     int bj[R];
     unsigned al = 0;
 #pragma unroll
@@ -117,7 +117,6 @@ __global__ void __launch_bounds__(32 * WARPS) pd3_scan(Dev d, int64_t c_lo, int6
         df[r] = act ? d.df[i] : 0.0;
         dg[r] = act ? d.dg[i] : 0.0;
         isd[r] = act ? d.isd[i] : 0.0;
-        A[r] = isd[r] == 0.0 ? md : m2;
         C[r] = (act && lo > start) ? d.carry[i] : 0.0;
         b2[r] = act ? d.best[i] : CUDART_INF;
         bj[r] = act ? d.bestj[i] : -1;
@@ -172,7 +171,8 @@ __global__ void __launch_bounds__(32 * WARPS) pd3_scan(Dev d, int64_t c_lo, int6
                 for (int r = 0; r < R; ++r) {
                     const int rr = lane * R + r;
                     const bool v = rr >= vlo && rr < vhi;
-                    const double d2 = fma(-C[r], isd[r] * isj2, A[r]);
+                    // a constant row (isd 0) is at √m from a non-constant column
+                    const double d2 = isd[r] == 0.0 ? md : fma(-C[r], isd[r] * isj2, m2);
                     if (v && d2 < r2) {
                         al &= ~(1u << r);
                         close = true;

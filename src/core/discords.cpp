@@ -262,7 +262,7 @@ class CpuPd3 final : public Pd3Runner {
                 }
             }
             if (select && close) neighbor_[j].store(0, std::memory_order_relaxed);
-            if (((j - lo) & 63) == 63 || j + 1 == hi) {
+            if (((j - lo) & 7) == 7 || j + 1 == hi) {  // PD3's early termination
                 bool any = false;
                 for (int r = 0; r < rows; ++r) any |= al[r] != 0;
                 if (!any) {
