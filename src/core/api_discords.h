@@ -1,0 +1,78 @@
+/*
+ * api_discords.h — exact time-series discords (issue 3): the C boundary.
+ *
+ * Distance: z-normalised Euclidean distance between windows of length m,
+ * d = sqrt(2m(1 − ρ)) (the square root of PD3's formula (7)).  Constant
+ * windows follow STUMPY: two constant windows are at distance 0, a constant
+ * and a non-constant one at sqrt(m).
+ *
+ * A window's nearest neighbour (NN) is its closest non-self-match j, i.e.
+ * |i − j| >= exclusion (the boundary counts: |i − j| == exclusion is a
+ * neighbour).  Ties between neighbours: the smaller j.  Windows that have
+ * no non-self-match at all (possible in the middle of a series when
+ * exclusion > (n − m)/2) have no NN distance and are never reported.
+ *
+ * Two modes, the same for both entry points:
+ *  - range mode (min_distance = r, finite, >= 0): every window whose NN
+ *    distance is >= r (overlapping windows included: PD3's output), ranked by
+ *    distance descending, ties: smaller position first; at most k rows
+ *    (k = -1: all).
+ *  - top-k mode (min_distance = NaN): the k windows with the largest NN
+ *    distance, chosen greedily in rank order, skipping any window that
+ *    overlaps (|i − j| < m) one already chosen.  Fewer than k rows when the
+ *    series does not hold k such windows.
+ */
+#ifndef TSM_API_DISCORDS_H
+#define TSM_API_DISCORDS_H
+
+#include "tsm_api.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct TsDiscords
+{
+	int64_t		count;
+	int64_t    *pos;			/* 0-based window start; rank = array order; from exec->alloc */
+	double	   *dist;			/* NN distance (z-normalised Euclidean) */
+	int64_t    *neighbor;		/* 0-based start of the NN */
+} TsDiscords;
+
+/*
+ * Discords by PD3 (Kraeva & Zymbler 2023; DRAG's candidate selection and
+ * refinement), on the GPU or on the CPU (threads).
+ *   x, n           the series (finite values; the glue rejects NULL/NaN)
+ *   m              window length, 3 <= m <= n/2
+ *   k              rows wanted, >= 1, or -1 for all (range mode only)
+ *   min_distance   r (range mode), or NaN (top-k mode: r is found
+ *                  automatically, see discords.cpp)
+ *   exclusion      a neighbour j of i needs |i − j| >= exclusion; the glue's
+ *                  default is m; 1 <= exclusion <= n − m
+ * Errors (22023): m < 3; 2m > n; k < 1 other than -1; min_distance < 0 or
+ * infinite; exclusion < 1 or > n − m (no window would have a neighbour);
+ * top-k mode with k = -1; NULL pointers with n > 0.
+ */
+int			tsm_discords_pd3(const double *x, int64_t n, int32_t m, int64_t k,
+							 double min_distance, int64_t exclusion, TsExec *ex,
+							 TsDiscords *out, TsStatus *st) TSM_NOEXCEPT;
+
+/*
+ * The same selection from a full matrix profile computed elsewhere (method
+ * 'matrix_profile'): dist[i], index[i] are window i's NN distance and NN
+ * index (count windows).  Entries with a non-finite distance or a negative
+ * index (no neighbour) are skipped.  Modes, ranking and ties as above; the
+ * overlap rule of top-k mode uses m.  Runs on the CPU (it is O(count log count)).
+ * Errors (22023): m < 3; count < 0; k < 1 other than -1; min_distance < 0 or
+ * infinite; top-k mode with k = -1; NULL pointers with count > 0.
+ */
+int			tsm_discords_from_profile(const double *dist, const int64_t *index,
+									  int64_t count, int32_t m, int64_t k,
+									  double min_distance, TsExec *ex,
+									  TsDiscords *out, TsStatus *st) TSM_NOEXCEPT;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* TSM_API_DISCORDS_H */

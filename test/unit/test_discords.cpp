@@ -1,0 +1,523 @@
+// Discords (PD3 range discords, top-k discords, selection from a profile)
+// against a brute-force oracle: all-pairs z-normalised distances in long
+// double, every window's exact nearest non-self-match (|i − j| >= exclusion,
+// ties: smaller j), then the same ranking rules written out plainly.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "api_discords.h"
+#include "check.h"
+
+namespace {
+
+struct Profile {
+    std::vector<double> dist;  // +inf: no non-self-match
+    std::vector<int64_t> nn;   // -1: none
+};
+
+// Exact NN of every window (long double, two-pass centred statistics).
+Profile oracle_profile(const std::vector<double>& x, int m, int64_t excl) {
+    const int64_t N = (int64_t)x.size() - m + 1;
+    std::vector<long double> mu(N), sd(N);
+    std::vector<char> cst(N);
+    for (int64_t i = 0; i < N; ++i) {
+        long double s = 0;
+        bool c = true;
+        for (int k = 0; k < m; ++k) {
+            s += x[i + k];
+            c = c && x[i + k] == x[i];
+        }
+        mu[i] = s / m;
+        long double q = 0;
+        for (int k = 0; k < m; ++k) q += (x[i + k] - mu[i]) * (x[i + k] - mu[i]);
+        sd[i] = std::sqrt(q / m);
+        cst[i] = c;
+    }
+    Profile p{std::vector<double>(N, std::numeric_limits<double>::infinity()), std::vector<int64_t>(N, -1)};
+    std::vector<long double> best(N, std::numeric_limits<long double>::infinity());
+    for (int64_t i = 0; i < N; ++i)
+        for (int64_t j = i + excl; j < N; ++j) {
+            long double d2;
+            if (cst[i] && cst[j]) d2 = 0;
+            else if (cst[i] || cst[j]) d2 = m;
+            else {
+                long double c = 0;
+                for (int k = 0; k < m; ++k) c += (x[i + k] - mu[i]) * (x[j + k] - mu[j]);
+                d2 = 2.0L * m * (1.0L - c / (m * sd[i] * sd[j]));
+                if (d2 < 0) d2 = 0;
+            }
+            // i's candidates j ascend, so strict < keeps the smaller j; j's candidate i is
+            // smaller than any later one, but larger than earlier ones: compare with <=
+            if (d2 < best[i]) { best[i] = d2; p.nn[i] = j; }
+            if (d2 < best[j] || (d2 == best[j] && i < p.nn[j])) { best[j] = d2; p.nn[j] = i; }
+        }
+    for (int64_t i = 0; i < N; ++i)
+        if (p.nn[i] >= 0) p.dist[i] = (double)std::sqrt(best[i]);
+    return p;
+}
+
+struct Row {
+    int64_t pos;
+    double dist;
+    int64_t nn;
+};
+
+// The definition, written out: rank by distance desc (ties: smaller pos).
+std::vector<Row> oracle_discords(const Profile& p, int m, int64_t k, double r) {
+    std::vector<Row> all;
+    for (int64_t i = 0; i < (int64_t)p.dist.size(); ++i)
+        if (p.nn[i] >= 0) all.push_back({i, p.dist[i], p.nn[i]});
+    std::sort(all.begin(), all.end(), [](const Row& a, const Row& b) {
+        return a.dist != b.dist ? a.dist > b.dist : a.pos < b.pos;
+    });
+    std::vector<Row> out;
+    for (const Row& d : all) {
+        if (k >= 0 && (int64_t)out.size() >= k) break;
+        if (!std::isnan(r)) {  // range mode: every window >= r
+            if (d.dist < r) break;
+            out.push_back(d);
+            continue;
+        }
+        bool overlap = false;  // top-k: greedy, no overlap (|i − j| < m) with a chosen one
+        for (const Row& c : out) overlap = overlap || std::llabs(c.pos - d.pos) < m;
+        if (!overlap) out.push_back(d);
+    }
+    return out;
+}
+
+std::vector<Row> rows_of(const TsDiscords& d) {
+    std::vector<Row> v;
+    for (int64_t i = 0; i < d.count; ++i) v.push_back({d.pos[i], d.dist[i], d.neighbor[i]});
+    return v;
+}
+
+std::vector<Row> run_pd3(const std::vector<double>& x, int m, int64_t k, double r, int64_t excl, TsExec ex,
+                         TsStatus* st_out = nullptr) {
+    TsDiscords d;
+    TsStatus st;
+    tsm_discords_pd3(x.data(), x.size(), m, k, r, excl, &ex, &d, &st);
+    if (st_out) *st_out = st;
+    else CHECK_OK(st);
+    return st.code == TS_OK ? rows_of(d) : std::vector<Row>{};
+}
+
+// Positions and neighbours identical, distances within `rel` relative.  Small
+// distances come from d² = 2m(1 − ρ), whose absolute rounding is ~1e-13·2m in
+// double whatever the method, so near 0 the tolerance is on d² (Δd = Δd²/2d).
+void check_same(const std::vector<Row>& got, const std::vector<Row>& want, double rel = 1e-9, int m = 0) {
+    CHECK_EQ(got.size(), want.size());
+    for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
+        CHECK_EQ(got[i].pos, want[i].pos);
+        CHECK_EQ(got[i].nn, want[i].nn);
+        double tol = rel * std::fmax(1.0, std::fabs(want[i].dist)) + 1e-11 * m / std::fmax(want[i].dist, 1e-300);
+        CHECK_NEAR(got[i].dist, want[i].dist, tol);
+        if (tsmt::g_failures > 8) return;
+    }
+}
+
+// An r between two neighbouring profile values, near the q-quantile (so no
+// window sits within rounding of the threshold).
+double gap_threshold(const Profile& p, double q) {
+    std::vector<double> v;
+    for (double d : p.dist)
+        if (std::isfinite(d)) v.push_back(d);
+    std::sort(v.begin(), v.end());
+    size_t i = std::min(v.size() - 2, (size_t)(q * (v.size() - 1)));
+    while (i + 1 < v.size() && v[i + 1] - v[i] < 1e-6 * v[i + 1]) ++i;
+    return 0.5 * (v[i] + v[i + 1]);
+}
+
+// Random walk with planted anomalies: a sine burst, a spike and a level shift.
+std::vector<double> planted(int64_t n, uint64_t seed, int m) {
+    auto x = tsmt::random_walk(n, seed);
+    std::mt19937_64 rng(seed * 7 + 1);
+    int64_t a = rng() % std::max<int64_t>(1, n - 2 * m);
+    for (int k = 0; k < m; ++k) x[a + k] += 6.0 * std::sin(k * 0.9);
+    int64_t b = rng() % (n - 1);
+    x[b] += 25.0;
+    int64_t c = rng() % std::max<int64_t>(1, n - m);
+    for (int64_t k = c; k < n; ++k) x[k] += 10.0;
+    return x;
+}
+
+// ../shared/data/anomaly/reference_discords.json: entry [key][field] = three
+// [index, NN distance, NN index] triples.  A minimal reader: find the key,
+// then the field after it, then the first nine numbers.
+std::vector<Row> reference_top3(const std::string& key, const std::string& field) {
+    std::ifstream in(tsmt::shared_data("anomaly/reference_discords.json"));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string s = ss.str();
+    size_t at = s.find("\"" + key + "\"");
+    if (at == std::string::npos) return {};
+    at = s.find("\"" + field + "\"", at);
+    if (at == std::string::npos) return {};
+    at = s.find('[', at);
+    std::vector<double> num;
+    const char* c = s.c_str() + at;
+    while (*c && num.size() < 9) {
+        if ((*c >= '0' && *c <= '9') || *c == '-') {
+            char* e;
+            num.push_back(std::strtod(c, &e));
+            c = e;
+        } else {
+            ++c;
+        }
+    }
+    std::vector<Row> out;
+    for (size_t i = 0; i + 2 < num.size(); i += 3) out.push_back({(int64_t)num[i], num[i + 1], (int64_t)num[i + 2]});
+    return out;
+}
+
+}  // namespace
+
+// ---- CPU against the oracle -------------------------------------------------
+
+TEST(discords_range_mode_matches_oracle) {
+    struct Case { int64_t n; int m; int64_t excl; uint64_t seed; };
+    for (Case c : {Case{1500, 16, 16, 1}, Case{1800, 40, 40, 2}, Case{1200, 3, 3, 3}, Case{1600, 25, 7, 4},
+                   Case{1400, 30, 45, 5}, Case{1000, 20, 1, 6}, Case{2100, 64, 64, 7}}) {
+        auto x = planted(c.n, c.seed, c.m);
+        auto prof = oracle_profile(x, c.m, c.excl);
+        for (double q : {0.5, 0.9, 0.995}) {
+            double r = gap_threshold(prof, q);
+            auto want = oracle_discords(prof, c.m, -1, r);
+            CHECK(!want.empty());
+            auto got = run_pd3(x, c.m, -1, r, c.excl, tsmt::cpu_exec((int)(1 + c.seed % 3)));
+            check_same(got, want);
+            for (auto& g : got) CHECK(g.dist >= r);
+            // k truncates the same ranking
+            auto got5 = run_pd3(x, c.m, 5, r, c.excl, tsmt::cpu_exec());
+            want.resize(std::min<size_t>(5, want.size()));
+            check_same(got5, want);
+        }
+        // r = 0: every window is a range discord (the whole profile, exactly)
+        auto all = run_pd3(x, c.m, -1, 0.0, c.excl, tsmt::cpu_exec());
+        check_same(all, oracle_discords(prof, c.m, -1, 0.0), 1e-9, c.m);
+    }
+}
+
+TEST(discords_topk_mode_matches_oracle) {
+    struct Case { int64_t n; int m; int64_t excl; uint64_t seed; };
+    for (Case c : {Case{2000, 32, 32, 11}, Case{1500, 10, 10, 12}, Case{1700, 50, 20, 13}, Case{1300, 24, 60, 14},
+                   Case{2400, 100, 100, 15}}) {
+        auto x = planted(c.n, c.seed, c.m);
+        auto prof = oracle_profile(x, c.m, c.excl);
+        for (int64_t k : {1, 3, 10}) {
+            auto want = oracle_discords(prof, c.m, k, std::nan(""));
+            auto got = run_pd3(x, c.m, k, std::nan(""), c.excl, tsmt::cpu_exec((int)(1 + k % 2)));
+            check_same(got, want);
+        }
+    }
+}
+
+TEST(discords_topk_more_than_the_series_holds) {
+    // n = 400, m = 50: at most 8 non-overlapping windows; k = 30 returns them all (r falls to 0)
+    auto x = planted(400, 21, 50);
+    auto prof = oracle_profile(x, 50, 50);
+    auto want = oracle_discords(prof, 50, 30, std::nan(""));
+    CHECK(want.size() < 30);
+    check_same(run_pd3(x, 50, 30, std::nan(""), 50, tsmt::cpu_exec()), want);
+}
+
+TEST(discords_exclusion_boundary_is_exact) {
+    // A burst planted twice, exactly `e` apart: with exclusion e the copies are
+    // each other's neighbours (distance ~0), with exclusion e + 1 they are not
+    // and the burst is the top discord.
+    const int m = 40;
+    for (int64_t e : {40, 57}) {
+        auto x = tsmt::random_walk(1600, 31);
+        std::vector<double> burst(m);
+        for (int k = 0; k < m; ++k) burst[k] = 15.0 * std::sin(k * 0.5) * std::exp(-0.05 * k);
+        const int64_t a = 500;
+        for (int k = 0; k < m; ++k) x[a + k] = burst[k];
+        for (int k = 0; k < m; ++k) x[a + e + k] = burst[k];
+        // with exclusion e: window a's NN is a + e at distance 0
+        auto pe = oracle_profile(x, m, e);
+        CHECK_EQ(pe.nn[a], a + e);
+        CHECK(pe.dist[a] < 1e-6);
+        auto got = run_pd3(x, m, 3, std::nan(""), e, tsmt::cpu_exec());
+        check_same(got, oracle_discords(pe, m, 3, std::nan("")));
+        for (auto& g : got) CHECK(g.pos != a && g.pos != a + e);
+        auto all = run_pd3(x, m, -1, 0.0, e, tsmt::cpu_exec());
+        for (auto& g : all)
+            // identical windows: d² = 2m − 2C/σ² cancels to a few ulps of 2m, so d ~ 1e-7
+            if (g.pos == a) { CHECK_EQ(g.nn, a + e); CHECK(g.dist < 1e-5); }
+        // with exclusion e + 1 the twin is a self-match
+        auto pe1 = oracle_profile(x, m, e + 1);
+        auto got1 = run_pd3(x, m, 3, std::nan(""), e + 1, tsmt::cpu_exec());
+        check_same(got1, oracle_discords(pe1, m, 3, std::nan("")));
+        CHECK(pe1.nn[a] != a + e);
+        CHECK(pe1.dist[a] > 1.0);
+        auto r1 = run_pd3(x, m, -1, 0.5 * pe1.dist[a], e + 1, tsmt::cpu_exec());
+        bool found = false;
+        for (auto& g : r1) found = found || (g.pos == a && g.nn == pe1.nn[a]);
+        CHECK(found);
+    }
+}
+
+TEST(discords_survive_an_offset_of_1e8) {
+    const int m = 32;
+    auto x = planted(1800, 41, m);
+    auto y = x;
+    for (auto& v : y) v += 1e8;
+    auto px = oracle_profile(x, m, m), py = oracle_profile(y, m, m);
+    auto gx = run_pd3(x, m, 10, std::nan(""), m, tsmt::cpu_exec());
+    auto gy = run_pd3(y, m, 10, std::nan(""), m, tsmt::cpu_exec());
+    check_same(gy, oracle_discords(py, m, 10, std::nan("")));
+    CHECK_EQ(gx.size(), gy.size());
+    for (size_t i = 0; i < std::min(gx.size(), gy.size()); ++i) {
+        CHECK_EQ(gx[i].pos, gy[i].pos);
+        CHECK_REL(gx[i].dist, gy[i].dist, 1e-6);  // the input itself rounds at 1.5e-8
+    }
+    double r = gap_threshold(py, 0.95);
+    check_same(run_pd3(y, m, -1, r, m, tsmt::cpu_exec()), oracle_discords(py, m, -1, r));
+}
+
+TEST(discords_constant_stretches_follow_stumpy) {
+    const int m = 20;
+    auto x = planted(1500, 51, m);
+    // two constant runs, one far above and one far below the walk, so the
+    // windows at their edges ([v, c, ..., c] and [c, ..., c, v]) are not
+    // z-normalised twins of each other (which would be exact ties)
+    for (int k = 200; k < 260; ++k) x[k] = 1000.25;  // constant windows 200..240
+    for (int k = 900; k < 920; ++k) x[k] = -1000.5;  // exactly one constant window: 900
+    auto prof = oracle_profile(x, m, m);
+    CHECK_EQ(prof.dist[900], 0.0);  // its NN is another constant window
+    for (double q : {0.3, 0.97}) {
+        double r = gap_threshold(prof, q);
+        CHECK(r > 1e-3);
+        check_same(run_pd3(x, m, -1, r, m, tsmt::cpu_exec()), oracle_discords(prof, m, -1, r));
+    }
+    // the constant windows themselves: both constant → 0, NN the nearest constant window
+    auto all = run_pd3(x, m, -1, 0.0, m, tsmt::cpu_exec());
+    int seen = 0;
+    for (auto& g : all)
+        if (g.pos == 900 || g.pos == 200) {
+            ++seen;
+            CHECK_EQ(g.dist, 0.0);
+            CHECK_EQ(g.nn, g.pos == 200 ? 220 : 200);
+        }
+    CHECK_EQ(seen, 2);
+    check_same(run_pd3(x, m, 5, std::nan(""), m, tsmt::cpu_exec()), oracle_discords(prof, m, 5, std::nan("")));
+    // a single constant window among non-constant ones is at sqrt(m) from all of them
+    auto y = planted(800, 52, m);
+    for (int k = 400; k < 420; ++k) y[k] = 0.0;
+    auto py = oracle_profile(y, m, m);
+    CHECK_NEAR(py.dist[400], std::sqrt((double)m), 1e-12);
+    check_same(run_pd3(y, m, -1, 0.0, m, tsmt::cpu_exec()), oracle_discords(py, m, -1, 0.0), 1e-9, m);
+    // an all-constant series: every distance is 0
+    std::vector<double> flat(300, 45.0);
+    auto f = run_pd3(flat, 10, 3, std::nan(""), 10, tsmt::cpu_exec());
+    CHECK_EQ(f.size(), 3u);
+    if (f.size() == 3) {
+        CHECK_EQ(f[0].pos, 0); CHECK_EQ(f[0].dist, 0.0); CHECK_EQ(f[0].nn, 10);
+        CHECK_EQ(f[1].pos, 10); CHECK_EQ(f[2].pos, 20);
+    }
+}
+
+TEST(discords_middle_windows_without_neighbours_are_skipped) {
+    // n = 2m: windows 1 .. m−1 have no j with |i − j| >= m
+    const int m = 30;
+    auto x = planted(60, 61, m);
+    auto prof = oracle_profile(x, m, m);
+    auto all = run_pd3(x, m, -1, 0.0, m, tsmt::cpu_exec());
+    check_same(all, oracle_discords(prof, m, -1, 0.0));
+    CHECK_EQ(all.size(), 2u);
+}
+
+TEST(discords_from_profile_matches_pd3) {
+    const int m = 25;
+    auto x = planted(1500, 71, m);
+    auto prof = oracle_profile(x, m, m);
+    auto ex = tsmt::cpu_exec();
+    for (int64_t k : {1, 3, 10}) {
+        TsDiscords d;
+        TsStatus st;
+        tsm_discords_from_profile(prof.dist.data(), prof.nn.data(), prof.dist.size(), m, k, std::nan(""), &ex, &d, &st);
+        CHECK_OK(st);
+        auto want = oracle_discords(prof, m, k, std::nan(""));
+        check_same(rows_of(d), want, 0);
+        check_same(run_pd3(x, m, k, std::nan(""), m, ex), want);
+    }
+    double r = gap_threshold(prof, 0.9);
+    TsDiscords d;
+    TsStatus st;
+    tsm_discords_from_profile(prof.dist.data(), prof.nn.data(), prof.dist.size(), m, -1, r, &ex, &d, &st);
+    CHECK_OK(st);
+    check_same(rows_of(d), oracle_discords(prof, m, -1, r), 0);
+    // entries without a neighbour (inf / -1) are skipped; ties: smaller index first
+    std::vector<double> pd = {1.0, INFINITY, 5.0, 5.0, 2.0, NAN, 5.0};
+    std::vector<int64_t> pi = {3, -1, 6, 0, 1, 2, 2};
+    tsm_discords_from_profile(pd.data(), pi.data(), pd.size(), 3, -1, 0.0, &ex, &d, &st);
+    CHECK_OK(st);
+    CHECK_EQ(d.count, 5);
+    if (d.count == 5) {
+        CHECK_EQ(d.pos[0], 2); CHECK_EQ(d.pos[1], 3); CHECK_EQ(d.pos[2], 6); CHECK_EQ(d.pos[3], 4);
+        CHECK_EQ(d.pos[4], 0);
+    }
+    tsm_discords_from_profile(pd.data(), pi.data(), pd.size(), 3, 3, std::nan(""), &ex, &d, &st);
+    CHECK_OK(st);
+    CHECK_EQ(d.count, 2);  // 2, then 3 overlaps 2, 6 is free (|6 − 2| >= 3), 4 overlaps 6 / 2 ... 0 overlaps 2
+    if (d.count == 2) { CHECK_EQ(d.pos[0], 2); CHECK_EQ(d.pos[1], 6); }
+}
+
+TEST(discords_errors) {
+    auto x = planted(200, 81, 10);
+    auto ex = tsmt::cpu_exec();
+    auto bad = [&](int m, int64_t k, double r, int64_t e) {
+        TsStatus st;
+        run_pd3(x, m, k, r, e, ex, &st);
+        CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
+        CHECK(std::strcmp(st.sqlstate, "22023") == 0);
+        CHECK(std::strlen(st.message) > 0);
+    };
+    bad(2, 1, NAN, 2);          // m < 3
+    bad(101, 1, NAN, 101);      // m > n/2
+    bad(10, 0, NAN, 10);        // k < 1
+    bad(10, -2, 1.0, 10);       // k < 1 other than -1
+    bad(10, -1, NAN, 10);       // top-k mode without k
+    bad(10, 1, -1.0, 10);       // min_distance < 0
+    bad(10, 1, INFINITY, 10);   // min_distance not finite
+    bad(10, 1, NAN, 0);         // exclusion < 1
+    bad(10, 1, NAN, 191);       // no window has a neighbour (N − 1 = 190)
+    TsStatus st;
+    run_pd3(x, 100, 1, NAN, 100, ex, &st);  // m = n/2 is allowed
+    CHECK_OK(st);
+    run_pd3(x, 10, 1, NAN, 190, ex, &st);   // exclusion N − 1: windows 0 and N − 1 pair
+    CHECK_OK(st);
+    TsDiscords d;
+    double pd[1] = {1};
+    int64_t pi[1] = {0};
+    tsm_discords_from_profile(pd, pi, 1, 2, 1, NAN, &ex, &d, &st);
+    CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
+    tsm_discords_from_profile(pd, pi, 1, 3, -1, NAN, &ex, &d, &st);
+    CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
+    tsm_discords_from_profile(pd, pi, 1, 3, 1, -0.5, &ex, &d, &st);
+    CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
+}
+
+// ---- real series: reference_discords.json, "nonoverlap_top3_discords" -------
+
+namespace {
+struct RealCase {
+    const char* file;
+    int column;
+    int m;
+};
+const RealCase kReal[] = {
+    {"keogh_discords/space_shuttle/TEK16.txt", 0, 128},
+    {"keogh_discords/space_shuttle/TEK17.txt", 0, 128},
+    {"keogh_discords/ecg/qtdbsel102.txt", 1, 256},
+    {"keogh_discords/respiration/nprs44.txt", 0, 256},
+    {"keogh_discords/ecg/mitdb__100_180.txt", 1, 256},
+};
+}  // namespace
+
+TEST(discords_real_series_match_reference_json) {
+    for (const RealCase& c : kReal) {
+        auto x = tsmt::load_column(std::string("anomaly/") + c.file, c.column);
+        auto ref = reference_top3(std::string(c.file) + "|m=" + std::to_string(c.m), "nonoverlap_top3_discords");
+        CHECK(!x.empty());
+        CHECK_EQ(ref.size(), 3u);
+        if (x.empty() || ref.size() != 3) continue;
+        auto got = run_pd3(x, c.m, 3, std::nan(""), c.m, tsmt::cpu_exec());
+        CHECK_EQ(got.size(), 3u);
+        for (size_t i = 0; i < std::min<size_t>(3, got.size()); ++i) {
+            CHECK_EQ(got[i].pos, ref[i].pos);
+            CHECK_EQ(got[i].nn, ref[i].nn);
+            CHECK_NEAR(got[i].dist, ref[i].dist, 1e-5);  // printed with 6 decimals
+        }
+        // range mode at just below the third discord returns the first one and more
+        auto range = run_pd3(x, c.m, 1, ref[2].dist - 1e-3, c.m, tsmt::cpu_exec());
+        CHECK_EQ(range.size(), 1u);
+        if (!range.empty()) CHECK_EQ(range[0].pos, ref[0].pos);
+    }
+}
+
+// ---- GPU == CPU ---------------------------------------------------------------
+
+namespace {
+void gpu_equals_cpu(const std::vector<double>& x, int m, int64_t k, double r, int64_t excl) {
+    auto c = run_pd3(x, m, k, r, excl, tsmt::cpu_exec());
+    TsExec g = tsmt::gpu_exec();
+    auto gr = run_pd3(x, m, k, r, excl, g);
+    CHECK_EQ(g.used_backend, (int)TS_BACKEND_GPU);
+    CHECK(!c.empty());
+    check_same(gr, c, 1e-9);
+}
+}  // namespace
+
+GPU_TEST(discords_gpu_equals_cpu_random_walks) {
+    struct Case { int64_t n; int m; int64_t excl; uint64_t seed; };
+    for (Case c : {Case{1500, 16, 16, 1}, Case{1200, 3, 3, 3}, Case{1600, 25, 7, 4}, Case{1000, 20, 1, 6},
+                   Case{20000, 64, 64, 7}, Case{30000, 100, 100, 8}, Case{50000, 300, 300, 9},
+                   Case{40000, 1024, 1024, 10}, Case{9000, 31, 77, 12}}) {
+        auto x = planted(c.n, c.seed, c.m);
+        for (int64_t k : {1, 3, 10}) gpu_equals_cpu(x, c.m, k, std::nan(""), c.excl);
+        if (c.n <= 2000) {
+            auto prof = oracle_profile(x, c.m, c.excl);
+            for (double q : {0.0, 0.5, 0.99}) gpu_equals_cpu(x, c.m, -1, q == 0 ? 0.0 : gap_threshold(prof, q), c.excl);
+        } else {
+            // range mode at a fraction of the top discord's distance
+            auto top = run_pd3(x, c.m, 1, std::nan(""), c.excl, tsmt::cpu_exec());
+            if (!top.empty()) gpu_equals_cpu(x, c.m, -1, 0.8 * top[0].dist, c.excl);
+        }
+    }
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
+
+GPU_TEST(discords_gpu_equals_cpu_offset_constants_boundary) {
+    const int m = 32;
+    auto x = planted(6000, 41, m);
+    for (auto& v : x) v += 1e8;
+    for (int k = 2000; k < 2100; ++k) x[k] = 1e8 + 0.5;  // constant windows
+    for (int k = 4000; k < 4032; ++k) x[k] = 3.0;        // one constant window, far from the rest
+    for (int64_t k : {1, 10}) gpu_equals_cpu(x, m, k, std::nan(""), m);
+    // (no r = 0 here: windows [v, c, ..., c] at the edges of the two constant
+    // runs can be exact z-normalised twins, whose NN order is rounding's choice)
+    gpu_equals_cpu(x, m, -1, 1.0, m);
+    gpu_equals_cpu(x, m, -1, 3.0, m);
+    // twin bursts exactly e apart (the exclusion boundary)
+    for (int64_t e : {40, 41}) {
+        auto y = tsmt::random_walk(5000, 31);
+        for (int k = 0; k < 40; ++k) y[1000 + k] = y[1000 + e + k] = 15.0 * std::sin(k * 0.5);
+        gpu_equals_cpu(y, 40, 3, std::nan(""), e);
+        gpu_equals_cpu(y, 40, -1, 0.0, e);
+    }
+    std::vector<double> flat(3000, 45.0);
+    gpu_equals_cpu(flat, 10, 3, std::nan(""), 10);
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
+
+GPU_TEST(discords_gpu_real_series_match_reference_json) {
+    for (const RealCase& c : kReal) {
+        auto x = tsmt::load_column(std::string("anomaly/") + c.file, c.column);
+        auto ref = reference_top3(std::string(c.file) + "|m=" + std::to_string(c.m), "nonoverlap_top3_discords");
+        CHECK_EQ(ref.size(), 3u);
+        if (x.empty() || ref.size() != 3) continue;
+        TsExec g = tsmt::gpu_exec();
+        auto got = run_pd3(x, c.m, 3, std::nan(""), c.m, g);
+        CHECK_EQ(got.size(), 3u);
+        for (size_t i = 0; i < std::min<size_t>(3, got.size()); ++i) {
+            CHECK_EQ(got[i].pos, ref[i].pos);
+            CHECK_EQ(got[i].nn, ref[i].nn);
+            CHECK_NEAR(got[i].dist, ref[i].dist, 1e-5);
+        }
+        gpu_equals_cpu(x, c.m, 10, std::nan(""), c.m);
+    }
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
+
+GPU_TEST(discords_gpu_large_random_walk_top10) {
+    // 2^18 points, m = 100: GPU top-10 equals the CPU's
+    auto x = planted(1 << 18, 91, 100);
+    gpu_equals_cpu(x, 100, 10, std::nan(""), 100);
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
