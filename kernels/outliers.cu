@@ -1,10 +1,14 @@
-// outliers.cu — k-sigma and MAD outliers on the GPU: block reductions for the
-// two-pass mean/std (partials finished on the host by the same code as the
-// CPU path), radix sorts for the exact median and MAD, and an
-// order-preserving compaction of the outlier positions (cub::DeviceSelect).
+// outliers.cu — k-sigma and MAD outliers on the GPU.
+//   sigma: one pass of Chan-merged moments (count, mean, Σ(x−mean)²) per
+//   thread and block, a one-block kernel that merges them and writes the rule
+//   (mean, std, k·std) on the device, then an order-preserving compaction of
+//   the outlier positions (cub::DeviceSelect) that reads the rule there: two
+//   passes over the series and no host round trip.
+//   mad: exact median and MAD by radix sorts, then the same compaction.
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "gpu_runtime.h"
@@ -17,39 +21,61 @@ namespace gpu {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kMaxBlocks = 2048;
+constexpr int kMaxBlocks = 1024;
 
-enum SumMode { kSum = 0, kCentred = 1, kAbsDev = 2 };
+// Count, mean and sum of squared deviations of a set of values; merged with
+// Chan et al.'s formula, which never subtracts large raw sums (the paper's
+// E[x²] − E[x]² does, and fails on 1e9 + noise).
+struct Moments {
+    double n, mean, m2;
+};
 
-// Per-block partial sums over a grid-stride range.
-//   kSum:     a = Σx
-//   kCentred: a = Σ(x−c), b = Σ(x−c)²
-//   kAbsDev:  a = Σ|x−c|
-template <int Mode>
-__global__ void partial_sums(const double* __restrict__ x, int64_t n, double c,
-                             double* __restrict__ out_a, double* __restrict__ out_b) {
-    double a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+__device__ __forceinline__ Moments merge(const Moments& a, const Moments& b) {
+    if (a.n == 0) return b;
+    if (b.n == 0) return a;
+    double n = a.n + b.n, d = b.mean - a.mean, f = b.n / n;
+    return {n, a.mean + d * f, a.m2 + b.m2 + d * d * a.n * f};
+}
+
+struct MergeOp {
+    __device__ Moments operator()(const Moments& a, const Moments& b) const { return merge(a, b); }
+};
+
+// One pass: each thread folds chunks of four values (their exact two-pass
+// moments) into its running moments; blocks merge their threads.
+__global__ void moments_kernel(const double* __restrict__ x, int64_t n, Moments* __restrict__ out) {
+    Moments acc{0, 0, 0};
+    const int64_t n4 = n / 4;
+    const double4* x4 = reinterpret_cast<const double4*>(x);
     const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-    int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    for (; i + stride < n; i += 2 * stride) {
-        double u = x[i], v = x[i + stride];
-        if (Mode == kSum) { a0 += u; a1 += v; }
-        if (Mode == kCentred) { u -= c; v -= c; a0 += u; a1 += v; b0 += u * u; b1 += v * v; }
-        if (Mode == kAbsDev) { a0 += fabs(u - c); a1 += fabs(v - c); }
+    for (int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < n4; c += stride) {
+        double4 v = x4[c];
+        double mu = ((v.x + v.y) + (v.z + v.w)) * 0.25;
+        double a = v.x - mu, b = v.y - mu, cc = v.z - mu, d = v.w - mu;
+        acc = merge(acc, Moments{4.0, mu, (a * a + b * b) + (cc * cc + d * d)});
     }
-    if (i < n) {
-        double u = x[i];
-        if (Mode == kSum) a0 += u;
-        if (Mode == kCentred) { u -= c; a0 += u; b0 += u * u; }
-        if (Mode == kAbsDev) a0 += fabs(u - c);
-    }
-    using Reduce = cub::BlockReduce<double, kThreads>;
-    __shared__ typename Reduce::TempStorage ta, tb;
-    double a = Reduce(ta).Sum(a0 + a1);
-    double b = Mode == kCentred ? Reduce(tb).Sum(b0 + b1) : 0.0;
+    if (blockIdx.x == 0 && threadIdx.x < n - n4 * 4)
+        acc = merge(acc, Moments{1.0, x[n4 * 4 + threadIdx.x], 0.0});
+    using Reduce = cub::BlockReduce<Moments, kThreads>;
+    __shared__ typename Reduce::TempStorage tmp;
+    Moments b = Reduce(tmp).Reduce(acc, MergeOp());
+    if (threadIdx.x == 0) out[blockIdx.x] = b;
+}
+
+// Merges the block moments and writes the outlier rule: center, scale and
+// the limit k·scale that the compaction compares against.
+__global__ void finish_kernel(const Moments* __restrict__ parts, int count, double k, double* __restrict__ rule) {
+    Moments acc{0, 0, 0};
+    for (int i = threadIdx.x; i < count; i += blockDim.x) acc = merge(acc, parts[i]);
+    using Reduce = cub::BlockReduce<Moments, kThreads>;
+    __shared__ typename Reduce::TempStorage tmp;
+    Moments t = Reduce(tmp).Reduce(acc, MergeOp());
     if (threadIdx.x == 0) {
-        out_a[blockIdx.x] = a;
-        if (Mode == kCentred) out_b[blockIdx.x] = b;
+        double var = t.n > 0 ? t.m2 / t.n : 0.0;
+        double sd = var > 0 ? sqrt(var) : 0.0;
+        rule[0] = t.mean;
+        rule[1] = sd;
+        rule[2] = k * sd;
     }
 }
 
@@ -59,137 +85,148 @@ __global__ void abs_dev(const double* __restrict__ x, int64_t n, double c, doubl
         out[i] = fabs(x[i] - c);
 }
 
+__global__ void abs_dev_sum(const double* __restrict__ x, int64_t n, double c, double* __restrict__ out) {
+    double a = 0;
+    const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) a += fabs(x[i] - c);
+    using Reduce = cub::BlockReduce<double, kThreads>;
+    __shared__ typename Reduce::TempStorage tmp;
+    double b = Reduce(tmp).Sum(a);
+    if (threadIdx.x == 0) out[blockIdx.x] = b;
+}
+
+// rule[0] = center, rule[2] = limit, both on the device (no host round trip).
 struct IsOutlier {
     const double* x;
-    double center, limit;  // limit = k·scale, computed on the host as the CPU path does
-    __device__ bool operator()(int64_t i) const { return fabs(x[i] - center) > limit; }
+    const double* rule;
+    __device__ bool operator()(int64_t i) const { return fabs(x[i] - rule[0]) > rule[2]; }
 };
 
 int blocks_for(int64_t n) {
-    int64_t b = (n + kThreads * 4 - 1) / (kThreads * 4);
+    int64_t b = (n + kThreads * 16 - 1) / (kThreads * 16);
     return static_cast<int>(b < 1 ? 1 : (b > kMaxBlocks ? kMaxBlocks : b));
 }
 
-// Runs a partial-sum kernel and returns the partials on the host.
-template <int Mode>
-void sums(const double* d_x, int64_t n, double c, cudaStream_t s, Buffer<double>& da,
-          Buffer<double>& db, std::vector<double>& a, std::vector<double>& b) {
-    int blocks = blocks_for(n);
-    partial_sums<Mode><<<blocks, kThreads, 0, s>>>(d_x, n, c, da.get(), db.get());
-    check(cudaGetLastError(), "outlier reduction launch");
-    a.resize(blocks);
-    check(cudaMemcpyAsync(a.data(), da.get(), blocks * sizeof(double), cudaMemcpyDeviceToHost, s),
-          "copy partial sums");
-    if (Mode == kCentred) {
-        b.resize(blocks);
-        check(cudaMemcpyAsync(b.data(), db.get(), blocks * sizeof(double), cudaMemcpyDeviceToHost, s),
-              "copy partial sums");
-    }
-    check(cudaStreamSynchronize(s), "outlier reduction");
+size_t sort_temp_bytes(int64_t n, cudaStream_t s) {
+    size_t bytes = 0;
+    cub::DoubleBuffer<double> keys(nullptr, nullptr);
+    check(cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys, static_cast<int>(n), 0, 64, s),
+          "radix sort (sizing)");
+    return bytes;
 }
 
-// Exact median of d_v (sorted in place through a double buffer); same
-// formula as tsm::median.
-double sorted_median(Buffer<double>& d_v, Buffer<double>& d_alt, int64_t n, cudaStream_t s) {
-    cub::DoubleBuffer<double> keys(d_v.get(), d_alt.get());
-    size_t temp_bytes = 0;
-    check(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, keys, static_cast<int>(n), 0, 64, s),
-          "radix sort (sizing)");
-    Buffer<unsigned char> temp(temp_bytes, "radix sort scratch");
-    check(cub::DeviceRadixSort::SortKeys(temp.get(), temp_bytes, keys, static_cast<int>(n), 0, 64, s),
-          "radix sort");
+// Exact median of d_v (sorted through a double buffer); the formula of tsm::median.
+double sorted_median(double* d_v, double* d_alt, int64_t n, Buffer<unsigned char>& temp, cudaStream_t s) {
+    cub::DoubleBuffer<double> keys(d_v, d_alt);
+    size_t bytes = temp.bytes();
+    check(cub::DeviceRadixSort::SortKeys(temp.get(), bytes, keys, static_cast<int>(n), 0, 64, s), "radix sort");
     double mid[2] = {0, 0};
     const double* sorted = keys.Current();
-    if (n % 2) {
-        check(cudaMemcpyAsync(mid, sorted + n / 2, sizeof(double), cudaMemcpyDeviceToHost, s), "copy median");
-        check(cudaStreamSynchronize(s), "median");
-        return mid[0];
-    }
-    check(cudaMemcpyAsync(mid, sorted + n / 2 - 1, 2 * sizeof(double), cudaMemcpyDeviceToHost, s),
+    int64_t lo = n % 2 ? n / 2 : n / 2 - 1;
+    check(cudaMemcpyAsync(mid, sorted + lo, (n % 2 ? 1 : 2) * sizeof(double), cudaMemcpyDeviceToHost, s),
           "copy median");
     check(cudaStreamSynchronize(s), "median");
-    return mid[0] + (mid[1] - mid[0]) / 2;
+    return n % 2 ? mid[0] : mid[0] + (mid[1] - mid[0]) / 2;
 }
 
 }  // namespace
 
 OutlierRule outliers(const double* x, int64_t n, double k, int method, TsExec* ex, TsOutliers* out) {
-    const double t0 = now_ms();
     use_device(ex);
     if (method == TS_OUTLIERS_MAD && n > 0x7fffffff)
         throw Error(TS_INVALID_ARGUMENT, kInvalidParameter,
                     "the GPU MAD method handles at most 2^31 - 1 values",
                     "Use method 'sigma', or SET tsmine.backend = cpu.");
     const size_t bytes = static_cast<size_t>(n) * sizeof(double);
-    require_bytes(method == TS_OUTLIERS_MAD ? 3 * bytes : 2 * bytes, "the outlier search");
-
+    const bool mad = method == TS_OUTLIERS_MAD;
     Stream s;
+
+    // Everything is allocated before the clock starts.
+    thrust::counting_iterator<int64_t> first(0);
+    size_t select_bytes = 0;
+    check(cub::DeviceSelect::If(nullptr, select_bytes, first, static_cast<int64_t*>(nullptr),
+                                static_cast<int64_t*>(nullptr), n, IsOutlier{nullptr, nullptr}, s),
+          "compaction (sizing)");
+    size_t temp_bytes = select_bytes;
+    if (mad) temp_bytes = std::max(temp_bytes, sort_temp_bytes(n, s));
+    require_bytes(bytes * (mad ? 3 : 2) + temp_bytes + (1 << 20), "the outlier search");
     Buffer<double> d_x(n, "the series");
+    Buffer<int64_t> d_pos(n, "outlier positions");
+    Buffer<unsigned char> temp(temp_bytes, "scratch");
+    Buffer<Moments> d_parts(kMaxBlocks, "partial moments");
+    Buffer<double> d_rule(4, "outlier rule");
+    Buffer<int64_t> d_count(1, "outlier count");
+    Buffer<double> d_v, d_alt;
+    if (mad) {
+        // the sort's two key buffers: the position buffer (same size) serves as one
+        d_v.allocate(n, "MAD scratch");
+    }
+
+    const double t0 = now_ms();
     check(cudaMemcpyAsync(d_x.get(), x, bytes, cudaMemcpyHostToDevice, s), "copy the series to the GPU");
     EventTimer timer(s);
     timer.start();
-
-    Buffer<double> pa(kMaxBlocks, "partial sums"), pb(kMaxBlocks, "partial sums");
-    std::vector<double> a, b;
+    const int blocks = blocks_for(n);
     OutlierRule rule;
     double kernel_bytes = 0;
-    if (method == TS_OUTLIERS_SIGMA) {
-        sums<kSum>(d_x.get(), n, 0.0, s, pa, pb, a, b);
-        double mean0 = finish_mean(pairwise_sum(a.data(), a.size()), n);
-        sums<kCentred>(d_x.get(), n, mean0, s, pa, pb, a, b);
-        MeanStd ms = finish_mean_std(mean0, pairwise_sum(a.data(), a.size()),
-                                     pairwise_sum(b.data(), b.size()), n);
-        rule.center = ms.mean;
-        rule.scale = ms.std;
-        rule.scale_rule = ms.std > 0 ? 0 : 3;
-        kernel_bytes += 2.0 * bytes;
+    if (!mad) {
+        moments_kernel<<<blocks, kThreads, 0, s>>>(d_x.get(), n, d_parts.get());
+        check(cudaGetLastError(), "moments launch");
+        finish_kernel<<<1, kThreads, 0, s>>>(d_parts.get(), blocks, k, d_rule.get());
+        check(cudaGetLastError(), "moments launch");
+        kernel_bytes += static_cast<double>(bytes);
     } else {
-        Buffer<double> d_v(n, "MAD scratch"), d_alt(n, "MAD scratch");
+        double* alt = reinterpret_cast<double*>(d_pos.get());
         check(cudaMemcpyAsync(d_v.get(), d_x.get(), bytes, cudaMemcpyDeviceToDevice, s), "copy for the median");
-        double med = sorted_median(d_v, d_alt, n, s);
-        abs_dev<<<blocks_for(n), kThreads, 0, s>>>(d_x.get(), n, med, d_v.get());
+        double med = sorted_median(d_v.get(), alt, n, temp, s);
+        abs_dev<<<blocks, kThreads, 0, s>>>(d_x.get(), n, med, d_v.get());
         check(cudaGetLastError(), "absolute deviations launch");
-        double mad = sorted_median(d_v, d_alt, n, s);
+        double mad_v = sorted_median(d_v.get(), alt, n, temp, s);
         double mean_ad = 0;
-        if (!(mad > 0)) {
-            sums<kAbsDev>(d_x.get(), n, med, s, pa, pb, a, b);
-            mean_ad = pairwise_sum(a.data(), a.size()) / static_cast<double>(n);
+        if (!(mad_v > 0)) {
+            Buffer<double> parts(blocks, "partial sums");
+            abs_dev_sum<<<blocks, kThreads, 0, s>>>(d_x.get(), n, med, parts.get());
+            check(cudaGetLastError(), "mean absolute deviation launch");
+            std::vector<double> h(blocks);
+            check(cudaMemcpyAsync(h.data(), parts.get(), blocks * sizeof(double), cudaMemcpyDeviceToHost, s),
+                  "copy partial sums");
+            check(cudaStreamSynchronize(s), "mean absolute deviation");
+            mean_ad = pairwise_sum(h.data(), h.size()) / static_cast<double>(n);
         }
-        rule = mad_rule(med, mad, mean_ad);
-        kernel_bytes += 8.0 * bytes;  // copies, two sorts (≈ 3 passes each at 8 bits/pass is more; a floor)
+        rule = mad_rule(med, mad_v, mean_ad);
+        double h_rule[4] = {rule.center, rule.scale, k * rule.scale, 0};
+        check(cudaMemcpyAsync(d_rule.get(), h_rule, sizeof h_rule, cudaMemcpyHostToDevice, s), "copy rule");
+        check(cudaStreamSynchronize(s), "copy rule");
+        // two radix sorts (8 passes of 8 bits, read + write each), two copies, the deviations
+        kernel_bytes += static_cast<double>(bytes) * (2 * 8 * 2 + 2 + 2);
     }
-
-    out->count = 0;
-    if (rule.scale > 0) {
-        IsOutlier pred{d_x.get(), rule.center, k * rule.scale};
-        Buffer<int64_t> d_count(1, "outlier count");
-        size_t temp_bytes = 0;
-        thrust::counting_iterator<int64_t> first(0);
-        // The outliers are at most n; size the output from a first count to keep memory small.
-        check(cub::DeviceSelect::If(nullptr, temp_bytes, first, static_cast<int64_t*>(nullptr),
-                                    d_count.get(), n, pred, s),
-              "compaction (sizing)");
-        Buffer<unsigned char> temp(temp_bytes, "compaction scratch");
-        Buffer<int64_t> d_pos(n, "outlier positions");
-        check(cub::DeviceSelect::If(temp.get(), temp_bytes, first, d_pos.get(), d_count.get(), n, pred, s),
-              "compaction");
-        int64_t count = 0;
-        check(cudaMemcpyAsync(&count, d_count.get(), sizeof count, cudaMemcpyDeviceToHost, s),
-              "copy outlier count");
-        check(cudaStreamSynchronize(s), "compaction");
-        out->count = count;
-        out->pos = alloc_result<int64_t>(ex, count);
-        if (count)
-            check(cudaMemcpyAsync(out->pos, d_pos.get(), count * sizeof(int64_t), cudaMemcpyDeviceToHost, s),
-                  "copy outlier positions");
-        kernel_bytes += bytes + count * sizeof(int64_t);
-    } else {
-        out->pos = alloc_result<int64_t>(ex, 0);
-    }
+    // Order-preserving compaction of the positions (a constant series selects nothing).
+    size_t sb = temp.bytes();
+    check(cub::DeviceSelect::If(temp.get(), sb, first, d_pos.get(), d_count.get(), n,
+                                IsOutlier{d_x.get(), d_rule.get()}, s),
+          "compaction");
+    kernel_bytes += static_cast<double>(bytes);
     timer.stop();
-    ex->kernel_ms = timer.ms();
+    double h_rule[4] = {0, 0, 0, 0};
+    int64_t count = 0;
+    check(cudaMemcpyAsync(h_rule, d_rule.get(), sizeof h_rule, cudaMemcpyDeviceToHost, s), "copy rule");
+    check(cudaMemcpyAsync(&count, d_count.get(), sizeof count, cudaMemcpyDeviceToHost, s), "copy outlier count");
     s.sync("outlier search");
-    ex->device_bytes = kernel_bytes;
+    ex->kernel_ms = timer.ms();
+    if (!mad) {
+        rule.center = h_rule[0];
+        rule.scale = h_rule[1];
+        rule.scale_rule = rule.scale > 0 ? 0 : 3;
+    }
+    if (!(rule.scale > 0)) count = 0;
+    out->count = count;
+    out->pos = alloc_result<int64_t>(ex, count);
+    if (count) {
+        check(cudaMemcpyAsync(out->pos, d_pos.get(), count * sizeof(int64_t), cudaMemcpyDeviceToHost, s),
+              "copy outlier positions");
+        s.sync("copy outlier positions");
+    }
+    ex->device_bytes = kernel_bytes + count * sizeof(int64_t);
     ex->device_ms = now_ms() - t0;
     return rule;
 }
