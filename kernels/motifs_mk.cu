@@ -201,14 +201,18 @@ __global__ void __launch_bounds__(kScanThreads) k_scan(const float* __restrict__
 __global__ void k_pair_dist(const double* __restrict__ x, int m, const double* __restrict__ mean,
                             const double* __restrict__ inv, const uint8_t* __restrict__ cst,
                             const int2* __restrict__ pairs, const int* counters, int cap, double* dist,
-                            DevBest* best) {
+                            DevBest* best, double bsf, double slack) {
     const int lane = threadIdx.x & 31;
     const int n = min(counters[0], cap);
     const int64_t warps = (int64_t)gridDim.x * blockDim.x / 32;
     for (int64_t s = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32; s < n; s += warps) {
         const int2 p = pairs[s];
+        // abandon against the smaller of the chunk's starting bsf and the best found so far in it
+        const unsigned long long cur = *(volatile unsigned long long*)&best->dbits;
+        double lim = fmin(bsf, cur == kNone ? bsf : __longlong_as_double((long long)cur)) + slack;
+        const double lim2 = lim * lim;  // +inf while there is no bsf
         double d = d_zdist_warp(x + p.x, mean[p.x], inv[p.x], cst[p.x], x + p.y, mean[p.y], inv[p.y], cst[p.y], m,
-                                lane);
+                                lane, __shfl_sync(kFullMask, lim2, 0));
         if (lane == 0) {
             dist[s] = d;
             atomicMin(&best->dbits, (unsigned long long)__double_as_longlong(d));
@@ -220,6 +224,7 @@ __global__ void k_pair_tie(const int2* __restrict__ pairs, const int* counters, 
                            const double* __restrict__ dist, DevBest* best) {
     const int n = min(counters[0], cap);
     const unsigned long long target = best->dbits;
+    if (target >= 0x7ff0000000000000ull) return;  // nothing finite (all abandoned)
     for (int64_t s = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; s < n; s += (int64_t)gridDim.x * blockDim.x)
         if ((unsigned long long)__double_as_longlong(dist[s]) == target)
             atomicMin(&best->ab, ((unsigned long long)pairs[s].x << 32) | (unsigned long long)(unsigned)pairs[s].y);
@@ -229,7 +234,7 @@ struct HostBest {
     double d = std::numeric_limits<double>::infinity();
     int64_t a = -1, b = -1;
     void offer(const DevBest& db) {
-        if (db.dbits == kNone || db.ab == kNone) return;
+        if (db.dbits >= 0x7ff0000000000000ull || db.ab == kNone) return;  // none, or only abandoned (+inf)
         double d2 = __longlong_as_double_host(db.dbits);
         int64_t a2 = (int64_t)(db.ab >> 32), b2 = (int64_t)(db.ab & 0xffffffffull);
         if (a < 0 || pair_less(d2, a2, b2, d, a, b)) { d = d2; a = a2; b = b2; }
@@ -364,7 +369,7 @@ std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, i
             launched("offset scan");
             k_pair_dist<<<grid_for((int64_t)cap * 32, 256, 8192), 256, 0, st>>>(
                 dx.get(), m, dmean.get(), dinv.get(), dcst.get(), pairs.get(), counters.get(), cap, pdist.get(),
-                dbest.get());
+                dbest.get(), best.d, slack);
             launched("pair distances");
             k_pair_tie<<<grid_for(cap, 256, 4096), 256, 0, st>>>(pairs.get(), counters.get(), cap, pdist.get(),
                                                                 dbest.get());

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstdint>
 
 #include "gpu_runtime.h"
@@ -43,17 +44,33 @@ __device__ inline void d_window_zstat(const double* w, int m, double* mean, doub
 // z-normalised distance by a whole warp (every lane calls it with the same
 // arguments); lane l accumulates elements l, l+32, ...; the shuffle tree is
 // the CPU's lane-combination order.  Every lane gets the result.
+// lim2: abandon (return +inf) once the prefix bound q_p − s_p²/p (a lower
+// bound of d², see zdist_bounded in motifs.cpp) exceeds it; checked every 128
+// values, warp-uniformly; the accumulation itself is untouched.
 __device__ inline double d_zdist_warp(const double* __restrict__ a, double mua, double inva, bool ca,
                                       const double* __restrict__ b, double mub, double invb, bool cb, int m,
-                                      int lane) {
+                                      int lane, double lim2 = (double)INFINITY) {
     if (ca || cb) return (ca && cb) ? 0.0 : __dsqrt_rn((double)m);
+    const bool bounded = lim2 < (double)INFINITY;
     double s = 0, q = 0;
-    for (int k = lane; k < m; k += 32) {
-        double ta = __dmul_rn(__dsub_rn(a[k], mua), inva);
-        double tb = __dmul_rn(__dsub_rn(b[k], mub), invb);
-        double dl = __dsub_rn(ta, tb);
-        s = __dadd_rn(s, dl);
-        q = __dadd_rn(q, __dmul_rn(dl, dl));
+    for (int base = 0; base < m; base += 32) {
+        const int k = base + lane;
+        if (k < m) {
+            double ta = __dmul_rn(__dsub_rn(a[k], mua), inva);
+            double tb = __dmul_rn(__dsub_rn(b[k], mub), invb);
+            double dl = __dsub_rn(ta, tb);
+            s = __dadd_rn(s, dl);
+            q = __dadd_rn(q, __dmul_rn(dl, dl));
+        }
+        const int p = base + 32;
+        if (bounded && (p & 127) == 0 && p < m) {
+            double sp = s, qp = q;
+            for (int off = 16; off > 0; off >>= 1) {
+                sp += __shfl_xor_sync(kFullMask, sp, off);
+                qp += __shfl_xor_sync(kFullMask, qp, off);
+            }
+            if (qp - sp * sp / p > lim2) return (double)INFINITY;
+        }
     }
     for (int off = 16; off > 0; off >>= 1) {
         s = __dadd_rn(s, __shfl_down_sync(kFullMask, s, off));

@@ -77,18 +77,26 @@ void zstats(const double* x, int64_t n, int m, ZStats& out, const TsExec* ex) {
     });
 }
 
-TSM_NO_CONTRACT double zdist(const double* a, double mua, double inva, bool ca, const double* b, double mub,
-                             double invb, bool cb, int m) {
+TSM_NO_CONTRACT double zdist_bounded(const double* a, double mua, double inva, bool ca, const double* b,
+                                     double mub, double invb, bool cb, int m, double lim2) {
     if (ca || cb) return (ca && cb) ? 0.0 : std::sqrt((double)m);
     double s[32], q[32];
     for (int l = 0; l < 32; ++l) s[l] = q[l] = 0.0;
     int k = 0;
-    for (; k + 32 <= m; k += 32)
+    for (; k + 32 <= m; k += 32) {
         for (int l = 0; l < 32; ++l) {
             double dl = (a[k + l] - mua) * inva - (b[k + l] - mub) * invb;
             s[l] += dl;
             q[l] += dl * dl;
         }
+        // early abandon, every 128 values: for the first p values,
+        // d² = Σ(δ − δ̄)² ≥ Σ_{k<p}(δ_k − δ̄)² ≥ q_p − s_p²/p (the prefix's own mean minimises it)
+        if (((k + 32) & 127) == 0 && k + 32 < m && lim2 < std::numeric_limits<double>::infinity()) {
+            double sp = 0, qp = 0;
+            for (int l = 0; l < 32; ++l) { sp += s[l]; qp += q[l]; }
+            if (qp - sp * sp / (k + 32) > lim2) return std::numeric_limits<double>::infinity();
+        }
+    }
     for (int l = 0; k + l < m; ++l) {
         double dl = (a[k + l] - mua) * inva - (b[k + l] - mub) * invb;
         s[l] += dl;
@@ -101,6 +109,11 @@ TSM_NO_CONTRACT double zdist(const double* a, double mua, double inva, bool ca, 
         }
     double d2 = q[0] - s[0] * s[0] / m;
     return d2 > 0 ? std::sqrt(d2) : 0.0;
+}
+
+double zdist(const double* a, double mua, double inva, bool ca, const double* b, double mub, double invb, bool cb,
+             int m) {
+    return zdist_bounded(a, mua, inva, ca, b, mub, invb, cb, m, std::numeric_limits<double>::infinity());
 }
 
 std::vector<int64_t> mk_references(int64_t N, int nref) {
@@ -250,7 +263,10 @@ std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t 
                         if (pruned || blockedS[i] || blockedS[j]) continue;
                         const int64_t a = IS[i], b = IS[j];
                         if (std::llabs(a - b) < excl) continue;
-                        double d = dist(a, b);
+                        // exact distance, abandoned (+inf) once it must exceed bsf + slack
+                        const double lim = lb.d + slack;
+                        double d = zdist_bounded(x + a, zs.mean[a], zs.inv[a], zs.constant[a], x + b, zs.mean[b],
+                                                 zs.inv[b], zs.constant[b], m, lim * lim);
                         ++cnt;
                         if (d <= lb.d) {
                             lb.offer(d, a, b);

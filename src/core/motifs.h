@@ -36,6 +36,11 @@ void zstats(const double* x, int64_t n, int m, ZStats& out, const TsExec* ex);
 double zdist(const double* a, double mua, double inva, bool ca, const double* b, double mub,
              double invb, bool cb, int m);
 
+// The same, abandoned early (returns +inf) once a rigorous lower bound of d²
+// exceeds lim2; a value that is returned is zdist's, bit for bit.
+double zdist_bounded(const double* a, double mua, double inva, bool ca, const double* b, double mub, double invb,
+                     bool cb, int m, double lim2);
+
 struct MotifPair {
     int64_t a, b;
     double d;
