@@ -1,0 +1,421 @@
+// motifs_mk.cu — MK exact motifs on the GPU (see src/core/motifs.cpp for the
+// algorithm and its generalisation to k pairs).  Done in CUDA rather than the
+// thesis's OpenACC:
+//   * window statistics, the distances D of the references (a warp per
+//     (reference, window)), their spreads, and the linear order (CUB radix sort
+//     by the ordering reference, stable: ties by position) on the device;
+//   * the bounds are stored permuted into linear order, as float, so the offset
+//     loop reads them coalesced: pair (i, i+o) reads Dp[r][i] and Dp[r][i+o];
+//   * the offset loop runs as chunks of offsets (one launch set ≲ 50 ms,
+//     adapted to the measured time), each: a scan kernel (a block = 256
+//     positions i × 16 offsets) that prunes by the bounds against the chunk's
+//     bsf, keeps the per-offset minimum of the ordering bound (stopping rule)
+//     and appends surviving pairs (warp-aggregated), then a warp per survivor
+//     computes its exact distance, and the chunk's best pair (distance, then
+//     positions) is found by two atomic minima.  The host merges the best,
+//     applies the stopping rule and polls for cancel (tsm::gpu::wait).
+//   * if survivors overflow their buffer the chunk is redone with half the
+//     offsets (bsf has dropped meanwhile); a chunk of one offset cannot
+//     overflow (buffer ≥ N pairs).
+#include <cub/cub.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "motifs.h"
+#include "zdist.cuh"
+
+namespace tsm {
+namespace gpu {
+
+namespace {
+
+constexpr int kScanThreads = 256;
+constexpr int kOffsetsPerBlock = 16;
+constexpr unsigned kInfBits = 0x7f800000u;  // +inf as float bits
+constexpr unsigned long long kNone = ~0ull;
+
+__global__ void k_ref_dist(const double* __restrict__ x, int64_t N, int m, const double* __restrict__ mean,
+                           const double* __restrict__ inv, const uint8_t* __restrict__ cst,
+                           const int64_t* __restrict__ refs, int R, double* D) {
+    const int lane = threadIdx.x & 31;
+    const int64_t warps = (int64_t)gridDim.x * blockDim.x / 32;
+    for (int64_t e = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32; e < (int64_t)R * N; e += warps) {
+        int r = (int)(e / N);
+        int64_t j = e % N, p = refs[r];
+        double d = d_zdist_warp(x + p, mean[p], inv[p], cst[p], x + j, mean[j], inv[j], cst[j], m, lane);
+        if (lane == 0) D[e] = d;
+    }
+}
+
+// Spread of each reference's distances: a block per reference, fixed order.
+__global__ void k_ref_std(const double* __restrict__ D, int64_t N, double* sd) {
+    __shared__ double sh[1024];
+    const double* row = D + (int64_t)blockIdx.x * N;
+    double s = 0;
+    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) s += row[j];
+    sh[threadIdx.x] = s;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w >>= 1) {
+        if ((int)threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w];
+        __syncthreads();
+    }
+    const double mu = sh[0] / N;
+    __syncthreads();
+    double q = 0;
+    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) q += (row[j] - mu) * (row[j] - mu);
+    sh[threadIdx.x] = q;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w >>= 1) {
+        if ((int)threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) sd[blockIdx.x] = sqrt(sh[0] / N);
+}
+
+__global__ void k_iota(int* v, int64_t N) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < N; i += (int64_t)gridDim.x * blockDim.x)
+        v[i] = (int)i;
+}
+
+// Dp[q][i] = D[row(q)][IS[i]] as float; row 0 is the ordering reference r0.
+__global__ void k_permute(const double* __restrict__ D, const int* __restrict__ IS, int64_t N, int R, int r0,
+                          float* Dp) {
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < (int64_t)R * N;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        int q = (int)(e / N);
+        int64_t i = e % N;
+        int row = q == 0 ? r0 : (q == r0 ? 0 : q);
+        Dp[e] = (float)D[(int64_t)row * N + IS[i]];
+    }
+}
+
+__global__ void k_permute_mask(const uint8_t* __restrict__ blocked, const int* __restrict__ IS, int64_t N,
+                               uint8_t* blockedS) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < N; i += (int64_t)gridDim.x * blockDim.x)
+        blockedS[i] = blocked[IS[i]];
+}
+
+struct DevBest {
+    unsigned long long dbits;  // distance as bits (non-negative: ordered like the value)
+    unsigned long long ab;     // (a << 32) | b
+};
+
+__global__ void k_best_reset(DevBest* b, int* counters, unsigned* mingap, int C) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t == 0) { b->dbits = kNone; b->ab = kNone; counters[0] = 0; counters[1] = 0; }
+    for (int o = t; o < C; o += gridDim.x * blockDim.x) mingap[o] = kInfBits;
+}
+
+__device__ inline bool init_eligible(int64_t e, int64_t N, const int64_t* refs, const uint8_t* blocked,
+                                     int64_t excl, int64_t* a, int64_t* b) {
+    int r = (int)(e / N);
+    int64_t j = e % N, p = refs[r];
+    if (blocked[p] || blocked[j]) return false;
+    if ((j > p ? j - p : p - j) < excl) return false;
+    *a = p < j ? p : j;
+    *b = p < j ? j : p;
+    return true;
+}
+
+// InitBSF: the best eligible (reference, window) pair, distance first ...
+__global__ void k_init_min(const double* __restrict__ D, int64_t N, int R, const int64_t* __restrict__ refs,
+                           const uint8_t* __restrict__ blocked, int64_t excl, DevBest* best) {
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < (int64_t)R * N;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        int64_t a, b;
+        if (init_eligible(e, N, refs, blocked, excl, &a, &b))
+            atomicMin(&best->dbits, (unsigned long long)__double_as_longlong(D[e]));
+    }
+}
+// ... then the smallest positions at that distance.
+__global__ void k_init_tie(const double* __restrict__ D, int64_t N, int R, const int64_t* __restrict__ refs,
+                           const uint8_t* __restrict__ blocked, int64_t excl, DevBest* best) {
+    const unsigned long long target = best->dbits;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < (int64_t)R * N;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        int64_t a, b;
+        if ((unsigned long long)__double_as_longlong(D[e]) == target &&
+            init_eligible(e, N, refs, blocked, excl, &a, &b))
+            atomicMin(&best->ab, ((unsigned long long)a << 32) | (unsigned long long)b);
+    }
+}
+
+// The offset loop's scan: offsets o0 .. o0+C-1, every position i.
+__global__ void __launch_bounds__(kScanThreads) k_scan(const float* __restrict__ Dp, int64_t N, int R,
+                                                      const int* __restrict__ IS,
+                                                      const uint8_t* __restrict__ blockedS, int64_t excl,
+                                                      int64_t o0, int C, float thr, int2* __restrict__ pairs,
+                                                      int cap, int* counters, unsigned* mingap) {
+    __shared__ unsigned smin[kOffsetsPerBlock];
+    const int tid = threadIdx.x, lane = tid & 31;
+    if (tid < kOffsetsPerBlock) smin[tid] = kInfBits;
+    __syncthreads();
+    const int64_t i = (int64_t)blockIdx.x * kScanThreads + tid;
+    const int ob = blockIdx.y * kOffsetsPerBlock;
+    const int oe = min(ob + kOffsetsPerBlock, C);
+    const bool iv = i < N;
+    const float di0 = iv ? Dp[i] : 0.0f;
+    const bool bi = iv ? blockedS[i] != 0 : true;
+    const int ai = iv ? IS[i] : 0;
+    for (int oo = ob; oo < oe; ++oo) {
+        const int64_t j = i + o0 + oo;
+        const bool valid = iv && j < N;
+        const float g = valid ? Dp[j] - di0 : __uint_as_float(kInfBits);
+        const unsigned wmin = __reduce_min_sync(kFullMask, __float_as_uint(g));
+        if (lane == 0) atomicMin(&smin[oo - ob], wmin);
+        bool surv = valid && g <= thr && !bi;
+        for (int r = 1; surv && r < R; ++r) {
+            const float* row = Dp + (int64_t)r * N;
+            surv = fabsf(row[j] - row[i]) <= thr;
+        }
+        int b = 0;
+        if (surv) surv = blockedS[j] == 0;
+        if (surv) {
+            b = IS[j];
+            const int64_t dd = (int64_t)b - ai;
+            surv = (dd < 0 ? -dd : dd) >= excl;
+        }
+        const unsigned bal = __ballot_sync(kFullMask, surv);
+        if (bal) {
+            const int leader = __ffs(bal) - 1;
+            int base = 0;
+            if (lane == leader) base = atomicAdd(&counters[0], __popc(bal));
+            base = __shfl_sync(kFullMask, base, leader);
+            if (surv) {
+                const int pos = base + __popc(bal & ((1u << lane) - 1));
+                if (pos < cap)
+                    pairs[pos] = make_int2(min(ai, b), max(ai, b));
+                else
+                    counters[1] = 1;
+            }
+        }
+    }
+    __syncthreads();
+    if (tid < kOffsetsPerBlock && ob + tid < C) atomicMin(&mingap[ob + tid], smin[tid]);
+}
+
+__global__ void k_pair_dist(const double* __restrict__ x, int m, const double* __restrict__ mean,
+                            const double* __restrict__ inv, const uint8_t* __restrict__ cst,
+                            const int2* __restrict__ pairs, const int* counters, int cap, double* dist,
+                            DevBest* best, double bsf, double slack) {
+    const int lane = threadIdx.x & 31;
+    const int n = min(counters[0], cap);
+    const int64_t warps = (int64_t)gridDim.x * blockDim.x / 32;
+    for (int64_t s = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32; s < n; s += warps) {
+        const int2 p = pairs[s];
+        // abandon against the smaller of the chunk's starting bsf and the best found so far in it
+        const unsigned long long cur = *(volatile unsigned long long*)&best->dbits;
+        double lim = fmin(bsf, cur == kNone ? bsf : __longlong_as_double((long long)cur)) + slack;
+        const double lim2 = lim * lim;  // +inf while there is no bsf
+        double d = d_zdist_warp(x + p.x, mean[p.x], inv[p.x], cst[p.x], x + p.y, mean[p.y], inv[p.y], cst[p.y], m,
+                                lane, __shfl_sync(kFullMask, lim2, 0));
+        if (lane == 0) {
+            dist[s] = d;
+            atomicMin(&best->dbits, (unsigned long long)__double_as_longlong(d));
+        }
+    }
+}
+
+__global__ void k_pair_tie(const int2* __restrict__ pairs, const int* counters, int cap,
+                           const double* __restrict__ dist, DevBest* best) {
+    const int n = min(counters[0], cap);
+    const unsigned long long target = best->dbits;
+    if (target >= 0x7ff0000000000000ull) return;  // nothing finite (all abandoned)
+    for (int64_t s = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; s < n; s += (int64_t)gridDim.x * blockDim.x)
+        if ((unsigned long long)__double_as_longlong(dist[s]) == target)
+            atomicMin(&best->ab, ((unsigned long long)pairs[s].x << 32) | (unsigned long long)(unsigned)pairs[s].y);
+}
+
+struct HostBest {
+    double d = std::numeric_limits<double>::infinity();
+    int64_t a = -1, b = -1;
+    void offer(const DevBest& db) {
+        if (db.dbits >= 0x7ff0000000000000ull || db.ab == kNone) return;  // none, or only abandoned (+inf)
+        double d2 = __longlong_as_double_host(db.dbits);
+        int64_t a2 = (int64_t)(db.ab >> 32), b2 = (int64_t)(db.ab & 0xffffffffull);
+        if (a < 0 || pair_less(d2, a2, b2, d, a, b)) { d = d2; a = a2; b = b2; }
+    }
+    static double __longlong_as_double_host(unsigned long long v) {
+        double d;
+        std::memcpy(&d, &v, sizeof d);
+        return d;
+    }
+};
+
+float prune_threshold(double bsf, double slack) {
+    if (!std::isfinite(bsf)) return std::numeric_limits<float>::infinity();
+    return std::nextafter((float)(bsf + slack), std::numeric_limits<float>::infinity());
+}
+
+}  // namespace
+
+std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, int64_t excl, int nref, TsExec* ex,
+                                 MkStats* stats) {
+    use_device(ex);
+    const double t_start = now_ms();
+    MkStats local_stats;
+    MkStats& S = stats ? *stats : local_stats;
+    S = MkStats{};
+    const int64_t N = n - m + 1;
+    const std::vector<int64_t> refs = mk_references(N, nref);
+    const int R = (int)refs.size();
+    const int cap = (int)std::min<int64_t>(std::max<int64_t>(N, int64_t(1) << 20), INT32_MAX / 2);
+    const int kMaxChunk = 1 << 16;
+    require_bytes((size_t)n * 8 + (size_t)N * 17 + (size_t)R * N * 12 + (size_t)N * 26 + (size_t)cap * 16 +
+                      (size_t)R * 8 + (1u << 20),
+                  "MK motif search");
+
+    Stream st;
+    EventTimer timer(st);
+    Buffer<double> dx(n, "series"), dmean(N, "window means"), dinv(N, "window spreads");
+    Buffer<uint8_t> dcst(N, "constant flags");
+    check(cudaMemcpyAsync(dx.get(), x, n * sizeof(double), cudaMemcpyHostToDevice, st), "copy series");
+    Buffer<int64_t> drefs(R, "references");
+    check(cudaMemcpyAsync(drefs.get(), refs.data(), R * sizeof(int64_t), cudaMemcpyHostToDevice, st), "copy refs");
+    timer.start();
+    k_window_stats<<<grid_for(N, 256), 256, 0, st>>>(dx.get(), N, m, dmean.get(), dinv.get(), dcst.get());
+    launched("window statistics");
+
+    // D: a warp per (reference, window), in slices of references (≲ 50 ms each)
+    Buffer<double> D((size_t)R * N, "reference distances");
+    for (int r = 0; r < R; ++r) {
+        k_ref_dist<<<grid_for(N * 32, 256), 256, 0, st>>>(dx.get(), N, m, dmean.get(), dinv.get(), dcst.get(),
+                                                         drefs.get() + r, 1, D.get() + (size_t)r * N);
+        launched("reference distances");
+        wait(st, ex);
+    }
+    Buffer<double> dsd(R, "reference spreads");
+    k_ref_std<<<R, 1024, 0, st>>>(D.get(), N, dsd.get());
+    launched("reference spreads");
+    std::vector<double> sd(R);
+    wait(st, ex);
+    check(cudaMemcpy(sd.data(), dsd.get(), R * sizeof(double), cudaMemcpyDeviceToHost), "copy spreads");
+    int r0 = 0;
+    for (int r = 1; r < R; ++r)
+        if (sd[r] > sd[r0]) r0 = r;
+    S.order_reference = r0;
+
+    // linear order by the ordering reference (stable radix sort: ties by position)
+    Buffer<int> iota(N, "positions"), IS(N, "linear order");
+    Buffer<double> keys_out(N, "sorted distances");
+    k_iota<<<grid_for(N, 256), 256, 0, st>>>(iota.get(), N);
+    launched("iota");
+    size_t tmp_bytes = 0;
+    check(cub::DeviceRadixSort::SortPairs(nullptr, tmp_bytes, D.get() + (size_t)r0 * N, keys_out.get(), iota.get(),
+                                          IS.get(), (int)N, 0, 64, st),
+          "sort size");
+    {
+        Buffer<unsigned char> tmp(tmp_bytes, "sort scratch");
+        check(cub::DeviceRadixSort::SortPairs(tmp.get(), tmp_bytes, D.get() + (size_t)r0 * N, keys_out.get(),
+                                              iota.get(), IS.get(), (int)N, 0, 64, st),
+              "sort");
+        wait(st, ex);
+    }
+    keys_out.release();
+    iota.release();
+    Buffer<float> Dp((size_t)R * N, "bounds");
+    k_permute<<<grid_for((int64_t)R * N, 256), 256, 0, st>>>(D.get(), IS.get(), N, R, r0, Dp.get());
+    launched("permute");
+
+    Buffer<uint8_t> dblocked(N, "blocked"), dblockedS(N, "blocked (ordered)");
+    Buffer<int2> pairs(cap, "candidate pairs");
+    Buffer<double> pdist(cap, "candidate distances");
+    Buffer<DevBest> dbest(1, "best pair");
+    Buffer<int> counters(2, "counters");
+    Buffer<unsigned> mingap(kMaxChunk, "offset bounds");
+    std::vector<unsigned> h_mingap(kMaxChunk);
+    std::vector<uint8_t> blocked(N, 0);
+    const double slack = mk_slack(m);
+    std::vector<MotifPair> result;
+
+    for (int64_t rank = 0; rank < k; ++rank) {
+        ++S.runs;
+        check(cudaMemcpyAsync(dblocked.get(), blocked.data(), N, cudaMemcpyHostToDevice, st), "copy mask");
+        k_permute_mask<<<grid_for(N, 256), 256, 0, st>>>(dblocked.get(), IS.get(), N, dblockedS.get());
+        launched("permute mask");
+        // InitBSF
+        k_best_reset<<<1, 32, 0, st>>>(dbest.get(), counters.get(), mingap.get(), 0);
+        launched("reset");
+        k_init_min<<<grid_for((int64_t)R * N, 256), 256, 0, st>>>(D.get(), N, R, drefs.get(), dblocked.get(), excl,
+                                                                 dbest.get());
+        launched("init bsf");
+        k_init_tie<<<grid_for((int64_t)R * N, 256), 256, 0, st>>>(D.get(), N, R, drefs.get(), dblocked.get(), excl,
+                                                                 dbest.get());
+        launched("init bsf ties");
+        wait(st, ex);
+        DevBest hb;
+        check(cudaMemcpy(&hb, dbest.get(), sizeof hb, cudaMemcpyDeviceToHost), "copy best");
+        HostBest best;
+        best.offer(hb);
+
+        // the offset loop
+        int64_t o0 = 1, last = 0;
+        int64_t C = std::max<int64_t>(1, std::min<int64_t>(kMaxChunk, (int64_t(1) << 22) / N));
+        bool stop = false;
+        while (!stop && o0 < N) {
+            const int Ce = (int)std::min<int64_t>(C, N - o0);
+            const float thr0 = prune_threshold(best.d, slack);
+            const double t0 = now_ms();
+            k_best_reset<<<grid_for(Ce, 256), 256, 0, st>>>(dbest.get(), counters.get(), mingap.get(), Ce);
+            launched("reset");
+            dim3 grid((unsigned)((N - o0 + kScanThreads - 1) / kScanThreads),
+                      (unsigned)((Ce + kOffsetsPerBlock - 1) / kOffsetsPerBlock));
+            k_scan<<<grid, kScanThreads, 0, st>>>(Dp.get(), N, R, IS.get(), dblockedS.get(), excl, o0, Ce, thr0,
+                                                 pairs.get(), cap, counters.get(), mingap.get());
+            launched("offset scan");
+            k_pair_dist<<<grid_for((int64_t)cap * 32, 256, 8192), 256, 0, st>>>(
+                dx.get(), m, dmean.get(), dinv.get(), dcst.get(), pairs.get(), counters.get(), cap, pdist.get(),
+                dbest.get(), best.d, slack);
+            launched("pair distances");
+            k_pair_tie<<<grid_for(cap, 256, 4096), 256, 0, st>>>(pairs.get(), counters.get(), cap, pdist.get(),
+                                                                dbest.get());
+            launched("pair ties");
+            wait(st, ex);
+            int hc[2];
+            check(cudaMemcpy(hc, counters.get(), sizeof hc, cudaMemcpyDeviceToHost), "copy counters");
+            check(cudaMemcpy(&hb, dbest.get(), sizeof hb, cudaMemcpyDeviceToHost), "copy best");
+            check(cudaMemcpy(h_mingap.data(), mingap.get(), Ce * sizeof(unsigned), cudaMemcpyDeviceToHost),
+                  "copy offset bounds");
+            best.offer(hb);
+            S.pairs_computed += std::min(hc[0], cap);
+            const double ms = now_ms() - t0;
+            if (hc[1]) {  // survivors overflowed: redo these offsets, fewer at a time
+                C = std::max<int64_t>(1, Ce / 2);
+                continue;
+            }
+            const float thr = prune_threshold(best.d, slack);
+            for (int oo = 0; oo < Ce; ++oo) {
+                float mg;
+                std::memcpy(&mg, &h_mingap[oo], sizeof mg);
+                if (mg > thr) {  // stopping rule
+                    stop = true;
+                    last = o0 + oo;
+                    S.offsets += oo + 1;
+                    break;
+                }
+            }
+            if (!stop) {
+                S.offsets += Ce;
+                o0 += Ce;
+                last = o0 - 1;
+                if (ms < 12 && C < kMaxChunk) C = std::min<int64_t>(kMaxChunk, C * 2);
+                else if (ms > 50 && C > 1) C = C / 2;
+            }
+        }
+        S.last_offset = last;
+        if (best.a < 0) break;
+        result.push_back({best.a, best.b, best.d});
+        block_pair(blocked, best.a, best.b, m);
+    }
+    timer.stop();
+    ex->kernel_ms = timer.ms();
+    ex->device_ms = now_ms() - t_start;
+    return result;
+}
+
+}  // namespace gpu
+}  // namespace tsm

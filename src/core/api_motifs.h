@@ -1,0 +1,78 @@
+/*
+ * api_motifs.h — exact motifs (MK with reference subsequences, or from a
+ * matrix profile) and similarity search (every non-overlapping occurrence of a
+ * pattern).  Plain C; the glue includes it, src/core/motifs.cpp implements it.
+ *
+ * Distance: z-normalised Euclidean distance of windows of length m, computed
+ * directly from the z-normalised values (d² = Σδ² − (Σδ)²/m, δ = za − zb), so
+ * exactly repeated windows are at distance exactly 0, near-identical ones ~0,
+ * and an offset of 1e8 changes nothing.  Constant windows (every value equal,
+ * or a spread that vanishes in rounding): STUMPY's rule, two constant windows
+ * are at 0, a constant and a non-constant one at sqrt(m).
+ * Positions are 0-based window starts.  Non-finite input values are an error.
+ * Result arrays come from exec->alloc (never freed by the core).
+ */
+#ifndef TSM_API_MOTIFS_H
+#define TSM_API_MOTIFS_H
+
+#include "tsm_api.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct TsMotifs
+{
+	int64_t		count;			/* pairs found: k, or fewer when no further pair is allowed */
+	int64_t    *pos_a;			/* pos_a < pos_b, pos_b - pos_a >= exclusion */
+	int64_t    *pos_b;
+	double	   *dist;			/* ascending (rank order) */
+} TsMotifs;
+
+/*
+ * The exact top-k motif pairs, greedy: rank 1 is the pair (a, b), a < b,
+ * b - a >= exclusion, of smallest distance (ties: smaller a, then smaller b);
+ * each later rank is the best such pair whose members are at least m away
+ * from every member of every earlier pair (|p - q| >= m: no shared member, no
+ * overlap).  MK (Mueen–Keogh) with n_references random reference windows
+ * (fixed seed; capped at min(N, 256), N = n - m + 1 windows).
+ * Glue defaults: k = 1, exclusion = m, n_references = 10.
+ */
+int			tsm_motifs_mk(const double *x, int64_t n, int32_t m, int64_t k, int64_t exclusion,
+						  int32_t n_references, TsExec *ex, TsMotifs *out, TsStatus *st) TSM_NOEXCEPT;
+
+/*
+ * The same answer from a matrix profile computed with the same exclusion
+ * (profile_dist[i] = min over |i-j| >= exclusion of d(i, j), N entries;
+ * +inf where a window has no neighbour).  profile_dist is used only as a
+ * lower bound: every reported distance is recomputed exactly here (distance
+ * profiles of the windows that are candidates), so the result equals
+ * tsm_motifs_mk's.  profile_index is checked (-1 or 0..N-1) but not needed.
+ */
+int			tsm_motifs_from_profile(const double *x, int64_t n, int32_t m, const double *profile_dist,
+									const int64_t *profile_index, int64_t k, int64_t exclusion,
+									TsExec *ex, TsMotifs *out, TsStatus *st) TSM_NOEXCEPT;
+
+typedef struct TsMatches
+{
+	int64_t		count;
+	int64_t    *pos;			/* window starts, best first */
+	double	   *dist;			/* ascending; ties: smaller position first */
+} TsMatches;
+
+/*
+ * Similarity search: the distance of pattern (length m) to every window of x,
+ * then greedily every window best first (ties: smaller position), skipping a
+ * window within exclusion (|p - q| < exclusion) of one already chosen; only
+ * distances <= max_distance (NaN: no limit); at most k (-1: all).
+ * Glue defaults: max_distance NULL -> NaN, k NULL -> -1, exclusion = m.
+ */
+int			tsm_match(const double *x, int64_t n, const double *pattern, int32_t m,
+					  double max_distance, int64_t k, int64_t exclusion, TsExec *ex,
+					  TsMatches *out, TsStatus *st) TSM_NOEXCEPT;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* TSM_API_MOTIFS_H */

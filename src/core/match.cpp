@@ -1,0 +1,109 @@
+// match.cpp — similarity search (MASS-like): the z-normalised distance of a
+// pattern to every window (direct, from z-normalised values: exact on offset
+// data, ~0 for near-identical windows), then every non-overlapping occurrence,
+// best first.  The GPU path (kernels/match.cu) computes the same distances
+// bit-for-bit and sorts them on the device; the greedy pass is shared.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+#include "api_motifs.h"
+#include "dispatch.h"
+#include "error.h"
+#include "motifs.h"
+#include "parallel.h"
+
+namespace tsm {
+
+void match_profile_cpu(const double* x, int64_t n, const double* pattern, int m, TsExec* ex,
+                       std::vector<double>& dist) {
+    const int64_t N = n - m + 1;
+    double pmu, pinv;
+    uint8_t pc;
+    window_zstat(pattern, m, &pmu, &pinv, &pc);
+    dist.assign(N, 0.0);
+    const int64_t B = std::max<int64_t>(256, (int64_t(1) << 18) / m);
+    parallel_for(ex, (N + B - 1) / B, [&](int64_t t) {
+        int64_t lo = t * B, hi = std::min(N, lo + B);
+        for (int64_t j = lo; j < hi; ++j) {
+            double mu, inv;
+            uint8_t c;
+            window_zstat(x + j, m, &mu, &inv, &c);
+            dist[j] = zdist(pattern, pmu, pinv, pc, x + j, mu, inv, c, m);
+        }
+    });
+}
+
+// Greedy: walk the (distance, position)-sorted list, take a window unless it
+// is within excl (|p − q| < excl) of one taken already; stop after k (k < 0: all).
+std::vector<int64_t> match_greedy(const std::vector<double>& d_sorted, const std::vector<int64_t>& pos_sorted,
+                                  int64_t N, int64_t k, int64_t excl) {
+    std::vector<uint8_t> blocked(N, 0);
+    std::vector<int64_t> chosen;
+    for (size_t s = 0; s < pos_sorted.size(); ++s) {
+        if (k >= 0 && (int64_t)chosen.size() >= k) break;
+        int64_t p = pos_sorted[s];
+        if (blocked[p]) continue;
+        chosen.push_back((int64_t)s);
+        int64_t lo = std::max<int64_t>(0, p - excl + 1), hi = std::min<int64_t>(N - 1, p + excl - 1);
+        for (int64_t q = lo; q <= hi; ++q) blocked[q] = 1;
+    }
+    return chosen;
+}
+
+}  // namespace tsm
+
+extern "C" int tsm_match(const double* x, int64_t n, const double* pattern, int32_t m, double max_distance,
+                         int64_t k, int64_t exclusion, TsExec* ex, TsMatches* out, TsStatus* st) noexcept {
+    return tsm::guard(st, [&] {
+        std::memset(out, 0, sizeof *out);
+        if (m < 3) tsm::invalid(tsm::format("pattern length must be at least 3, not %d", (int)m));
+        if (!x || !pattern || n < 0) tsm::invalid("series or pattern is missing");
+        if (n < (int64_t)m)
+            tsm::invalid(tsm::format("pattern of length %d is longer than the series of length %lld", (int)m,
+                                     (long long)n),
+                         "Search a longer series or use a shorter pattern.");
+        if (k < 1 && k != -1)
+            tsm::invalid(tsm::format("k must be at least 1, not %lld", (long long)k),
+                         "Leave k NULL to return every occurrence.");
+        if (exclusion < 1)
+            tsm::invalid(tsm::format("exclusion_zone must be at least 1, not %lld", (long long)exclusion),
+                         "Leave it NULL to use the pattern length, which gives non-overlapping matches.");
+        if (max_distance < 0 || std::isinf(max_distance))
+            tsm::invalid("max_distance must be a non-negative, finite number",
+                         "Leave it NULL for no limit.");
+        for (int64_t i = 0; i < n; ++i)
+            if (!std::isfinite(x[i]))
+                tsm::invalid(tsm::format("series contains a NaN or infinite value at position %lld", (long long)i),
+                             "Remove or interpolate the missing values before searching.");
+        for (int32_t i = 0; i < m; ++i)
+            if (!std::isfinite(pattern[i]))
+                tsm::invalid(tsm::format("pattern contains a NaN or infinite value at position %d", (int)i));
+        const int64_t N = n - m + 1;
+        std::vector<double> ds;
+        std::vector<int64_t> ps;
+        if (tsm::use_gpu(ex, TS_WORK_MATCH, n, m)) {
+#ifdef TSMINE_WITH_CUDA
+            tsm::gpu::match_sorted(x, n, pattern, m, max_distance, ex, ds, ps);
+#endif
+        } else {
+            std::vector<double> d;
+            tsm::match_profile_cpu(x, n, pattern, m, ex, d);
+            ps.reserve(N);
+            for (int64_t j = 0; j < N; ++j)
+                if (std::isnan(max_distance) || d[j] <= max_distance) ps.push_back(j);
+            std::sort(ps.begin(), ps.end(), [&](int64_t a, int64_t b) { return d[a] != d[b] ? d[a] < d[b] : a < b; });
+            ds.resize(ps.size());
+            for (size_t s = 0; s < ps.size(); ++s) ds[s] = d[ps[s]];
+        }
+        std::vector<int64_t> chosen = tsm::match_greedy(ds, ps, N, k, exclusion);
+        out->count = (int64_t)chosen.size();
+        out->pos = tsm::alloc_result<int64_t>(ex, chosen.size());
+        out->dist = tsm::alloc_result<double>(ex, chosen.size());
+        for (size_t c = 0; c < chosen.size(); ++c) {
+            out->pos[c] = ps[chosen[c]];
+            out->dist[c] = ds[chosen[c]];
+        }
+    });
+}

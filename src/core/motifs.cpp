@@ -1,0 +1,501 @@
+// motifs.cpp — exact motifs on the CPU (MK), motifs from a matrix profile, the
+// shared arithmetic, and the C entry points of motifs.
+//
+// MK, as in the thesis (ch. 3–4), generalised to k pairs:
+//  1. r reference windows (random, fixed seed); D(r, j) = d(ref_r, window j).
+//  2. The reference whose distances have the largest standard deviation orders
+//     the windows (linear order I_S, ascending D, ties by position).
+//  3. The offset loop: for offset o = 1, 2, ... every pair (I_S[i], I_S[i+o]) is
+//     tested with the triangle-inequality bounds max_r |D(r,a) − D(r,b)|; a pair
+//     whose bound exceeds the best-so-far (bsf) is pruned (the thesis's bitmap),
+//     the rest get their exact distance.  bsf starts as the best pair among
+//     (reference, window) pairs (InitBSF).
+//  4. Stopping rule: the loop ends at the first offset o at which every pair
+//     has an ordering-reference bound D(r0, I_S[i+o]) − D(r0, I_S[i]) > bsf.
+//     This bound grows with o for every i, so no later offset can hold a better
+//     pair.  (The thesis tests the bound of all references, which is not
+//     monotone in o; MK's original rule, used here, is.)
+//  5. k pairs, exactly: rank t is found by re-running the offset loop with the
+//     windows of ranks 1..t−1 blocked (within m of a chosen member) — the
+//     greedy rule is applied exactly, with no candidate-set budget to guess.
+//     D, the order and the bounds are computed once and reused by every rank.
+// Ties everywhere: smaller distance, then smaller pos_a, then smaller pos_b;
+// pruning never drops a pair whose bound equals bsf (slack, see mk_slack).
+#include "motifs.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <queue>
+#include <random>
+
+#include "api_motifs.h"
+#include "dispatch.h"
+#include "error.h"
+#include "parallel.h"
+
+namespace tsm {
+
+#define TSM_NO_CONTRACT __attribute__((optimize("fp-contract=off")))
+
+TSM_NO_CONTRACT void window_zstat(const double* w, int m, double* mean, double* inv, uint8_t* constant) {
+    double s = 0;
+    bool eq = true;
+    for (int k = 0; k < m; ++k) {
+        s += w[k];
+        eq = eq && (w[k] == w[0]);
+    }
+    double mu0 = s / m, q = 0, q2 = 0;
+    for (int k = 0; k < m; ++k) {
+        double t = w[k] - mu0;
+        q += t;
+        q2 += t * t;
+    }
+    double mu = mu0 + q / m;
+    double var = (q2 - q * q / m) / m;
+    double sd = var > 0 ? std::sqrt(var) : 0.0;
+    bool c = eq || !(sd > 0);
+    *mean = eq ? w[0] : mu;
+    *inv = c ? 0.0 : 1.0 / sd;
+    *constant = c;
+}
+
+void zstats(const double* x, int64_t n, int m, ZStats& out, const TsExec* ex) {
+    const int64_t N = n - m + 1;
+    out.m = m;
+    out.count = N;
+    out.mean.assign(N, 0.0);
+    out.inv.assign(N, 0.0);
+    out.constant.assign(N, 0);
+    const int64_t B = std::max<int64_t>(256, (int64_t(1) << 20) / m);
+    parallel_for(ex, (N + B - 1) / B, [&](int64_t t) {
+        int64_t lo = t * B, hi = std::min(N, lo + B);
+        for (int64_t i = lo; i < hi; ++i) window_zstat(x + i, m, &out.mean[i], &out.inv[i], &out.constant[i]);
+    });
+}
+
+TSM_NO_CONTRACT double zdist_bounded(const double* a, double mua, double inva, bool ca, const double* b,
+                                     double mub, double invb, bool cb, int m, double lim2) {
+    if (ca || cb) return (ca && cb) ? 0.0 : std::sqrt((double)m);
+    double s[32], q[32];
+    for (int l = 0; l < 32; ++l) s[l] = q[l] = 0.0;
+    int k = 0;
+    for (; k + 32 <= m; k += 32) {
+        for (int l = 0; l < 32; ++l) {
+            double dl = (a[k + l] - mua) * inva - (b[k + l] - mub) * invb;
+            s[l] += dl;
+            q[l] += dl * dl;
+        }
+        // early abandon, every 128 values: for the first p values,
+        // d² = Σ(δ − δ̄)² ≥ Σ_{k<p}(δ_k − δ̄)² ≥ q_p − s_p²/p (the prefix's own mean minimises it)
+        if (((k + 32) & 127) == 0 && k + 32 < m && lim2 < std::numeric_limits<double>::infinity()) {
+            double sp = 0, qp = 0;
+            for (int l = 0; l < 32; ++l) { sp += s[l]; qp += q[l]; }
+            if (qp - sp * sp / (k + 32) > lim2) return std::numeric_limits<double>::infinity();
+        }
+    }
+    for (int l = 0; k + l < m; ++l) {
+        double dl = (a[k + l] - mua) * inva - (b[k + l] - mub) * invb;
+        s[l] += dl;
+        q[l] += dl * dl;
+    }
+    for (int off = 16; off > 0; off >>= 1)
+        for (int l = 0; l < off; ++l) {
+            s[l] += s[l + off];
+            q[l] += q[l + off];
+        }
+    double d2 = q[0] - s[0] * s[0] / m;
+    return d2 > 0 ? std::sqrt(d2) : 0.0;
+}
+
+double zdist(const double* a, double mua, double inva, bool ca, const double* b, double mub, double invb, bool cb,
+             int m) {
+    return zdist_bounded(a, mua, inva, ca, b, mub, invb, cb, m, std::numeric_limits<double>::infinity());
+}
+
+std::vector<int64_t> mk_references(int64_t N, int nref) {
+    int64_t r = std::min<int64_t>({(int64_t)nref, N, (int64_t)kMaxReferences});
+    std::vector<int64_t> refs;
+    if (r >= N) {
+        refs.resize(N);
+        std::iota(refs.begin(), refs.end(), 0);
+        return refs;
+    }
+    std::mt19937_64 rng(0x6d6b2d72656673ULL);  // fixed seed: same references every call
+    while ((int64_t)refs.size() < r) {
+        int64_t p = (int64_t)(rng() % (uint64_t)N);
+        if (std::find(refs.begin(), refs.end(), p) == refs.end()) refs.push_back(p);
+    }
+    return refs;
+}
+
+double mk_slack(int m) { return 1e-6 * (1.0 + 2.0 * std::sqrt((double)m)); }
+
+void block_pair(std::vector<uint8_t>& blocked, int64_t a, int64_t b, int m) {
+    const int64_t N = (int64_t)blocked.size();
+    for (int64_t p : {a, b}) {
+        int64_t lo = std::max<int64_t>(0, p - m + 1), hi = std::min<int64_t>(N - 1, p + m - 1);
+        for (int64_t q = lo; q <= hi; ++q) blocked[q] = 1;
+    }
+}
+
+namespace {
+
+// float threshold that is never below bsf + slack
+float prune_threshold(double bsf, double slack) {
+    if (!std::isfinite(bsf)) return std::numeric_limits<float>::infinity();
+    return std::nextafter((float)(bsf + slack), std::numeric_limits<float>::infinity());
+}
+
+struct Best {
+    double d = std::numeric_limits<double>::infinity();
+    int64_t a = -1, b = -1;
+    void offer(double d2, int64_t x, int64_t y) {
+        int64_t lo = std::min(x, y), hi = std::max(x, y);
+        if (a < 0 || pair_less(d2, lo, hi, d, a, b)) { d = d2; a = lo; b = hi; }
+    }
+};
+
+}  // namespace
+
+std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t k, int64_t excl, int nref,
+                                     TsExec* ex, MkStats* stats) {
+    const int64_t N = n - m + 1;
+    MkStats local_stats;
+    MkStats& S = stats ? *stats : local_stats;
+    S = MkStats{};
+    ZStats zs;
+    zstats(x, n, m, zs, ex);
+    auto dist = [&](int64_t a, int64_t b) {
+        return zdist(x + a, zs.mean[a], zs.inv[a], zs.constant[a], x + b, zs.mean[b], zs.inv[b],
+                     zs.constant[b], m);
+    };
+
+    // 1. references and D
+    const std::vector<int64_t> refs = mk_references(N, nref);
+    const int R = (int)refs.size();
+    std::vector<double> D((size_t)R * N);
+    const int64_t JB = std::max<int64_t>(64, (int64_t(1) << 18) / m);
+    const int64_t jt = (N + JB - 1) / JB;
+    parallel_for(ex, R * jt, [&](int64_t t) {
+        int r = (int)(t / jt);
+        int64_t lo = (t % jt) * JB, hi = std::min(N, lo + JB);
+        for (int64_t j = lo; j < hi; ++j) D[(size_t)r * N + j] = dist(refs[r], j);
+    });
+    check_interrupt(ex);
+
+    // 2. the ordering reference (largest std of its distances) and the order
+    int r0 = 0;
+    double best_sd = -1;
+    for (int r = 0; r < R; ++r) {
+        const double* row = &D[(size_t)r * N];
+        double s = 0;
+        for (int64_t j = 0; j < N; ++j) s += row[j];
+        double mu = s / N, q = 0;
+        for (int64_t j = 0; j < N; ++j) q += (row[j] - mu) * (row[j] - mu);
+        double sd = std::sqrt(q / N);
+        if (sd > best_sd) { best_sd = sd; r0 = r; }
+    }
+    S.order_reference = r0;
+    std::vector<int64_t> IS(N);
+    std::iota(IS.begin(), IS.end(), 0);
+    {
+        const double* d0 = &D[(size_t)r0 * N];
+        std::sort(IS.begin(), IS.end(), [&](int64_t a, int64_t b) { return d0[a] != d0[b] ? d0[a] < d0[b] : a < b; });
+    }
+    // bounds in linear order, float; row 0 is the ordering reference
+    std::vector<int> rows(R);
+    std::iota(rows.begin(), rows.end(), 0);
+    std::swap(rows[0], rows[r0]);
+    std::vector<float> Dp((size_t)R * N);
+    for (int q = 0; q < R; ++q)
+        for (int64_t i = 0; i < N; ++i) Dp[(size_t)q * N + i] = (float)D[(size_t)rows[q] * N + IS[i]];
+
+    const double slack = mk_slack(m);
+    std::vector<uint8_t> blocked(N, 0), blockedS(N, 0);
+    std::vector<MotifPair> result;
+    for (int64_t rank = 0; rank < k; ++rank) {
+        check_interrupt(ex);
+        ++S.runs;
+        for (int64_t i = 0; i < N; ++i) blockedS[i] = blocked[IS[i]];
+        // InitBSF: the best eligible (reference, window) pair
+        Best best;
+        for (int r = 0; r < R; ++r) {
+            int64_t p = refs[r];
+            if (blocked[p]) continue;
+            const double* row = &D[(size_t)r * N];
+            for (int64_t j = 0; j < N; ++j)
+                if (!blocked[j] && std::llabs(j - p) >= excl && row[j] <= best.d) best.offer(row[j], p, j);
+        }
+        // 3–4. the offset loop, in chunks of offsets
+        int64_t o0 = 1, C = 8, last = 0;
+        const int64_t IB = 4096;
+        bool stop = false;
+        while (!stop && o0 < N) {
+            const int64_t Ce = std::min(C, N - o0);
+            const int64_t span = N - o0;  // i ranges over [0, N - o)
+            const int64_t nt = (span + IB - 1) / IB;
+            std::vector<Best> tb(nt);
+            std::vector<float> mingap((size_t)nt * Ce, std::numeric_limits<float>::infinity());
+            std::vector<int64_t> computed(nt, 0);
+            const float thr0 = prune_threshold(best.d, slack);
+            parallel_for(ex, nt, [&](int64_t t) {
+                Best lb = best;
+                float thr = thr0;
+                int64_t cnt = 0;
+                const int64_t lo = t * IB;
+                for (int64_t oo = 0; oo < Ce; ++oo) {
+                    const int64_t o = o0 + oo, hi = std::min(lo + IB, N - o);
+                    float mg = std::numeric_limits<float>::infinity();
+                    for (int64_t i = lo; i < hi; ++i) {
+                        const int64_t j = i + o;
+                        float g = Dp[j] - Dp[i];
+                        mg = std::min(mg, g);
+                        if (g > thr) continue;
+                        bool pruned = false;
+                        for (int q = 1; q < R && !pruned; ++q) {
+                            const float* row = &Dp[(size_t)q * N];
+                            pruned = std::fabs(row[j] - row[i]) > thr;
+                        }
+                        if (pruned || blockedS[i] || blockedS[j]) continue;
+                        const int64_t a = IS[i], b = IS[j];
+                        if (std::llabs(a - b) < excl) continue;
+                        // exact distance, abandoned (+inf) once it must exceed bsf + slack
+                        const double lim = lb.d + slack;
+                        double d = zdist_bounded(x + a, zs.mean[a], zs.inv[a], zs.constant[a], x + b, zs.mean[b],
+                                                 zs.inv[b], zs.constant[b], m, lim * lim);
+                        ++cnt;
+                        if (d <= lb.d) {
+                            lb.offer(d, a, b);
+                            thr = std::min(thr, prune_threshold(lb.d, slack));
+                        }
+                    }
+                    mingap[(size_t)t * Ce + oo] = mg;
+                }
+                tb[t] = lb;
+                computed[t] = cnt;
+            });
+            for (int64_t t = 0; t < nt; ++t) {
+                if (tb[t].a >= 0) best.offer(tb[t].d, tb[t].a, tb[t].b);
+                S.pairs_computed += computed[t];
+            }
+            const float thr = prune_threshold(best.d, slack);
+            for (int64_t oo = 0; oo < Ce; ++oo) {
+                float mg = std::numeric_limits<float>::infinity();
+                for (int64_t t = 0; t < nt; ++t) mg = std::min(mg, mingap[(size_t)t * Ce + oo]);
+                if (mg > thr) {  // stopping rule: nothing at this offset or beyond can beat bsf
+                    stop = true;
+                    last = o0 + oo;
+                    S.offsets += oo + 1;
+                    break;
+                }
+            }
+            if (!stop) {
+                S.offsets += Ce;
+                o0 += Ce;
+                last = o0 - 1;
+                if (C < 1024 && C * N < (int64_t(1) << 26)) C *= 2;
+            }
+        }
+        S.last_offset = last;
+        if (best.a < 0) break;  // no eligible pair is left
+        result.push_back({best.a, best.b, best.d});
+        block_pair(blocked, best.a, best.b, m);
+    }
+    return result;
+}
+
+// ---- motifs from a matrix profile ------------------------------------------
+
+namespace {
+
+class CpuProfiler : public WindowProfiler {
+  public:
+    CpuProfiler(const double* x, int64_t n, int m, TsExec* ex) : x_(x), N_(n - m + 1), m_(m), ex_(ex) {
+        zstats(x, n, m, zs_, ex);
+    }
+    void profile(int64_t i, double* out) override {
+        const int64_t B = std::max<int64_t>(256, (int64_t(1) << 18) / m_);
+        parallel_for(ex_, (N_ + B - 1) / B, [&](int64_t t) {
+            int64_t lo = t * B, hi = std::min(N_, lo + B);
+            for (int64_t j = lo; j < hi; ++j)
+                out[j] = zdist(x_ + i, zs_.mean[i], zs_.inv[i], zs_.constant[i], x_ + j, zs_.mean[j],
+                               zs_.inv[j], zs_.constant[j], m_);
+        });
+    }
+
+  private:
+    const double* x_;
+    int64_t N_;
+    int m_;
+    TsExec* ex_;
+    ZStats zs_;
+};
+
+}  // namespace
+
+std::unique_ptr<WindowProfiler> make_cpu_profiler(const double* x, int64_t n, int m, TsExec* ex) {
+    return std::unique_ptr<WindowProfiler>(new CpuProfiler(x, n, m, ex));
+}
+
+// Greedy top-k from a profile, exactly.  A heap holds one entry per window:
+// first a lower bound (profile distance − slack), later the exact best allowed
+// partner (distance profile of the window, blocked windows and |i−j| < excl
+// left out; ties: smaller partner).  Popping the smallest key:
+//   * blocked window: dropped;
+//   * lower bound: replaced by the window's exact best allowed pair;
+//   * exact pair whose partner got blocked since: recomputed (it can only grow);
+//   * exact pair still allowed: it is the next rank — every other allowed pair
+//     has a key at least that of its window's entry (lower bounds stay lower
+//     bounds as windows get blocked), and lower bounds sort before exact pairs
+//     of the same distance.
+std::vector<MotifPair> select_top_motifs_from_profile(int64_t n, int m, const double* pd, int64_t k,
+                                                      int64_t excl, WindowProfiler& prof, const TsExec* ex) {
+    const int64_t N = n - m + 1;
+    struct Entry {
+        double d;
+        int64_t a, b;  // -1 for a lower bound
+        int64_t owner;
+        bool operator>(const Entry& o) const {
+            if (d != o.d) return d > o.d;
+            if (a != o.a) return a > o.a;
+            if (b != o.b) return b > o.b;
+            return owner > o.owner;
+        }
+    };
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+    const double slack = 1e-6 * (1.0 + 2.0 * std::sqrt((double)m));
+    {
+        std::vector<Entry> init;
+        init.reserve(N);
+        for (int64_t i = 0; i < N; ++i) {
+            double v = pd[i];
+            if (v == std::numeric_limits<double>::infinity()) continue;  // no neighbour at all
+            double lb = std::isnan(v) ? 0.0 : std::max(0.0, v - slack);
+            init.push_back({lb, -1, -1, i});
+        }
+        heap = decltype(heap)(std::greater<Entry>(), std::move(init));
+    }
+    std::vector<uint8_t> blocked(N, 0);
+    std::vector<double> dp(N);
+    std::vector<MotifPair> result;
+    auto exact_entry = [&](int64_t i, Entry& e) {
+        prof.profile(i, dp.data());
+        check_interrupt(ex);
+        int64_t bj = -1;
+        double bd = 0;
+        for (int64_t j = 0; j < N; ++j) {
+            if (blocked[j] || std::llabs(i - j) < excl) continue;
+            if (bj < 0 || dp[j] < bd) { bd = dp[j]; bj = j; }  // ties: smaller j (scanned first)
+        }
+        if (bj < 0) return false;
+        e = {bd, std::min(i, bj), std::max(i, bj), i};
+        return true;
+    };
+    while ((int64_t)result.size() < k && !heap.empty()) {
+        Entry e = heap.top();
+        heap.pop();
+        const int64_t i = e.owner;
+        if (blocked[i]) continue;
+        const int64_t partner = e.a < 0 ? -1 : (e.a == i ? e.b : e.a);
+        if (e.a < 0 || blocked[partner]) {
+            Entry f;
+            if (exact_entry(i, f)) heap.push(f);
+            continue;
+        }
+        result.push_back({e.a, e.b, e.d});
+        block_pair(blocked, e.a, e.b, m);
+    }
+    return result;
+}
+
+}  // namespace tsm
+
+// ---- C entry points -----------------------------------------------------------
+
+namespace {
+
+void check_finite(const double* x, int64_t n, const char* what) {
+    for (int64_t i = 0; i < n; ++i)
+        if (!std::isfinite(x[i]))
+            tsm::invalid(tsm::format("%s contains a NaN or infinite value at position %lld", what, (long long)i),
+                         "Remove or interpolate the missing values before searching for motifs.");
+}
+
+void check_motif_args(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion) {
+    if (m < 3) tsm::invalid(tsm::format("window length m must be at least 3, not %d", (int)m));
+    if (n < 0 || !x) tsm::invalid("series is missing");
+    if (exclusion < 1)
+        tsm::invalid(tsm::format("exclusion_zone must be at least 1, not %lld", (long long)exclusion),
+                     "Leave it NULL to use the window length, which gives non-overlapping motifs.");
+    if (k < 1) tsm::invalid(tsm::format("k must be at least 1, not %lld", (long long)k));
+    if (n < (int64_t)m || n - m < exclusion)
+        tsm::invalid(tsm::format("series of length %lld is too short for two windows of length %d at least "
+                                 "%lld apart",
+                                 (long long)n, (int)m, (long long)exclusion),
+                     "Use a longer series, a shorter window or a smaller exclusion zone.");
+    if (n - m + 1 > (int64_t)INT32_MAX) tsm::invalid("series too long for motif search (more than 2^31 windows)");
+    check_finite(x, n, "series");
+}
+
+void fill_motifs(const std::vector<tsm::MotifPair>& r, TsExec* ex, TsMotifs* out) {
+    out->count = (int64_t)r.size();
+    out->pos_a = tsm::alloc_result<int64_t>(ex, r.size());
+    out->pos_b = tsm::alloc_result<int64_t>(ex, r.size());
+    out->dist = tsm::alloc_result<double>(ex, r.size());
+    for (size_t i = 0; i < r.size(); ++i) {
+        out->pos_a[i] = r[i].a;
+        out->pos_b[i] = r[i].b;
+        out->dist[i] = r[i].d;
+    }
+}
+
+}  // namespace
+
+extern "C" int tsm_motifs_mk(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion,
+                             int32_t n_references, TsExec* ex, TsMotifs* out, TsStatus* st) noexcept {
+    return tsm::guard(st, [&] {
+        std::memset(out, 0, sizeof *out);
+        check_motif_args(x, n, m, k, exclusion);
+        if (n_references < 1)
+            tsm::invalid(tsm::format("n_references must be at least 1, not %d", (int)n_references),
+                         "MK needs at least one reference window; 10 is a good default.");
+        std::vector<tsm::MotifPair> r;
+        if (tsm::use_gpu(ex, TS_WORK_MOTIFS, n, m)) {
+#ifdef TSMINE_WITH_CUDA
+            r = tsm::gpu::motifs_mk(x, n, m, k, exclusion, n_references, ex);
+#endif
+        } else {
+            r = tsm::motifs_mk_cpu(x, n, m, k, exclusion, n_references, ex);
+        }
+        fill_motifs(r, ex, out);
+    });
+}
+
+extern "C" int tsm_motifs_from_profile(const double* x, int64_t n, int32_t m, const double* profile_dist,
+                                       const int64_t* profile_index, int64_t k, int64_t exclusion, TsExec* ex,
+                                       TsMotifs* out, TsStatus* st) noexcept {
+    return tsm::guard(st, [&] {
+        std::memset(out, 0, sizeof *out);
+        check_motif_args(x, n, m, k, exclusion);
+        const int64_t N = n - m + 1;
+        if (!profile_dist) tsm::invalid("matrix profile is missing");
+        if (profile_index)
+            for (int64_t i = 0; i < N; ++i)
+                if (profile_index[i] < -1 || profile_index[i] >= N)
+                    tsm::invalid(tsm::format("matrix profile index %lld at position %lld is out of range",
+                                             (long long)profile_index[i], (long long)i));
+        std::unique_ptr<tsm::WindowProfiler> prof;
+        if (tsm::use_gpu(ex, TS_WORK_MOTIFS, n, m)) {
+#ifdef TSMINE_WITH_CUDA
+            prof = tsm::gpu::make_window_profiler(x, n, m, ex);
+#endif
+        } else {
+            prof = tsm::make_cpu_profiler(x, n, m, ex);
+        }
+        fill_motifs(tsm::select_top_motifs_from_profile(n, m, profile_dist, k, exclusion, *prof, ex), ex, out);
+    });
+}

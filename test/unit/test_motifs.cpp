@@ -1,0 +1,561 @@
+// Exact motifs (MK, from a profile) and similarity search, against brute-force
+// oracles in long double; GPU_TESTs check GPU == CPU on the same inputs.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "api_motifs.h"
+#include "check.h"
+#include "motifs.h"
+
+namespace {
+
+using Pairs = std::vector<tsm::MotifPair>;
+
+// ---- oracles -----------------------------------------------------------------
+
+struct LStats {
+    std::vector<long double> mu, sd;
+    std::vector<char> constant;
+};
+
+LStats lstats(const std::vector<double>& x, int m) {
+    int64_t N = (int64_t)x.size() - m + 1;
+    LStats s;
+    s.mu.resize(N);
+    s.sd.resize(N);
+    s.constant.resize(N);
+    for (int64_t i = 0; i < N; ++i) {
+        long double a = 0;
+        bool eq = true;
+        for (int k = 0; k < m; ++k) {
+            a += x[i + k];
+            eq = eq && x[i + k] == x[i];
+        }
+        long double mu = a / m, q = 0;
+        for (int k = 0; k < m; ++k) q += (x[i + k] - mu) * (x[i + k] - mu);
+        s.mu[i] = mu;
+        s.sd[i] = std::sqrt(q / m);
+        s.constant[i] = eq;
+    }
+    return s;
+}
+
+long double ldist(const std::vector<double>& x, const double* p, long double pmu, long double psd, bool pc,
+                  int64_t j, const LStats& s, int m) {
+    bool cj = s.constant[j];
+    if (pc || cj) return (pc && cj) ? 0.0L : std::sqrt((long double)m);
+    long double q = 0;
+    for (int k = 0; k < m; ++k) {
+        long double t = (p[k] - pmu) / psd - (x[j + k] - s.mu[j]) / s.sd[j];
+        q += t * t;
+    }
+    return std::sqrt(q);
+}
+
+long double lpair(const std::vector<double>& x, int64_t a, int64_t b, const LStats& s, int m) {
+    return ldist(x, &x[a], s.mu[a], s.sd[a], s.constant[a], b, s, m);
+}
+
+// All pairs, sorted by (d, a, b), then the greedy rule.
+Pairs oracle_motifs(const std::vector<double>& x, int m, int64_t k, int64_t excl) {
+    int64_t N = (int64_t)x.size() - m + 1;
+    LStats s = lstats(x, m);
+    struct P {
+        long double d;
+        int64_t a, b;
+    };
+    std::vector<P> all;
+    for (int64_t a = 0; a < N; ++a)
+        for (int64_t b = a + excl; b < N; ++b) all.push_back({lpair(x, a, b, s, m), a, b});
+    std::sort(all.begin(), all.end(), [](const P& u, const P& v) {
+        if (u.d != v.d) return u.d < v.d;
+        if (u.a != v.a) return u.a < v.a;
+        return u.b < v.b;
+    });
+    Pairs out;
+    for (const P& p : all) {
+        if ((int64_t)out.size() >= k) break;
+        bool ok = true;
+        for (auto& c : out)
+            for (int64_t q : {c.a, c.b})
+                if (std::llabs(p.a - q) < m || std::llabs(p.b - q) < m) ok = false;
+        if (ok) out.push_back({p.a, p.b, (double)p.d});
+    }
+    return out;
+}
+
+// Matrix profile (long double), exclusion excl.
+void oracle_profile(const std::vector<double>& x, int m, int64_t excl, std::vector<double>& d,
+                    std::vector<int64_t>& idx) {
+    int64_t N = (int64_t)x.size() - m + 1;
+    LStats s = lstats(x, m);
+    d.assign(N, INFINITY);
+    idx.assign(N, -1);
+    for (int64_t a = 0; a < N; ++a)
+        for (int64_t b = 0; b < N; ++b)
+            if (std::llabs(a - b) >= excl) {
+                double v = (double)lpair(x, a, b, s, m);
+                if (v < d[a]) { d[a] = v; idx[a] = b; }
+            }
+}
+
+struct MatchRow {
+    int64_t pos;
+    double d;
+};
+std::vector<MatchRow> oracle_match(const std::vector<double>& x, const std::vector<double>& p, double maxd,
+                                   int64_t k, int64_t excl) {
+    int m = (int)p.size();
+    int64_t N = (int64_t)x.size() - m + 1;
+    LStats s = lstats(x, m);
+    LStats ps = lstats(p, m);
+    std::vector<std::pair<long double, int64_t>> all;
+    for (int64_t j = 0; j < N; ++j) all.push_back({ldist(x, p.data(), ps.mu[0], ps.sd[0], ps.constant[0], j, s, m), j});
+    std::sort(all.begin(), all.end());
+    std::vector<MatchRow> out;
+    for (auto& e : all) {
+        if (k >= 0 && (int64_t)out.size() >= k) break;
+        if (!std::isnan(maxd) && e.first > maxd) break;
+        bool ok = true;
+        for (auto& c : out)
+            if (std::llabs(c.pos - e.second) < excl) ok = false;
+        if (ok) out.push_back({e.second, (double)e.first});
+    }
+    return out;
+}
+
+// ---- calls -------------------------------------------------------------------
+
+Pairs to_pairs(const TsMotifs& o) {
+    Pairs p;
+    for (int64_t i = 0; i < o.count; ++i) p.push_back({o.pos_a[i], o.pos_b[i], o.dist[i]});
+    return p;
+}
+
+Pairs mk(const std::vector<double>& x, int m, int64_t k, int64_t excl, int nref, TsExec ex) {
+    TsMotifs o;
+    TsStatus st;
+    tsm_motifs_mk(x.data(), x.size(), m, k, excl, nref, &ex, &o, &st);
+    CHECK_OK(st);
+    return st.code == TS_OK ? to_pairs(o) : Pairs{};
+}
+
+Pairs from_profile(const std::vector<double>& x, int m, int64_t k, int64_t excl, TsExec ex,
+                   const std::vector<double>& pd, const std::vector<int64_t>& pi) {
+    TsMotifs o;
+    TsStatus st;
+    tsm_motifs_from_profile(x.data(), x.size(), m, pd.data(), pi.data(), k, excl, &ex, &o, &st);
+    CHECK_OK(st);
+    return st.code == TS_OK ? to_pairs(o) : Pairs{};
+}
+
+std::vector<MatchRow> match(const std::vector<double>& x, const std::vector<double>& p, double maxd, int64_t k,
+                            int64_t excl, TsExec ex) {
+    TsMatches o;
+    TsStatus st;
+    tsm_match(x.data(), x.size(), p.data(), (int)p.size(), maxd, k, excl, &ex, &o, &st);
+    CHECK_OK(st);
+    std::vector<MatchRow> r;
+    if (st.code == TS_OK)
+        for (int64_t i = 0; i < o.count; ++i) r.push_back({o.pos[i], o.dist[i]});
+    return r;
+}
+
+// Positions identical, distances within rel (absolute near 0).
+bool same_pairs(const Pairs& got, const Pairs& want, double rel, const char* what) {
+    bool ok = got.size() == want.size();
+    for (size_t i = 0; ok && i < got.size(); ++i)
+        ok = got[i].a == want[i].a && got[i].b == want[i].b &&
+             std::fabs(got[i].d - want[i].d) <= rel * std::max(1.0, std::fabs(want[i].d));
+    if (!ok) {
+        std::printf("    %s: got", what);
+        for (auto& p : got) std::printf(" (%lld,%lld,%.12g)", (long long)p.a, (long long)p.b, p.d);
+        std::printf("\n    %s: want", what);
+        for (auto& p : want) std::printf(" (%lld,%lld,%.12g)", (long long)p.a, (long long)p.b, p.d);
+        std::printf("\n");
+    }
+    return ok;
+}
+
+bool same_matches(const std::vector<MatchRow>& got, const std::vector<MatchRow>& want, double rel) {
+    bool ok = got.size() == want.size();
+    for (size_t i = 0; ok && i < got.size(); ++i)
+        ok = got[i].pos == want[i].pos && std::fabs(got[i].d - want[i].d) <= rel * std::max(1.0, std::fabs(want[i].d));
+    if (!ok) {
+        std::printf("    match: got %zu, want %zu rows\n", got.size(), want.size());
+        for (size_t i = 0; i < std::min<size_t>(std::max(got.size(), want.size()), 8); ++i)
+            std::printf("    %zu: got %lld %.12g | want %lld %.12g\n", i,
+                        i < got.size() ? (long long)got[i].pos : -1LL, i < got.size() ? got[i].d : NAN,
+                        i < want.size() ? (long long)want[i].pos : -1LL, i < want.size() ? want[i].d : NAN);
+    }
+    return ok;
+}
+
+// Random walk with `copies` noisy copies of a few patterns planted in it.
+std::vector<double> planted(int64_t n, int m, uint64_t seed, int patterns, double noise) {
+    auto x = tsmt::random_walk(n, seed);
+    std::mt19937_64 rng(seed * 7 + 1);
+    std::normal_distribution<double> g(0, 1);
+    for (int p = 0; p < patterns; ++p) {
+        int64_t src = rng() % (n - m), dst = rng() % (n - m);
+        double scale = 0.5 + (rng() % 100) / 50.0, shift = g(rng) * 10;
+        for (int k = 0; k < m; ++k) x[dst + k] = scale * x[src + k] + shift + noise * g(rng);
+    }
+    return x;
+}
+
+struct Case {
+    std::vector<double> x;
+    int m;
+    int64_t k, excl;
+    int nref;
+};
+
+std::vector<Case> random_cases() {
+    std::vector<Case> cs;
+    std::mt19937_64 rng(4242);
+    const int ms[] = {8, 16, 24, 40};
+    for (int t = 0; t < 12; ++t) {
+        int m = ms[t % 4];
+        int64_t n = 250 + rng() % 700;
+        Case c;
+        c.m = m;
+        c.x = planted(n, m, 100 + t, 1 + t % 3, t % 2 ? 0.05 : 0.5);
+        c.k = 1 + t % 5;
+        const int64_t ex[] = {m, std::max(1, m / 2), 2 * m, 1};
+        c.excl = ex[t % 4];
+        c.nref = (t % 3 == 0) ? 1 : 10;
+        cs.push_back(std::move(c));
+    }
+    return cs;
+}
+
+// Exactly repeated windows: a pattern copied verbatim to 4 places.
+std::vector<double> ties_series(int m) {
+    auto x = tsmt::random_walk(1200, 77);
+    const int64_t at[] = {100, 400, 700, 1000};
+    auto src = tsmt::random_walk(m, 76);  // a pattern from elsewhere
+    std::vector<double> p(src.begin(), src.end());
+    for (int64_t a : at) std::copy(p.begin(), p.end(), x.begin() + a);
+    return x;
+}
+
+}  // namespace
+
+TEST(motifs_mk_matches_brute_force_on_random_walks) {
+    for (auto& c : random_cases()) {
+        auto want = oracle_motifs(c.x, c.m, c.k, c.excl);
+        auto got = mk(c.x, c.m, c.k, c.excl, c.nref, tsmt::cpu_exec(1 + c.k % 2));
+        CHECK(same_pairs(got, want, 1e-9, "mk"));
+        CHECK_EQ((int64_t)got.size(), c.k);
+    }
+}
+
+TEST(motifs_from_profile_matches_brute_force) {
+    for (auto& c : random_cases()) {
+        std::vector<double> pd;
+        std::vector<int64_t> pi;
+        oracle_profile(c.x, c.m, c.excl, pd, pi);
+        auto want = oracle_motifs(c.x, c.m, c.k, c.excl);
+        CHECK(same_pairs(from_profile(c.x, c.m, c.k, c.excl, tsmt::cpu_exec(), pd, pi), want, 1e-9, "profile"));
+    }
+}
+
+TEST(motifs_ties_exact_repeats_smaller_positions_first) {
+    const int m = 30;
+    auto x = ties_series(m);
+    // pairs among {100,400,700,1000} all at exactly 0: (100,400) first, then (700,1000)
+    auto got = mk(x, m, 3, m, 10, tsmt::cpu_exec());
+    CHECK(got.size() == 3);
+    if (got.size() == 3) {
+        CHECK_EQ(got[0].a, 100);
+        CHECK_EQ(got[0].b, 400);
+        CHECK_EQ(got[0].d, 0.0);
+        CHECK_EQ(got[1].a, 700);
+        CHECK_EQ(got[1].b, 1000);
+        CHECK_EQ(got[1].d, 0.0);
+        CHECK(got[2].d > 0);
+    }
+    CHECK(same_pairs(got, oracle_motifs(x, m, 3, m), 1e-9, "ties"));
+    std::vector<double> pd;
+    std::vector<int64_t> pi;
+    oracle_profile(x, m, m, pd, pi);
+    CHECK(same_pairs(from_profile(x, m, 3, m, tsmt::cpu_exec(), pd, pi), got, 0, "ties/profile"));
+    // same with a long verbatim copy: 51 zero-distance pairs (a, a+500), smallest a wins
+    auto y = tsmt::random_walk(1500, 78);
+    std::copy(y.begin() + 200, y.begin() + 280, y.begin() + 700);
+    auto g2 = mk(y, m, 2, m, 10, tsmt::cpu_exec());
+    CHECK(g2.size() == 2 && g2[0].a == 200 && g2[0].b == 700 && g2[0].d == 0.0);
+    CHECK(same_pairs(g2, oracle_motifs(y, m, 2, m), 1e-9, "ties/long"));
+}
+
+TEST(motifs_near_identical_windows_distance_is_zero) {
+    const int m = 64;
+    for (double offset : {0.0, 1e8}) {
+        auto x = tsmt::random_walk(3000, 5);
+        std::mt19937_64 rng(9);
+        std::normal_distribution<double> g(0, 1e-9);
+        for (int k = 0; k < m; ++k) x[2100 + k] = x[300 + k] + g(rng);
+        for (auto& v : x) v += offset;
+        auto got = mk(x, m, 1, m, 10, tsmt::cpu_exec());
+        CHECK(got.size() == 1);
+        if (got.size() == 1) {
+            CHECK_EQ(got[0].a, 300);
+            CHECK_EQ(got[0].b, 2100);
+            CHECK(got[0].d <= 1e-6);
+        }
+        std::vector<double> p(x.begin() + 300, x.begin() + 300 + m);
+        auto mt = match(x, p, NAN, 2, m, tsmt::cpu_exec());
+        CHECK(mt.size() == 2 && mt[0].pos == 300 && mt[0].d == 0.0 && mt[1].pos == 2100 && mt[1].d <= 1e-6);
+    }
+}
+
+TEST(motifs_offset_loop_runs_long_and_stays_exact) {
+    // White noise, short windows, one reference: the bounds are weak and the
+    // best pair's distance is large next to the spread of D, so the offset
+    // loop has to run far before the stopping rule holds.
+    auto x = tsmt::gaussian(1500, 31);
+    for (int nref : {1, 3}) {
+        tsm::MkStats s;
+        TsExec ex = tsmt::cpu_exec();
+        auto got = tsm::motifs_mk_cpu(x.data(), x.size(), 6, 3, 6, nref, &ex, &s);
+        CHECK(same_pairs(got, oracle_motifs(x, 6, 3, 6), 1e-9, "long loop"));
+        CHECK(s.last_offset > 100);
+        CHECK(s.runs == 3);
+    }
+    // the opposite: a strongly planted motif stops the loop early
+    auto y = planted(4000, 64, 3, 1, 0.001);
+    tsm::MkStats s;
+    TsExec ex = tsmt::cpu_exec();
+    auto got = tsm::motifs_mk_cpu(y.data(), y.size(), 64, 1, 64, 10, &ex, &s);
+    CHECK(same_pairs(got, oracle_motifs(y, 64, 1, 64), 1e-9, "early stop"));
+    CHECK(s.last_offset < 3937);
+}
+
+TEST(motifs_large_offset_changes_nothing) {
+    for (uint64_t seed : {11, 12, 13}) {
+        auto x = planted(1500, 32, seed, 2, 0.1);
+        auto base = mk(x, 32, 3, 32, 10, tsmt::cpu_exec());
+        for (auto& v : x) v += 1e8;
+        auto off = mk(x, 32, 3, 32, 10, tsmt::cpu_exec());
+        CHECK(same_pairs(off, base, 1e-6, "offset"));
+        std::vector<double> p(x.begin() + 50, x.begin() + 82);
+        auto m1 = match(x, p, NAN, 5, 32, tsmt::cpu_exec());
+        for (auto& v : x) v -= 1e8;
+        for (auto& v : p) v -= 1e8;
+        auto m0 = match(x, p, NAN, 5, 32, tsmt::cpu_exec());
+        CHECK(same_matches(m1, m0, 1e-6));
+    }
+}
+
+TEST(motifs_constant_windows_follow_stumpy_rule) {
+    auto x = tsmt::random_walk(900, 21);
+    for (int k = 0; k < 60; ++k) x[100 + k] = 5.0, x[600 + k] = -3.0;
+    auto got = mk(x, 20, 3, 20, 10, tsmt::cpu_exec());
+    CHECK(same_pairs(got, oracle_motifs(x, 20, 3, 20), 1e-9, "constant"));
+    // constant windows 100..140 and 600..640 are all at 0: (100, 120) is the first pair
+    CHECK(got.size() == 3 && got[0].d == 0.0 && got[0].a == 100 && got[0].b == 120);
+    std::vector<double> flat(500, 45.0);
+    auto f = mk(flat, 10, 2, 10, 10, tsmt::cpu_exec());
+    CHECK(f.size() == 2 && f[0].a == 0 && f[0].b == 10 && f[1].a == 20 && f[1].b == 30 && f[1].d == 0.0);
+    std::vector<double> p(10, 1.0);
+    auto mt = match(x, p, NAN, 3, 10, tsmt::cpu_exec());
+    CHECK(mt.size() == 3 && mt[0].pos == 100 && mt[0].d == 0.0 && mt[1].pos == 110);
+    CHECK(same_matches(mt, oracle_match(x, p, NAN, 3, 10), 1e-9));
+}
+
+TEST(motifs_k_larger_than_possible_returns_fewer) {
+    auto x = tsmt::random_walk(100, 3);
+    auto got = mk(x, 10, 50, 10, 10, tsmt::cpu_exec());
+    CHECK(!got.empty() && got.size() < 50);
+    CHECK(same_pairs(got, oracle_motifs(x, 10, 50, 10), 1e-9, "few"));
+}
+
+// Exact motifs of real series, from ../shared/data/anomaly/reference_discords.json
+// ("nonoverlap_motif" = [i, NN(i), distance], exclusion m, 6 decimals).
+struct RealCase {
+    const char* file;
+    int column, m;
+    int64_t a, b;
+    double d;
+};
+const RealCase kReal[] = {
+    {"anomaly/keogh_discords/ecg/mitdb__100_180.txt", 1, 256, 215, 4837, 1.42602},
+    {"anomaly/keogh_discords/ecg/chfdbchf15.txt", 1, 256, 1219, 1523, 0.689267},
+    {"anomaly/keogh_discords/space_shuttle/TEK16.txt", 0, 128, 3385, 4347, 0.348539},
+    {"anomaly/keogh_discords/respiration/nprs44.txt", 0, 256, 7085, 15708, 4.962114},
+    {"anomaly/keogh_discords/power_demand/power_data.txt", 0, 512, 2050, 16834, 2.59275},
+    {"anomaly/keogh_discords/ecg/qtdbsel102.txt", 1, 256, 21899, 26649, 1.531599},
+};
+
+TEST(motifs_real_series_match_reference) {
+    for (const RealCase& c : kReal) {
+        auto x = tsmt::load_column(c.file, c.column);
+        CHECK(x.size() > 1000);
+        if (x.size() < 1000) continue;
+        auto got = mk(x, c.m, 1, c.m, 10, tsmt::cpu_exec());
+        CHECK(got.size() == 1);
+        if (got.size() != 1) continue;
+        CHECK_EQ(got[0].a, c.a);
+        CHECK_EQ(got[0].b, c.b);
+        CHECK_NEAR(got[0].d, c.d, 1e-6);
+    }
+}
+
+TEST(motifs_match_matches_brute_force) {
+    std::mt19937_64 rng(5);
+    for (int t = 0; t < 10; ++t) {
+        int m = 8 + rng() % 40;
+        auto x = planted(800 + rng() % 2000, m, 300 + t, 3, 0.2);
+        int64_t src = rng() % (x.size() - m);
+        std::vector<double> p(x.begin() + src, x.begin() + src + m);
+        if (t % 2) {
+            std::normal_distribution<double> g(0, 0.3);
+            for (auto& v : p) v = v * 2 + 7 + g(rng);
+        }
+        const double maxds[] = {NAN, 2.0, 4.0};
+        const int64_t ks[] = {-1, 1, 7};
+        const int64_t exs[] = {m, 1, m / 2 + 1, 3 * m};
+        double maxd = maxds[t % 3];
+        int64_t k = ks[(t / 3) % 3], ex = exs[t % 4];
+        auto want = oracle_match(x, p, maxd, k, ex);
+        CHECK(same_matches(match(x, p, maxd, k, ex, tsmt::cpu_exec(1 + t % 2)), want, 1e-9));
+        if (!std::isnan(maxd))
+            for (auto& r : want) CHECK(r.d <= maxd);
+    }
+}
+
+TEST(motifs_invalid_arguments_are_rejected) {
+    auto x = tsmt::random_walk(100, 1);
+    std::vector<double> p(10, 0.0);
+    TsExec ex = tsmt::cpu_exec();
+    TsMotifs o;
+    TsMatches mo;
+    TsStatus st;
+    auto bad = [&](int rc) { CHECK(rc == TS_INVALID_ARGUMENT && std::string(st.sqlstate) == "22023"); };
+    bad(tsm_motifs_mk(x.data(), 100, 2, 1, 2, 10, &ex, &o, &st));     // m < 3
+    bad(tsm_motifs_mk(x.data(), 100, 50, 1, 51, 10, &ex, &o, &st));   // too short
+    bad(tsm_motifs_mk(x.data(), 19, 10, 1, 10, 10, &ex, &o, &st));    // too short
+    bad(tsm_motifs_mk(x.data(), 100, 10, 0, 10, 10, &ex, &o, &st));   // k < 1
+    bad(tsm_motifs_mk(x.data(), 100, 10, 1, 0, 10, &ex, &o, &st));    // exclusion < 1
+    bad(tsm_motifs_mk(x.data(), 100, 10, 1, 10, 0, &ex, &o, &st));    // n_references < 1
+    CHECK(tsm_motifs_mk(x.data(), 20, 10, 1, 10, 10, &ex, &o, &st) == TS_OK && o.count == 1);
+    auto y = x;
+    y[50] = NAN;
+    bad(tsm_motifs_mk(y.data(), 100, 10, 1, 10, 10, &ex, &o, &st));
+    bad(tsm_match(x.data(), 100, p.data(), 2, NAN, -1, 2, &ex, &mo, &st));
+    bad(tsm_match(x.data(), 5, p.data(), 10, NAN, -1, 10, &ex, &mo, &st));
+    bad(tsm_match(x.data(), 100, p.data(), 10, -1.0, -1, 10, &ex, &mo, &st));
+    bad(tsm_match(x.data(), 100, p.data(), 10, NAN, 0, 10, &ex, &mo, &st));
+    bad(tsm_match(x.data(), 100, p.data(), 10, NAN, -2, 10, &ex, &mo, &st));
+    bad(tsm_match(x.data(), 100, p.data(), 10, NAN, -1, 0, &ex, &mo, &st));
+    bad(tsm_match(y.data(), 100, p.data(), 10, NAN, -1, 10, &ex, &mo, &st));
+    CHECK(tsm_match(x.data(), 10, p.data(), 10, NAN, -1, 10, &ex, &mo, &st) == TS_OK && mo.count == 1);
+    std::vector<double> pd(91, 1.0);
+    std::vector<int64_t> pi(91, 200);
+    bad(tsm_motifs_from_profile(x.data(), 100, 10, pd.data(), pi.data(), 1, 10, &ex, &o, &st));
+}
+
+// ---- GPU == CPU ------------------------------------------------------------------
+
+namespace {
+void gpu_vs_cpu_mk(const std::vector<double>& x, int m, int64_t k, int64_t excl, int nref, const char* what) {
+    auto c = mk(x, m, k, excl, nref, tsmt::cpu_exec());
+    auto g = mk(x, m, k, excl, nref, tsmt::gpu_exec());
+    CHECK(same_pairs(g, c, 1e-9, what));
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
+}  // namespace
+
+GPU_TEST(motifs_gpu_mk_equals_cpu_on_random_walks) {
+    for (auto& c : random_cases()) {
+        gpu_vs_cpu_mk(c.x, c.m, c.k, c.excl, c.nref, "gpu mk");
+        CHECK(same_pairs(mk(c.x, c.m, c.k, c.excl, c.nref, tsmt::gpu_exec()), oracle_motifs(c.x, c.m, c.k, c.excl),
+                         1e-9, "gpu mk/oracle"));
+    }
+    // larger: several chunks of offsets, k = 5
+    for (uint64_t seed : {1, 2}) gpu_vs_cpu_mk(planted(60000, 128, seed, 4, 0.2), 128, 5, 128, 10, "gpu mk 60k");
+    gpu_vs_cpu_mk(planted(20000, 16, 9, 2, 0.5), 16, 3, 8, 10, "gpu mk 20k m16");
+}
+
+GPU_TEST(motifs_gpu_ties_near_identical_offset_constant) {
+    auto x = ties_series(30);
+    gpu_vs_cpu_mk(x, 30, 3, 30, 10, "gpu ties");
+    auto g = mk(x, 30, 2, 30, 10, tsmt::gpu_exec());
+    CHECK(g.size() == 2 && g[0].a == 100 && g[0].b == 400 && g[0].d == 0.0 && g[1].a == 700 && g[1].b == 1000);
+    for (double offset : {0.0, 1e8}) {
+        auto y = tsmt::random_walk(3000, 5);
+        std::mt19937_64 rng(9);
+        std::normal_distribution<double> gg(0, 1e-9);
+        for (int k = 0; k < 64; ++k) y[2100 + k] = y[300 + k] + gg(rng);
+        for (auto& v : y) v += offset;
+        auto r = mk(y, 64, 1, 64, 10, tsmt::gpu_exec());
+        CHECK(r.size() == 1 && r[0].a == 300 && r[0].b == 2100 && r[0].d <= 1e-6);
+        gpu_vs_cpu_mk(y, 64, 2, 64, 10, "gpu near-identical");
+    }
+    auto z = tsmt::random_walk(900, 21);
+    for (int k = 0; k < 60; ++k) z[100 + k] = 5.0, z[600 + k] = -3.0;
+    gpu_vs_cpu_mk(z, 20, 3, 20, 10, "gpu constant");
+    std::vector<double> flat(500, 45.0);
+    gpu_vs_cpu_mk(flat, 10, 2, 10, 10, "gpu flat");
+    gpu_vs_cpu_mk(tsmt::gaussian(1500, 31), 6, 3, 6, 1, "gpu long loop");
+    gpu_vs_cpu_mk(tsmt::random_walk(100, 3), 10, 50, 10, 10, "gpu few");
+#ifdef TSMINE_WITH_CUDA
+    tsm::MkStats s;
+    TsExec ex = tsmt::gpu_exec();
+    auto w = tsmt::gaussian(1500, 31);
+    auto r = tsm::gpu::motifs_mk(w.data(), w.size(), 6, 3, 6, 1, &ex, &s);
+    CHECK(same_pairs(r, oracle_motifs(w, 6, 3, 6), 1e-9, "gpu long loop/oracle"));
+    CHECK(s.last_offset > 100 && s.runs == 3);
+#endif
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
+
+GPU_TEST(motifs_gpu_real_series_match_reference) {
+    for (const RealCase& c : kReal) {
+        auto x = tsmt::load_column(c.file, c.column);
+        CHECK(x.size() > 1000);
+        if (x.size() < 1000) continue;
+        auto g = mk(x, c.m, 3, c.m, 10, tsmt::gpu_exec());
+        CHECK(g.size() == 3 && g[0].a == c.a && g[0].b == c.b);
+        if (!g.empty()) CHECK_NEAR(g[0].d, c.d, 1e-6);
+        CHECK(same_pairs(g, mk(x, c.m, 3, c.m, 10, tsmt::cpu_exec()), 1e-9, c.file));
+    }
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
+
+GPU_TEST(motifs_gpu_from_profile_equals_cpu) {
+    for (auto& c : random_cases()) {
+        std::vector<double> pd;
+        std::vector<int64_t> pi;
+        oracle_profile(c.x, c.m, c.excl, pd, pi);
+        auto cc = from_profile(c.x, c.m, c.k, c.excl, tsmt::cpu_exec(), pd, pi);
+        auto gg = from_profile(c.x, c.m, c.k, c.excl, tsmt::gpu_exec(), pd, pi);
+        CHECK(same_pairs(gg, cc, 1e-9, "gpu profile"));
+        CHECK(same_pairs(gg, mk(c.x, c.m, c.k, c.excl, c.nref, tsmt::gpu_exec()), 1e-9, "gpu profile/mk"));
+    }
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
+
+GPU_TEST(motifs_gpu_match_equals_cpu) {
+    std::mt19937_64 rng(5);
+    for (int t = 0; t < 10; ++t) {
+        int m = 8 + rng() % 200;
+        auto x = planted(5000 + rng() % 300000, m, 300 + t, 3, 0.2);
+        if (t == 3)
+            for (auto& v : x) v += 1e8;
+        int64_t src = rng() % (x.size() - m);
+        std::vector<double> p(x.begin() + src, x.begin() + src + m);
+        const double maxds[] = {NAN, 3.0, 6.0};
+        const int64_t ks[] = {-1, 1, 7};
+        double maxd = maxds[t % 3];
+        int64_t k = ks[(t / 3) % 3], ex = t % 2 ? m : 1;
+        auto c = match(x, p, maxd, k, ex, tsmt::cpu_exec());
+        auto g = match(x, p, maxd, k, ex, tsmt::gpu_exec());
+        CHECK(same_matches(g, c, 1e-9));
+        CHECK(!g.empty() && g[0].pos == src && g[0].d <= 1e-6);
+    }
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
