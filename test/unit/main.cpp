@@ -16,7 +16,10 @@ std::vector<Case>& registry() {
 int g_failures = 0;
 
 void fail(const char* file, int line, const std::string& what) {
-    if (++g_failures <= 10) std::printf("    %s:%d: %s\n", file, line, what.c_str());
+    if (++g_failures <= 10) {
+        std::printf("    %s:%d: %s\n", file, line, what.c_str());
+        std::fflush(stdout);  // seen even if a later check crashes
+    }
 }
 
 static void* test_alloc(size_t n) { return std::malloc(n); }
@@ -104,6 +107,8 @@ int main(int argc, char** argv) {
             continue;
         }
         tsmt::g_failures = 0;
+        std::printf("run  %s\n", c.name);
+        std::fflush(stdout);
         auto t0 = std::chrono::steady_clock::now();
         c.fn();
         double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -158,7 +158,7 @@ Set random_set(uint64_t seed, int N, int C, int nmin, int nmax, bool planted = t
 TsShapelets run_shapelets(const Set& S, int minL, int maxL, int step, int k, TsExec ex, TsStatus* stp = nullptr) {
     auto p = S.ptr();
     auto l = S.len();
-    TsShapelets out;
+    TsShapelets out{};
     TsStatus st;
     tsm_shapelets(p.data(), l.data(), S.y.data(), (int64_t)S.x.size(), S.C, minL, maxL, step, k, &ex, &out, &st);
     if (stp) *stp = st;
@@ -169,7 +169,7 @@ TsShapelets run_shapelets(const Set& S, int minL, int maxL, int step, int k, TsE
 TsShapeletTree run_tree(const Set& S, int minL, int maxL, int step, int depth, int logical, TsExec ex) {
     auto p = S.ptr();
     auto l = S.len();
-    TsShapeletTree out;
+    TsShapeletTree out{};
     TsStatus st;
     tsm_shapelet_tree(p.data(), l.data(), S.y.data(), (int64_t)S.x.size(), S.C, minL, maxL, step, depth, logical, &ex,
                       &out, &st);
