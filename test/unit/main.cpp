@@ -1,6 +1,7 @@
 // main.cpp — runs every TEST in test/unit (optionally only names containing argv[1]).
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <random>
 
@@ -110,7 +111,13 @@ int main(int argc, char** argv) {
         std::printf("run  %s\n", c.name);
         std::fflush(stdout);
         auto t0 = std::chrono::steady_clock::now();
-        c.fn();
+        try {
+            c.fn();
+        } catch (const std::exception& e) {
+            tsmt::fail(__FILE__, __LINE__, std::string("uncaught exception in the test: ") + e.what());
+        } catch (...) {
+            tsmt::fail(__FILE__, __LINE__, "uncaught exception in the test");
+        }
         double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         if (tsmt::g_failures) {
             std::printf("FAIL %s (%d failed checks, %.0f ms)\n", c.name, tsmt::g_failures, ms);

@@ -567,7 +567,8 @@ TEST(shapelet_tree_ucr_gunpoint_and_italy) {
 
 GPU_TEST(shapelets_gpu_matches_cpu_random_sets) {
     for (uint64_t seed = 1; seed <= 8; ++seed) {
-        auto S = random_set(seed, 8 + 3 * (int)seed, 2 + (int)(seed % 4), 20 + 5 * (int)seed, 40 + 40 * (int)(seed % 3));
+        const int nmin = 20 + 5 * (int)seed;
+        auto S = random_set(seed, 8 + 3 * (int)seed, 2 + (int)(seed % 4), nmin, nmin + 40 * (int)(seed % 3));
         int step = 1 + (int)(seed % 3);
         auto c = run_shapelets(S, 3, 40, step, 20, tsmt::cpu_exec());
         auto g = run_shapelets(S, 3, 40, step, 20, tsmt::gpu_exec());
