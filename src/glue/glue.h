@@ -82,4 +82,15 @@ extern int	tsm_text_choice(FunctionCallInfo fcinfo, int argno, const char *argna
 					 errmsg("%s must not be NULL", (name)))); \
 	} while (0)
 
+/* Optional int arguments: the default when NULL. */
+#define TSM_ARG_INT_OR(fcinfo, argno, dflt) \
+	(PG_ARGISNULL(argno) ? (int64) (dflt) : (int64) PG_GETARG_INT32(argno))
+
+/* Window length m: a clear error when it cannot fit; returns m. */
+extern int	tsm_window_arg(FunctionCallInfo fcinfo, int argno, const char *argname);
+/* exclusion_zone: NULL → dflt; else >= 1 (error otherwise). */
+extern int64 tsm_exclusion_arg(FunctionCallInfo fcinfo, int argno, int64 dflt);
+/* k: NULL → -1 when allow_all, else an error; else >= 1. */
+extern int64 tsm_k_arg(FunctionCallInfo fcinfo, int argno, bool allow_all, const char *all_hint);
+
 #endif							/* TSM_GLUE_H */

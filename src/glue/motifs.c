@@ -1,0 +1,167 @@
+/*
+ * motifs.c — ts_motifs and ts_match (array and query forms).
+ */
+#include "glue.h"
+
+#include <math.h>
+
+#include "funcapi.h"
+#include "utils/builtins.h"
+
+#include "api_matrix_profile.h"
+#include "api_motifs.h"
+
+enum
+{
+	MOTIFS_AUTO, MOTIFS_MK, MOTIFS_MATRIX_PROFILE
+};
+static const char *const motif_methods[] = {"auto", "mk", "matrix_profile"};
+
+static Datum
+motifs_common(FunctionCallInfo fcinfo, bool query)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TsmSeries	s;
+	int			m = tsm_window_arg(fcinfo, 1, "m");
+	int64		k = tsm_k_arg(fcinfo, 2, false, "Give how many motif pairs to return.");
+	int64		excl = tsm_exclusion_arg(fcinfo, 3, m);
+	int			method = tsm_text_choice(fcinfo, 4, "method", motif_methods, lengthof(motif_methods));
+	int			refs;
+	TsExec		ex;
+	TsMotifs	mo;
+	TsStatus	st;
+	double		t0 = tsm_now_ms();
+
+	TSM_REQUIRE_ARG(fcinfo, 5, "n_references");
+	refs = PG_GETARG_INT32(5);
+	if (refs < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("n_references must be at least 1, not %d", refs),
+				 errhint("MK compares windows through their distances to n_references reference windows; 10 is usual.")));
+	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
+	InitMaterializedSRF(fcinfo, 0);
+
+	/* auto: the matrix profile where the GPU runs it, MK on the CPU
+	 * (bench/RESULTS.md has the figures behind this choice). */
+	if (method == MOTIFS_AUTO)
+	{
+		tsm_exec_prepare(&ex, TS_WORK_MOTIFS, s.n, m);
+		method = ex.backend != TS_BACKEND_CPU ? MOTIFS_MATRIX_PROFILE : MOTIFS_MK;
+	}
+
+	if (method == MOTIFS_MK)
+	{
+		tsm_exec_prepare(&ex, TS_WORK_MOTIFS, s.n, m);
+		tsm_motifs_mk(s.x, s.n, m, k, excl, refs, &ex, &mo, &st);
+		tsm_exec_finish("ts_motifs (mk)", &ex, s.n, &st, t0);
+	}
+	else
+	{
+		TsProfile	p;
+		double		dev_ms,
+					ker_ms;
+		int			used;
+
+		tsm_exec_prepare(&ex, TS_WORK_MATRIX_PROFILE, s.n, m);
+		tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st);
+		if (st.code != TS_OK)
+			tsm_exec_finish("ts_motifs (matrix_profile)", &ex, s.n, &st, t0);
+		dev_ms = ex.device_ms;
+		ker_ms = ex.kernel_ms;
+		used = ex.used_backend;
+		tsm_motifs_from_profile(s.x, s.n, m, p.dist, p.index, k, excl, &ex, &mo, &st);
+		ex.device_ms += dev_ms;
+		ex.kernel_ms += ker_ms;
+		if (used == TS_BACKEND_GPU)
+			ex.used_backend = used;
+		tsm_exec_finish("ts_motifs (matrix_profile)", &ex, s.n, &st, t0);
+	}
+
+	for (int64 i = 0; i < mo.count; i++)
+	{
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
+
+		values[0] = Int32GetDatum((int32) (i + 1));
+		values[1] = Int64GetDatum(mo.pos_a[i] + 1);
+		values[2] = Int64GetDatum(mo.pos_b[i] + 1);
+		values[3] = Float8GetDatum(mo.dist[i]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(ts_motifs);
+Datum
+ts_motifs(PG_FUNCTION_ARGS)
+{
+	return motifs_common(fcinfo, false);
+}
+
+PG_FUNCTION_INFO_V1(ts_motifs_query);
+Datum
+ts_motifs_query(PG_FUNCTION_ARGS)
+{
+	return motifs_common(fcinfo, true);
+}
+
+static Datum
+match_common(FunctionCallInfo fcinfo, bool query)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TsmSeries	s,
+				pat;
+	double		maxd = PG_ARGISNULL(2) ? NAN : PG_GETARG_FLOAT8(2);
+	int64		k = tsm_k_arg(fcinfo, 3, true, NULL);
+	int64		excl;
+	TsExec		ex;
+	TsMatches	mt;
+	TsStatus	st;
+	double		t0 = tsm_now_ms();
+
+	if (!PG_ARGISNULL(2) && (!(maxd >= 0) || isinf(maxd)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_distance must be a finite number >= 0, not %g", maxd),
+				 errhint("max_distance is a z-normalised Euclidean distance, between 0 and 2 sqrt(m); NULL means no limit.")));
+	TSM_REQUIRE_ARG(fcinfo, 1, "pattern");
+	tsm_series_from_array(PG_GETARG_ARRAYTYPE_P(1), "pattern", &pat);
+	if (pat.n < 3)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("pattern must have at least 3 values, not %lld", (long long) pat.n)));
+	excl = tsm_exclusion_arg(fcinfo, 4, pat.n);
+	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
+	InitMaterializedSRF(fcinfo, 0);
+
+	tsm_exec_prepare(&ex, TS_WORK_MATCH, s.n, pat.n);
+	tsm_match(s.x, s.n, pat.x, (int32) pat.n, maxd, k, excl, &ex, &mt, &st);
+	tsm_exec_finish("ts_match", &ex, s.n, &st, t0);
+
+	for (int64 i = 0; i < mt.count; i++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		values[0] = Int32GetDatum((int32) (i + 1));
+		values[1] = Int64GetDatum(mt.pos[i] + 1);
+		values[2] = Float8GetDatum(mt.dist[i]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(ts_match);
+Datum
+ts_match(PG_FUNCTION_ARGS)
+{
+	return match_common(fcinfo, false);
+}
+
+PG_FUNCTION_INFO_V1(ts_match_query);
+Datum
+ts_match_query(PG_FUNCTION_ARGS)
+{
+	return match_common(fcinfo, true);
+}
