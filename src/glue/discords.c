@@ -27,6 +27,8 @@ matrix_profile_common(FunctionCallInfo fcinfo, bool query)
 
 	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
 	InitMaterializedSRF(fcinfo, 0);
+	if (s.n == 0)
+		return (Datum) 0;		/* an empty series has no windows */
 	tsm_exec_prepare(&ex, TS_WORK_MATRIX_PROFILE, s.n, m);
 	tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st);
 	tsm_exec_finish("ts_matrix_profile", &ex, s.n, &st, t0);
@@ -92,6 +94,8 @@ discords_common(FunctionCallInfo fcinfo, bool query)
 				 errhint("min_distance is a z-normalised Euclidean distance, between 0 and 2 sqrt(m).")));
 	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
 	InitMaterializedSRF(fcinfo, 0);
+	if (s.n == 0)
+		return (Datum) 0;		/* an empty series has no windows */
 
 	/* auto: range discords by PD3 (it prunes with r); top-k by the matrix
 	 * profile (PD3 has to search for r).  bench/RESULTS.md has the figures. */

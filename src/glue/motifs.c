@@ -41,6 +41,8 @@ motifs_common(FunctionCallInfo fcinfo, bool query)
 				 errhint("MK compares windows through their distances to n_references reference windows; 10 is usual.")));
 	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
 	InitMaterializedSRF(fcinfo, 0);
+	if (s.n == 0)
+		return (Datum) 0;		/* an empty series has no windows */
 
 	/* auto: the matrix profile where the GPU runs it, MK on the CPU
 	 * (bench/RESULTS.md has the figures behind this choice). */
@@ -134,6 +136,8 @@ match_common(FunctionCallInfo fcinfo, bool query)
 	excl = tsm_exclusion_arg(fcinfo, 4, pat.n);
 	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
 	InitMaterializedSRF(fcinfo, 0);
+	if (s.n == 0)
+		return (Datum) 0;		/* an empty series has no windows */
 
 	tsm_exec_prepare(&ex, TS_WORK_MATCH, s.n, pat.n);
 	tsm_match(s.x, s.n, pat.x, (int32) pat.n, maxd, k, excl, &ex, &mt, &st);
