@@ -4,7 +4,7 @@ BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
-SELECT plan(8);
+SELECT plan(11);
 
 -- every function of the extension has a comment and is in C
 SELECT is(
@@ -33,6 +33,21 @@ SELECT isnt_strict('ts_outliers', ARRAY['double precision[]', 'double precision'
 SELECT volatility_is('ts_device_info', ARRAY[]::text[], 'volatile', 'ts_device_info is VOLATILE');
 SELECT is((SELECT proparallel::text FROM pg_proc WHERE oid = 'ts_device_info()'::regprocedure),
           'r', 'ts_device_info is PARALLEL RESTRICTED');
+
+-- every array form (first argument `series`) is STABLE and PARALLEL SAFE
+SELECT is(
+  (SELECT string_agg(p.oid::regprocedure::text, ', ') FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+     JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
+   WHERE p.proargnames[1] = 'series' AND (p.provolatile <> 's' OR p.proparallel <> 's')),
+  NULL, 'array forms are STABLE and PARALLEL SAFE');
+-- pure functions of their arguments are IMMUTABLE
+SELECT is(
+  (SELECT string_agg(provolatile::text || proparallel::text, ',' ORDER BY oid) FROM pg_proc
+   WHERE oid IN ('ts_shapelet_distance(float8[], float8[])'::regprocedure, 'ts_shapelet_classify(jsonb, float8[])'::regprocedure)),
+  'is,is', 'ts_shapelet_distance and ts_shapelet_classify(model, series) are IMMUTABLE PARALLEL SAFE');
+SELECT is(
+  (SELECT provolatile::text || proparallel::text FROM pg_proc WHERE oid = 'ts_shapelet_classify(jsonb, text)'::regprocedure),
+  'vu', 'the batch ts_shapelet_classify runs a query: VOLATILE PARALLEL UNSAFE');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -5,7 +5,7 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
 CREATE EXTENSION IF NOT EXISTS dblink;
-SELECT plan(11);
+SELECT plan(14);
 
 -- A long CPU call: the robust method over 2^24 values on one thread.
 SELECT setseed(0.1);
@@ -73,6 +73,26 @@ SELECT is((SELECT c FROM dblink('other', 'SELECT count(*) FROM ts_outliers(ARRAY
 SELECT dblink_disconnect('other');
 RESET tsmine.cpu_threads;
 RESET tsmine.backend;
+
+-- statement_timeout during long GPU work (a matrix profile of 2^21 points
+-- takes seconds on the GPU); skipped where no GPU is usable
+CREATE TEMP TABLE has_gpu AS SELECT count(*) > 0 AS yes FROM ts_device_info() WHERE kind = 'gpu';
+SELECT setseed(0.3);
+CREATE TEMP TABLE long_walk AS SELECT CASE WHEN (SELECT yes FROM has_gpu)
+  THEN (SELECT array_agg(s) FROM (SELECT sum(random() - 0.5) OVER (ORDER BY i) AS s FROM generate_series(1, 1 << 21) i) w)
+  ELSE NULL END AS a;
+SET tsmine.backend = gpu;
+SET statement_timeout = '300ms';
+CREATE TEMP TABLE t4 AS SELECT * FROM pg_temp.run_catching(CASE WHEN (SELECT yes FROM has_gpu)
+  THEN 'SELECT count(*) FROM ts_matrix_profile((SELECT a FROM long_walk), 100)' ELSE 'SELECT 1' END);
+RESET statement_timeout;
+RESET tsmine.backend;
+SELECT CASE WHEN (SELECT yes FROM has_gpu) THEN is((SELECT state FROM t4), '57014', 'statement_timeout cancels long GPU work')
+            ELSE skip('no GPU here', 1) END;
+SELECT CASE WHEN (SELECT yes FROM has_gpu) THEN cmp_ok((SELECT ms FROM t4), '<', 1300::float8, 'and within one second of the timeout')
+            ELSE skip('no GPU here', 1) END;
+SELECT is((SELECT coalesce(max(tsmine_memory), 0) FROM ts_device_info()), 0::bigint,
+          'a cancelled GPU call leaves no device memory behind');
 
 -- 1,000 calls, every tenth one failing, on the configured backend: nothing
 -- stays on the device.
