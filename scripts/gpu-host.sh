@@ -25,7 +25,7 @@ benches=("$@")
 for b in "${benches[@]}"; do
     [ "$b" = none ] && continue
     step "bench $b"
-    bash "bench/$b.sh" >"$out/bench-$b.md" 2>&1
+    timeout "${BENCH_TIMEOUT:-300}" bash "bench/$b.sh" >"$out/bench-$b.md" 2>&1
     tail -3 "$out/bench-$b.md"
 done
 step "done"
