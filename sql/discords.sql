@@ -42,7 +42,7 @@ WHERE a.neighbor <> b.neighbor OR a.distance <> b.distance;
 SELECT p.pos, p.neighbor, q.neighbor = p.pos AS mutual
 FROM ts_matrix_profile('SELECT v FROM tek16 ORDER BY pos', 128) p
 JOIN ts_matrix_profile('SELECT v FROM tek16 ORDER BY pos', 128) q ON q.pos = p.neighbor
-ORDER BY p.distance, p.pos LIMIT 1;
+ORDER BY round(p.distance::numeric, 9), p.pos LIMIT 1;
 
 -- constant windows (STUMPY's rule): a flat series has a zero profile;
 -- a constant window against non-constant ones is at sqrt(m)

@@ -97,10 +97,11 @@ discords_common(FunctionCallInfo fcinfo, bool query)
 	if (s.n == 0)
 		return (Datum) 0;		/* an empty series has no windows */
 
-	/* auto: range discords by PD3 (it prunes with r); top-k by the matrix
-	 * profile (PD3 has to search for r).  bench/RESULTS.md has the figures. */
+	/* auto (bench/RESULTS.md has the figures): range discords by PD3, which
+	 * prunes with r; top-k by the matrix profile, except a few discords of a
+	 * long series, where PD3's search for r wins (2^20 points, k <= 10). */
 	if (method == DISCORDS_AUTO)
-		method = range ? DISCORDS_PD3 : DISCORDS_MATRIX_PROFILE;
+		method = (range || (s.n >= (1 << 19) && k <= 10)) ? DISCORDS_PD3 : DISCORDS_MATRIX_PROFILE;
 
 	if (method == DISCORDS_PD3)
 	{

@@ -44,13 +44,17 @@ motifs_common(FunctionCallInfo fcinfo, bool query)
 	if (s.n == 0)
 		return (Datum) 0;		/* an empty series has no windows */
 
-	/* auto: the matrix profile where the GPU runs it, MK on the CPU
-	 * (bench/RESULTS.md has the figures behind this choice). */
+	if (s.n - m < excl)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("series of length %lld is too short for two windows of length %d at least %lld apart",
+						(long long) s.n, m, (long long) excl),
+				 errhint("Use a longer series, a shorter window or a smaller exclusion zone.")));
+
+	/* auto: the matrix profile, which bench/motifs.sh measures faster than
+	 * MK on both backends; MK where the profile cannot run (m > n/2). */
 	if (method == MOTIFS_AUTO)
-	{
-		tsm_exec_prepare(&ex, TS_WORK_MOTIFS, s.n, m);
-		method = ex.backend != TS_BACKEND_CPU ? MOTIFS_MATRIX_PROFILE : MOTIFS_MK;
-	}
+		method = 2 * (int64) m <= s.n ? MOTIFS_MATRIX_PROFILE : MOTIFS_MK;
 
 	if (method == MOTIFS_MK)
 	{
