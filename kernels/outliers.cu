@@ -2,11 +2,10 @@
 //   sigma: one pass of Chan-merged moments (count, mean, Σ(x−mean)²) per
 //   thread and block, a one-block kernel that merges them and writes the rule
 //   (mean, std, k·std) on the device, then an order-preserving compaction of
-//   the outlier positions (cub::DeviceSelect) that reads the rule there: two
-//   passes over the series and no host round trip.
+//   the outlier positions by tiles (select_tiles, gather_tiles) that reads the
+//   rule there: two passes over the series and no host round trip.
 //   mad: exact median and MAD by radix sorts, then the same compaction.
 #include <cub/cub.cuh>
-#include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 #include <vector>
@@ -102,12 +101,63 @@ __global__ void abs_dev_sum(const double* __restrict__ x, int64_t n, double c, d
     if (threadIdx.x == 0) out[blockIdx.x] = b;
 }
 
-// rule[0] = center, rule[2] = limit, both on the device (no host round trip).
-struct IsOutlier {
-    const double* x;
-    const double* rule;
-    __device__ bool operator()(int64_t i) const { return fabs(x[i] - rule[0]) > rule[2]; }
-};
+// Order-preserving compaction in one pass over the series.  A block owns a
+// tile of kTile consecutive values: each thread loads its kPerThread values
+// first (coalesced), then, round by round, warps ballot the outliers and the
+// block writes their positions, in index order, to the tile's own stretch of
+// the scratch buffer.  The per-tile counts are then scanned, and a second
+// kernel moves each tile's positions (few: outliers are rare) to their place.
+// The rule comes from the device: rule[0] = center, rule[2] = limit = k·scale.
+constexpr int kPerThread = 16;
+constexpr int64_t kTile = int64_t(kThreads) * kPerThread;
+
+__global__ void select_tiles(const double* __restrict__ x, int64_t n, const double* __restrict__ rule,
+                             int64_t* __restrict__ scratch, int64_t* __restrict__ tile_count) {
+    __shared__ int warp_count[kThreads / 32];
+    __shared__ int round_base;
+    const double center = rule[0], limit = rule[2];
+    const int64_t base = int64_t(blockIdx.x) * kTile;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    double v[kPerThread];
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+        int64_t i = base + int64_t(r) * kThreads + threadIdx.x;
+        v[r] = i < n ? x[i] : center;  // center is never an outlier
+    }
+    int written = 0;  // positions this tile has written so far (same in every thread)
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+        const bool hit = fabs(v[r] - center) > limit;
+        const unsigned ballot = __ballot_sync(0xffffffffu, hit);
+        if (lane == 0) warp_count[warp] = __popc(ballot);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            int acc = 0;
+            for (int w = 0; w < kThreads / 32; ++w) {
+                int c = warp_count[w];
+                warp_count[w] = acc;
+                acc += c;
+            }
+            round_base = acc;
+        }
+        __syncthreads();
+        if (hit) {
+            int at = written + warp_count[warp] + __popc(ballot & ((1u << lane) - 1));
+            scratch[base + at] = base + int64_t(r) * kThreads + threadIdx.x;
+        }
+        written += round_base;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) tile_count[blockIdx.x] = written;
+}
+
+__global__ void gather_tiles(const int64_t* __restrict__ scratch, const int64_t* __restrict__ tile_count,
+                             const int64_t* __restrict__ tile_offset, int64_t* __restrict__ out) {
+    const int64_t c = tile_count[blockIdx.x];
+    if (c == 0) return;
+    const int64_t from = int64_t(blockIdx.x) * kTile, to = tile_offset[blockIdx.x];
+    for (int64_t j = threadIdx.x; j < c; j += blockDim.x) out[to + j] = scratch[from + j];
+}
 
 int blocks_for(int64_t n) {
     int64_t b = (n + kThreads * 16 - 1) / (kThreads * 16);
@@ -149,25 +199,23 @@ OutlierRule outliers(const double* x, int64_t n, double k, int method, TsExec* e
     Stream s;
 
     // Everything is allocated before the clock starts.
-    thrust::counting_iterator<int64_t> first(0);
-    size_t select_bytes = 0;
-    check(cub::DeviceSelect::If(nullptr, select_bytes, first, static_cast<int64_t*>(nullptr),
-                                static_cast<int64_t*>(nullptr), n, IsOutlier{nullptr, nullptr}, s),
-          "compaction (sizing)");
-    size_t temp_bytes = select_bytes;
+    const int64_t tiles = (n + kTile - 1) / kTile;
+    size_t scan_bytes = 0;
+    check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<int64_t*>(nullptr),
+                                        static_cast<int64_t*>(nullptr), tiles, s),
+          "scan (sizing)");
+    size_t temp_bytes = scan_bytes;
     if (mad) temp_bytes = std::max(temp_bytes, sort_temp_bytes(n, s));
-    require_bytes(bytes * (mad ? 3 : 2) + temp_bytes + (1 << 20), "the outlier search");
+    require_bytes(bytes * (mad ? 4 : 3) + temp_bytes + (1 << 20), "the outlier search");
     Buffer<double> d_x(n, "the series");
+    Buffer<int64_t> d_scratch(n, "outlier positions");
     Buffer<int64_t> d_pos(n, "outlier positions");
+    Buffer<int64_t> d_tile_count(tiles, "tile counts"), d_tile_offset(tiles + 1, "tile offsets");
     Buffer<unsigned char> temp(temp_bytes, "scratch");
     Buffer<Moments> d_parts(kMaxBlocks, "partial moments");
     Buffer<double> d_rule(4, "outlier rule");
-    Buffer<int64_t> d_count(1, "outlier count");
-    Buffer<double> d_v, d_alt;
-    if (mad) {
-        // the sort's two key buffers: the position buffer (same size) serves as one
-        d_v.allocate(n, "MAD scratch");
-    }
+    Buffer<double> d_v;
+    if (mad) d_v.allocate(n, "MAD scratch");
 
     const double t0 = now_ms();
     check(cudaMemcpyAsync(d_x.get(), x, bytes, cudaMemcpyHostToDevice, s), "copy the series to the GPU");
@@ -186,7 +234,7 @@ OutlierRule outliers(const double* x, int64_t n, double k, int method, TsExec* e
         check(cudaGetLastError(), "moments launch");
         kernel_bytes += static_cast<double>(bytes);
     } else {
-        double* alt = reinterpret_cast<double*>(d_pos.get());
+        double* alt = reinterpret_cast<double*>(d_scratch.get());
         check(cudaMemcpyAsync(d_v.get(), d_x.get(), bytes, cudaMemcpyDeviceToDevice, s), "copy for the median");
         double med = sorted_median(d_v.get(), alt, n, temp, s);
         abs_dev<<<blocks, kThreads, 0, s>>>(d_x.get(), n, med, d_v.get());
@@ -211,17 +259,26 @@ OutlierRule outliers(const double* x, int64_t n, double k, int method, TsExec* e
         kernel_bytes += static_cast<double>(bytes) * (2 * 8 * 2 + 2 + 2);
     }
     // Order-preserving compaction of the positions (a constant series selects nothing).
+    select_tiles<<<static_cast<unsigned>(tiles), kThreads, 0, s>>>(d_x.get(), n, d_rule.get(), d_scratch.get(),
+                                                                   d_tile_count.get());
+    check(cudaGetLastError(), "selection launch");
     size_t sb = temp.bytes();
-    check(cub::DeviceSelect::If(temp.get(), sb, first, d_pos.get(), d_count.get(), n,
-                                IsOutlier{d_x.get(), d_rule.get()}, s),
-          "compaction");
-    kernel_bytes += static_cast<double>(bytes);
+    check(cub::DeviceScan::ExclusiveSum(temp.get(), sb, d_tile_count.get(), d_tile_offset.get(), tiles, s), "scan");
+    gather_tiles<<<static_cast<unsigned>(tiles), 64, 0, s>>>(d_scratch.get(), d_tile_count.get(), d_tile_offset.get(),
+                                                             d_pos.get());
+    check(cudaGetLastError(), "gather launch");
+    kernel_bytes += static_cast<double>(bytes) + 3.0 * tiles * sizeof(int64_t);
     timer.stop();
     double h_rule[4] = {0, 0, 0, 0};
     int64_t count = 0;
     check(cudaMemcpyAsync(h_rule, d_rule.get(), sizeof h_rule, cudaMemcpyDeviceToHost, s), "copy rule");
-    check(cudaMemcpyAsync(&count, d_count.get(), sizeof count, cudaMemcpyDeviceToHost, s), "copy outlier count");
+    int64_t last[2] = {0, 0};
+    check(cudaMemcpyAsync(&last[0], d_tile_offset.get() + tiles - 1, sizeof(int64_t), cudaMemcpyDeviceToHost, s),
+          "copy outlier count");
+    check(cudaMemcpyAsync(&last[1], d_tile_count.get() + tiles - 1, sizeof(int64_t), cudaMemcpyDeviceToHost, s),
+          "copy outlier count");
     s.sync("outlier search");
+    count = last[0] + last[1];
     ex->kernel_ms = timer.ms();
     if (!mad) {
         rule.center = h_rule[0];
@@ -236,7 +293,7 @@ OutlierRule outliers(const double* x, int64_t n, double k, int method, TsExec* e
               "copy outlier positions");
         s.sync("copy outlier positions");
     }
-    ex->device_bytes = kernel_bytes + count * sizeof(int64_t);
+    ex->device_bytes = kernel_bytes + 3.0 * count * sizeof(int64_t);
     ex->device_ms = now_ms() - t0;
     return rule;
 }
