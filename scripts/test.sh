@@ -2,7 +2,7 @@
 # Runs every tsmine test suite on a throwaway cluster: the C++ unit tests of
 # the core, the pg_regress suite (make installcheck) and the pgTAP suite
 # (pg_prove).  Installs what it needs on Debian 12.  Last line:
-#   N passed, N failed
+#   N passed, N failed, N skipped      (skipped: GPU unit tests without a GPU)
 # Environment: TSMINE_BACKEND=gpu|cpu|auto runs the SQL suites with that
 # tsmine.backend (default: the GUC's default, auto).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -13,7 +13,7 @@ tsm_start_cluster
 export TSMINE_SHARED="$(tsm_shared)"
 if [ -n "${TSMINE_BACKEND:-}" ]; then export PGOPTIONS="${PGOPTIONS:-} -c tsmine.backend=$TSMINE_BACKEND"; fi
 
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 count() { passed=$((passed + $1)); failed=$((failed + $2)); }
 
 tsm_log "C++ unit tests of the core"
@@ -22,6 +22,7 @@ set +e
 ./test/unit/run_unit_tests | tee /tmp/tsmine-unit.log
 set -e
 line=$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed' /tmp/tsmine-unit.log | tail -1 || true)
+skipped=$(echo "$line" | sed -nE 's/.*failed, ([0-9]+) skipped.*/\1/p'); skipped=${skipped:-0}
 if [ -n "$line" ]; then count "$(echo "$line" | sed -E 's/unit: ([0-9]+) passed.*/\1/')" "$(echo "$line" | sed -E 's/.*passed, ([0-9]+) failed.*/\1/')"; else count 0 1; fi
 
 tsm_log "pg_regress suite (make installcheck)"
@@ -46,5 +47,5 @@ if grep -qE '^Result: PASS' /tmp/tsmine-tap.log; then count "${t_tests:-0}" 0
 else count "$(( ${t_tests:-0} - t_bad ))" "$(( t_bad > 0 ? t_bad : 1 ))"; fi
 
 echo
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
