@@ -46,6 +46,18 @@ t_bad=$(grep -E '^Failed [0-9]+/[0-9]+ subtests' /tmp/tsmine-tap.log | sed -E 's
 if grep -qE '^Result: PASS' /tmp/tsmine-tap.log; then count "${t_tests:-0}" 0
 else count "$(( ${t_tests:-0} - t_bad ))" "$(( t_bad > 0 ? t_bad : 1 ))"; fi
 
+# The CPU-only flavour of the core (what a build without nvcc runs), when
+# this machine built the CUDA one: its unit tests too.
+if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] && [ -z "${TSMINE_SKIP_CPU_FLAVOUR:-}" ]; then
+  tsm_log "C++ unit tests of the CPU-only build"
+  set +e
+  make -s WITH_CUDA=no unittest_bin >/dev/null 2>&1 && ./test/unit/run_unit_tests | tee /tmp/tsmine-unit-cpu.log
+  set -e
+  line=$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed' /tmp/tsmine-unit-cpu.log 2>/dev/null | tail -1 || true)
+  if [ -n "$line" ]; then count "$(echo "$line" | sed -E 's/unit: ([0-9]+) passed.*/\1/')" "$(echo "$line" | sed -E 's/.*passed, ([0-9]+) failed.*/\1/')"; else count 0 1; fi
+  make -s WITH_CUDA=yes >/dev/null 2>&1 || true   # leave the tree as the installed flavour
+fi
+
 echo
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
