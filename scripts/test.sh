@@ -55,7 +55,6 @@ if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] && [ -z "${TSMINE_SKIP_CPU_FL
   set -e
   line=$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed' /tmp/tsmine-unit-cpu.log 2>/dev/null | tail -1 || true)
   if [ -n "$line" ]; then count "$(echo "$line" | sed -E 's/unit: ([0-9]+) passed.*/\1/')" "$(echo "$line" | sed -E 's/.*passed, ([0-9]+) failed.*/\1/')"; else count 0 1; fi
-  make -s WITH_CUDA=yes >/dev/null 2>&1 || true   # leave the tree as the installed flavour
 fi
 
 echo
