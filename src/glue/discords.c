@@ -30,7 +30,7 @@ matrix_profile_common(FunctionCallInfo fcinfo, bool query)
 	if (s.n == 0)
 		return (Datum) 0;		/* an empty series has no windows */
 	tsm_exec_prepare(&ex, TS_WORK_MATRIX_PROFILE, s.n, m);
-	tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st);
+	TSM_CALL(ex, st, tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st));
 	tsm_exec_finish("ts_matrix_profile", &ex, s.n, &st, t0);
 
 	for (int64 i = 0; i < p.count; i++)
@@ -106,7 +106,7 @@ discords_common(FunctionCallInfo fcinfo, bool query)
 	if (method == DISCORDS_PD3)
 	{
 		tsm_exec_prepare(&ex, TS_WORK_DISCORDS, s.n, m);
-		tsm_discords_pd3(s.x, s.n, m, k, r, excl, &ex, &d, &st);
+		TSM_CALL(ex, st, tsm_discords_pd3(s.x, s.n, m, k, r, excl, &ex, &d, &st));
 		tsm_exec_finish("ts_discords (pd3)", &ex, s.n, &st, t0);
 	}
 	else
@@ -117,7 +117,7 @@ discords_common(FunctionCallInfo fcinfo, bool query)
 		int			used;
 
 		tsm_exec_prepare(&ex, TS_WORK_MATRIX_PROFILE, s.n, m);
-		tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st);
+		TSM_CALL(ex, st, tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st));
 		if (st.code != TS_OK)
 			tsm_exec_finish("ts_discords (matrix_profile)", &ex, s.n, &st, t0);
 		dev_ms = ex.device_ms;

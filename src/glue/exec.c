@@ -93,6 +93,19 @@ tsm_exec_prepare(TsExec *ex, int work_kind, int64 n, int64 m)
 	}
 }
 
+bool
+tsm_exec_retry_on_cpu(TsExec *ex, const TsStatus *st)
+{
+	if (ex->backend != TS_BACKEND_AUTO ||
+		(st->code != TS_GPU_OUT_OF_MEMORY && st->code != TS_GPU_UNAVAILABLE))
+		return false;
+	ereport(DEBUG1,
+			(errmsg_internal("tsmine: running on the CPU instead: %s", st->message)));
+	ex->backend = TS_BACKEND_CPU;
+	ex->device_ms = ex->kernel_ms = ex->device_bytes = 0;
+	return true;
+}
+
 void
 tsm_exec_finish(const char *function, const TsExec *ex, int64 n, const TsStatus *st, double started_ms)
 {

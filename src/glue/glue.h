@@ -51,6 +51,16 @@ extern void tsm_exec_finish(const char *function, const TsExec *ex, int64 n, con
 							double started_ms);
 extern double tsm_now_ms(void);
 
+/* In auto mode a call that the GPU cannot take (device memory too small for
+ * the input, or a GPU context that failed earlier) runs again on the CPU. */
+extern bool tsm_exec_retry_on_cpu(TsExec *ex, const TsStatus *st);
+#define TSM_CALL(ex, st, call) \
+	do { \
+		call; \
+		if (tsm_exec_retry_on_cpu(&(ex), &(st))) \
+			call; \
+	} while (0)
+
 /* ---- input (input.c) ---- */
 typedef struct TsmSeries
 {

@@ -59,7 +59,7 @@ motifs_common(FunctionCallInfo fcinfo, bool query)
 	if (method == MOTIFS_MK)
 	{
 		tsm_exec_prepare(&ex, TS_WORK_MOTIFS, s.n, m);
-		tsm_motifs_mk(s.x, s.n, m, k, excl, refs, &ex, &mo, &st);
+		TSM_CALL(ex, st, tsm_motifs_mk(s.x, s.n, m, k, excl, refs, &ex, &mo, &st));
 		tsm_exec_finish("ts_motifs (mk)", &ex, s.n, &st, t0);
 	}
 	else
@@ -70,7 +70,7 @@ motifs_common(FunctionCallInfo fcinfo, bool query)
 		int			used;
 
 		tsm_exec_prepare(&ex, TS_WORK_MATRIX_PROFILE, s.n, m);
-		tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st);
+		TSM_CALL(ex, st, tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st));
 		if (st.code != TS_OK)
 			tsm_exec_finish("ts_motifs (matrix_profile)", &ex, s.n, &st, t0);
 		dev_ms = ex.device_ms;
@@ -144,7 +144,7 @@ match_common(FunctionCallInfo fcinfo, bool query)
 		return (Datum) 0;		/* an empty series has no windows */
 
 	tsm_exec_prepare(&ex, TS_WORK_MATCH, s.n, pat.n);
-	tsm_match(s.x, s.n, pat.x, (int32) pat.n, maxd, k, excl, &ex, &mt, &st);
+	TSM_CALL(ex, st, tsm_match(s.x, s.n, pat.x, (int32) pat.n, maxd, k, excl, &ex, &mt, &st));
 	tsm_exec_finish("ts_match", &ex, s.n, &st, t0);
 
 	for (int64 i = 0; i < mt.count; i++)

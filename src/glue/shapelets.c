@@ -183,8 +183,8 @@ ts_shapelets(PG_FUNCTION_ARGS)
 	read_training(PG_GETARG_TEXT_PP(0), &t);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_exec_prepare(&ex, TS_WORK_SHAPELETS, shapelet_work(&t, minL, maxL, step), minL);
-	tsm_shapelets(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step, (int32) Min(k, PG_INT32_MAX),
-				  &ex, &out, &st);
+	TSM_CALL(ex, st, tsm_shapelets(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step,
+								   (int32) Min(k, PG_INT32_MAX), &ex, &out, &st));
 	tsm_exec_finish("ts_shapelets", &ex, t.total_values, &st, t0);
 	for (int i = 0; i < out.count; i++)
 	{
@@ -319,8 +319,8 @@ ts_shapelet_tree(PG_FUNCTION_ARGS)
 	logical = PG_GETARG_BOOL(5);
 	read_training(PG_GETARG_TEXT_PP(0), &t);
 	tsm_exec_prepare(&ex, TS_WORK_SHAPELETS, shapelet_work(&t, minL, maxL, step), minL);
-	tsm_shapelet_tree(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step, depth, logical ? 1 : 0,
-					  &ex, &tree, &st);
+	TSM_CALL(ex, st, tsm_shapelet_tree(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step, depth,
+									   logical ? 1 : 0, &ex, &tree, &st));
 	tsm_exec_finish("ts_shapelet_tree", &ex, t.total_values, &st, t0);
 
 	initStringInfo(&b);
