@@ -14,6 +14,7 @@
 namespace {
 
 std::atomic<int64_t> g_bytes_in_use{0};
+std::atomic<int64_t> g_memory_limit{0};  // of the call in progress; 0: none
 std::atomic<int64_t> g_allocs{0};
 std::atomic<int64_t> g_frees{0};
 
@@ -87,6 +88,7 @@ void use_device(const TsExec* ex) {
                     format("tsmine.gpu_device is %d, but this machine has %d GPU(s)", dev, g_device_count),
                     format("SET tsmine.gpu_device to a value from 0 to %d.", g_device_count - 1));
     check(cudaSetDevice(dev), "cudaSetDevice");
+    g_memory_limit = ex ? ex->gpu_memory_limit : 0;
 }
 
 size_t free_bytes() {
@@ -106,6 +108,13 @@ void require_bytes(size_t bytes, const char* what) {
 }
 
 void note_alloc(size_t bytes) {
+    const int64_t limit = g_memory_limit.load();
+    const int64_t now = g_bytes_in_use.load();
+    if (limit > 0 && now + static_cast<int64_t>(bytes) > limit)
+        throw Error(TS_GPU_OUT_OF_MEMORY, kOutOfMemory,
+                    format("this call needs more than tsmine.gpu_memory_limit (%lld MB) of GPU memory",
+                           static_cast<long long>(limit >> 20)),
+                    "Raise tsmine.gpu_memory_limit, use a shorter series, or SET tsmine.backend = cpu.");
     g_bytes_in_use += static_cast<int64_t>(bytes);
     ++g_allocs;
 }

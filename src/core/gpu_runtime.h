@@ -34,7 +34,9 @@ size_t free_bytes();
 // Throws TS_GPU_OUT_OF_MEMORY with a clear message if `bytes` cannot be had.
 void require_bytes(size_t bytes, const char* what);
 
-// Accounting, for ts_device_info() and the leak tests.
+// Accounting, for ts_device_info() and the leak tests.  note_alloc throws
+// TS_GPU_OUT_OF_MEMORY when the call's limit (TsExec.gpu_memory_limit, set by
+// use_device) would be passed; call it before allocating.
 void note_alloc(size_t bytes);
 void note_free(size_t bytes);
 
@@ -54,16 +56,17 @@ class Buffer {
     void allocate(size_t count, const char* what = "device buffer") {
         release();
         if (count == 0) count = 1;
+        note_alloc(count * sizeof(T));  // throws past the call's memory limit
         void* p = nullptr;
         cudaError_t e = cudaMalloc(&p, count * sizeof(T));
         if (e != cudaSuccess) {
             cudaGetLastError();  // clear a non-sticky allocation error
+            note_free(count * sizeof(T));
             if (e == cudaErrorMemoryAllocation) require_bytes(count * sizeof(T), what);
             check(e, what);
         }
         p_ = static_cast<T*>(p);
         n_ = count;
-        note_alloc(n_ * sizeof(T));
     }
     void release() noexcept {
         if (p_) {

@@ -61,6 +61,7 @@ typedef struct TsExec
 	int			backend;		/* TsBackend, already resolved against the slot cap */
 	int			gpu_device;		/* CUDA ordinal */
 	int			cpu_threads;	/* 0: all hardware threads */
+	int64_t		gpu_memory_limit;	/* device bytes one call may hold; 0: no limit */
 	/* non-zero when the query was cancelled or timed out; may be NULL */
 	int			(*interrupted) (void);
 	/* allocator for result arrays; returns NULL on failure; never NULL */

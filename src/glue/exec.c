@@ -61,6 +61,7 @@ tsm_exec_prepare(TsExec *ex, int work_kind, int64 n, int64 m)
 	ex->interrupted = glue_interrupted;
 	ex->cpu_threads = tsm_guc_cpu_threads;
 	ex->gpu_device = tsm_guc_gpu_device;
+	ex->gpu_memory_limit = (int64_t) tsm_guc_gpu_memory_limit << 20;
 	ex->backend = TS_BACKEND_CPU;
 
 	/* Parallel workers stay on the CPU: GPU slots are session locks, which

@@ -33,6 +33,7 @@ extern int	tsm_guc_gpu_device;
 extern int	tsm_guc_max_gpu_backends;
 extern int	tsm_guc_gpu_busy;
 extern int	tsm_guc_cpu_threads;
+extern int	tsm_guc_gpu_memory_limit;	/* MB */
 
 /* ---- GPU slots (gpu_slots.c) ---- */
 /* Takes (or keeps) one of tsmine.max_gpu_backends cluster-wide slots for this

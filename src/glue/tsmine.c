@@ -14,6 +14,7 @@ int			tsm_guc_gpu_device = 0;
 int			tsm_guc_max_gpu_backends = 4;
 int			tsm_guc_gpu_busy = TSM_GPU_BUSY_CPU;
 int			tsm_guc_cpu_threads = 0;
+int			tsm_guc_gpu_memory_limit = 0;
 
 static const struct config_enum_entry backend_options[] = {
 	{"auto", TSM_GUC_BACKEND_AUTO, false},
@@ -62,5 +63,11 @@ _PG_init(void)
 							NULL,
 							&tsm_guc_cpu_threads, 0, 0, 1024,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("tsmine.gpu_memory_limit",
+							"Device memory one tsmine call may hold (0: as much as is free).",
+							"A call that needs more runs on the CPU in auto mode and raises an error with "
+							"tsmine.backend = gpu.",
+							&tsm_guc_gpu_memory_limit, 0, 0, PG_INT32_MAX,
+							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("tsmine");
 }

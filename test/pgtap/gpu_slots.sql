@@ -6,7 +6,7 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
 CREATE EXTENSION IF NOT EXISTS dblink;
-SELECT plan(7);
+SELECT plan(10);
 
 CREATE TEMP TABLE has_gpu AS SELECT count(*) > 0 AS yes FROM ts_device_info() WHERE kind = 'gpu';
 CREATE TEMP TABLE big AS SELECT array_agg(sin(i)) AS a FROM generate_series(1, 1 << 22) i;
@@ -53,6 +53,25 @@ SELECT CASE WHEN (SELECT yes FROM has_gpu)
   ELSE skip('no GPU here', 1) END;
 RESET tsmine.gpu_busy;
 RESET tsmine.max_gpu_backends;
+RESET tsmine.backend;
+
+-- tsmine.gpu_memory_limit: too little device memory for the call → the CPU in
+-- auto mode, an out-of-memory error (53200) with backend = gpu
+SET tsmine.gpu_memory_limit = '1MB';
+SET tsmine.backend = auto;
+SELECT CASE WHEN (SELECT yes FROM has_gpu)
+  THEN is((SELECT count(*) FROM ts_outliers((SELECT a FROM big), 3)) || ' ' || (SELECT backend FROM ts_last_run()), '0 cpu',
+          'auto falls back to the CPU when the call needs more than gpu_memory_limit')
+  ELSE skip('no GPU here', 1) END;
+SET tsmine.backend = gpu;
+SELECT CASE WHEN (SELECT yes FROM has_gpu)
+  THEN throws_ok($$SELECT count(*) FROM ts_outliers((SELECT a FROM big), 3)$$, '53200', NULL,
+                 'backend = gpu past gpu_memory_limit: out_of_memory')
+  ELSE skip('no GPU here', 1) END;
+RESET tsmine.gpu_memory_limit;
+SELECT CASE WHEN (SELECT yes FROM has_gpu)
+  THEN is((SELECT coalesce(max(tsmine_memory), 0) FROM ts_device_info()), 0::bigint, 'nothing left on the device')
+  ELSE skip('no GPU here', 1) END;
 RESET tsmine.backend;
 
 SELECT * FROM finish();
