@@ -19,7 +19,8 @@
 //    bits below the key's quantum (≥ 10 of them) are replaced by a tag
 //    e = l·D + d < kBand ≤ 1024 that identifies the pair within the band:
 //    rows take 0x3FF ^ e (smaller column wins ties), columns take e (smaller
-//    row wins ties).  The maxima of these doubles (fmax) are therefore the
+//    row wins ties).  The maxima of these doubles (compared as doubles: one
+//    DSETP and two selects) are therefore the
 //    maxima of the 64-bit keys restricted to the band; the winners are turned
 //    into full keys (mp::v_core | LOW − index) once per row / column per band
 //    and merged into global memory by atomicMax (keys are a total order, so the
@@ -43,7 +44,10 @@ namespace tsm {
 namespace gpu {
 namespace {
 
-constexpr int D = 8;                          // diagonals per lane
+#ifndef TSM_MP_DIAGS
+#define TSM_MP_DIAGS 8
+#endif
+constexpr int D = TSM_MP_DIAGS;               // diagonals per lane (8: 168 registers, no spills)
 constexpr int kWarpsPerBlock = 4;             // independent tasks per block
 constexpr int kBand = 32 * D;                 // diagonals per warp (≤ 1024: tags fit in 10 bits)
 constexpr int kGroup = 32;                    // rows per flush group (= warp size)
@@ -68,7 +72,7 @@ struct Params {
     int64_t count;
     int64_t excl;
     int m;
-    unsigned lomask;  // clears the bits below the key's quantum in the low word
+    u64 mask;  // clears the bits below the key's quantum (and keeps the rest)
     mp::KeyCodec codec;
 };
 
@@ -88,35 +92,31 @@ struct Lane {
     Shared* sh;
 };
 
-__device__ __forceinline__ double tagged(unsigned hi, unsigned lo) { return __hiloint2double((int)hi, (int)lo); }
-
 // One row r (step s within the group) at rotation phase U = (r − r0) mod D.
 template <int U, bool MASK>
 __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s) {
     const double dfr = L.sh->rdf[s], dgr = L.sh->rdg[s], ivr = L.sh->rinv[s];
     const double off = p.codec.off;
-    const unsigned lomask = p.lomask;
+    const u64 mask = p.mask;
     const bool upd = !MASK || r > L.r0;
-    double rk[D];
+    // keys as doubles in [1, 2): compared with one DSETP and two selects, no
+    // 64-bit integer compare; the row chain goes d ascending (any order would do:
+    // the tags make the keys distinct)
+    double rb = 0.0;
 #pragma unroll
     for (int d = 0; d < D; ++d) {
-        constexpr int dummy = 0;
-        (void)dummy;
         const int q = (d + U) % D;
         if (upd) L.cov[d] = __fma_rn(dfr, L.cdg[q], __fma_rn(L.cdf[q], dgr, L.cov[d]));
         const double v = mp::sweep_v(L.cov[d], ivr, L.ci4[q], off);
-        const unsigned hi = (unsigned)__double2hiint(v);
-        const unsigned lo = ((unsigned)__double2loint(v) & lomask) | L.rtag[d];
-        double a = tagged(hi, lo), c = tagged(hi, lo ^ 0x3FFu);
-        if (MASK && r + L.jl + d >= p.count) a = c = 0.0;
-        rk[d] = a;
-        L.acc[q] = fmax(L.acc[q], c);
+        const u64 k = ((u64)__double_as_longlong(v) & mask) | (u64)L.rtag[d];
+        const double a = __longlong_as_double((long long)k);
+        const double c = __longlong_as_double((long long)(k ^ 0x3FFull));
+        if (!(MASK && r + L.jl + d >= p.count)) {
+            rb = a > rb ? a : rb;
+            L.acc[q] = c > L.acc[q] ? c : L.acc[q];
+        }
     }
-#pragma unroll
-    for (int w = 1; w < D; w *= 2)
-#pragma unroll
-        for (int d = 0; d + w < D; d += 2 * w) rk[d] = fmax(rk[d], rk[d + w]);
-    L.sh->row[s * 33 + L.lane] = rk[0];
+    L.sh->row[s * 33 + L.lane] = rb;
     // retire diagonal 0's column (slot U): lane 0 to shared memory, the others
     // pass it (data and running maximum) to the lane below
     if (L.lane == 0) L.sh->col[s] = L.acc[U];
@@ -251,7 +251,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
             const double* row = sh->row + L.lane * 33;
             double b = row[0];
 #pragma unroll
-            for (int i = 1; i < 32; ++i) b = fmax(b, row[i]);
+            for (int i = 1; i < 32; ++i) b = row[i] > b ? row[i] : b;
             if (b != 0.0) {
                 const unsigned e = 0x3FFu ^ ((unsigned)__double2loint(b) & 0x3FFu);
                 atomicMax(p.best + rr, full_key(b, rr + L.k0 + e, p.codec));
@@ -347,7 +347,7 @@ void matrix_profile(const mp::Prepared& P, TsExec* ex, MatrixProfile& out) {
     p.excl = P.excl;
     p.m = P.m;
     p.codec = P.codec;
-    p.lomask = ~((1u << P.codec.shift) - 1u);  // shift ∈ [10, 31]: the bits below the quantum
+    p.mask = ~((1ull << P.codec.shift) - 1ull);  // shift ≥ 10: room for the 10-bit tags
 
     EventTimer timer(s);
     timer.start();
