@@ -2,29 +2,37 @@
 // Arithmetic and conventions: src/core/mp_detail.h (shared with the CPU path,
 // bit for bit: explicit __fma_rn/__dmul_rn, no contraction differences).
 //
-// Design (one warp = one unit of work, "band item"):
-//  * A band is kBand = 32·kDiagsPerThread adjacent diagonals k ∈ [k0, k0+kBand);
-//    lane l owns kDiagsPerThread adjacent diagonals k0 + l·D + d.  A warp walks
-//    the rows of one segment (kSegRows rows, mp::kSegRows) of its band, keeping
-//    the co-moments in registers: at the segment's first row they are computed
-//    directly (mp::direct_cov), then by the recurrence, one row per step.
-//  * Column data (df, dg, inv_norm of j = r + k) rotate through D register
-//    slots (the loop is unrolled by D so slot indices are static): one new
-//    column per lane per step.  Row data are warp-uniform (broadcast loads).
-//  * Selection uses 64-bit keys (mp::make_key): max is exact and
-//    order-independent, so any reduction order gives the CPU's answer.
-//      - row r: each lane reduces its D keys; the 32 lane keys of 32
-//        consecutive rows go to a shared 32×33 buffer, then lane t reduces
-//        row t and does one global atomicMax per row and band;
-//      - column j: a lane's D-slot register accumulator sees column j at D
-//        consecutive steps; when finished it is max-ed into a shared column
-//        buffer (conflict-free: at a step the lanes' columns are distinct and
-//        __syncwarp orders the steps; padding index rel + rel/D avoids bank
-//        conflicts); every kColChunk rows the buffer goes to global memory by
-//        atomicMax.
-//  * Host: one launch per segment (bands split so that a launch stays under
-//    kMaxPairsPerLaunch), tsm::gpu::wait after about kPairsPerWait pairs; then
-//    a finalisation kernel (STUMPY constant rule + exact distance of the
+// Design (one warp = one task = one segment of kSegRows rows × one band of
+// kBand = 32·D adjacent diagonals; lane l owns diagonals k0 + l·D + d):
+//  * The co-moments live in registers: computed directly at the segment's
+//    first row (mp::direct_cov's arithmetic, the row factor shared by the D
+//    diagonals), then by the recurrence, one row per step.
+//  * Column data (df, dg, inv_norm/4 of j = r + k) rotate through D register
+//    slots (the step is unrolled by D so slot indices are static).  The column
+//    a lane retires (its diagonal d = 0) is exactly the one its lower
+//    neighbour needs next (as diagonal D − 1), so it moves down the warp by
+//    __shfl_down together with the column's running maximum; lane 31 takes a
+//    new column from a 32-row prefetch buffer in shared memory.  Row data are
+//    warp-uniform (staged per 32 rows in shared memory).
+//  * Selection without 64-bit key arithmetic per pair: v = ρ/4 + off
+//    (mp::sweep_v) lies in [1, 2), so its bits order like the double.  The
+//    bits below the key's quantum (≥ 10 of them) are replaced by a tag
+//    e = l·D + d < kBand ≤ 1024 that identifies the pair within the band:
+//    rows take 0x3FF ^ e (smaller column wins ties), columns take e (smaller
+//    row wins ties).  The maxima of these doubles (compared as doubles: one
+//    DSETP and two selects) are therefore the
+//    maxima of the 64-bit keys restricted to the band; the winners are turned
+//    into full keys (mp::v_core | LOW − index) once per row / column per band
+//    and merged into global memory by atomicMax (keys are a total order, so the
+//    result equals the CPU's whatever the order).
+//      - rows: each lane's best of its D pairs goes to a 32×33 shared buffer;
+//        every 32 rows lane t reduces row t and does one atomicMax;
+//      - columns: the running maximum travels with the column down the warp;
+//        lane 0 retires it to shared memory, flushed every 32 rows.
+//  * Host: tasks (segment, band) in a linear order (segment-major, decoded
+//    through a per-segment prefix table), launched in chunks of about
+//    kMaxPairsPerLaunch pairs with tsm::gpu::wait in between (cancel); then a
+//    finalisation kernel (STUMPY constant rule + exact distance of the
 //    winning pair, mp::finalize_one — the same function as the CPU's).
 #include <algorithm>
 
@@ -36,182 +44,238 @@ namespace tsm {
 namespace gpu {
 namespace {
 
-constexpr int kDiagsPerThread = 4;                 // D: adjacent diagonals per lane
-constexpr int kWarpsPerBlock = 4;                  // independent band items per block
-constexpr int kBand = 32 * kDiagsPerThread;        // diagonals per warp
-constexpr int kColChunk = 128;                     // rows between column-buffer flushes (multiple of 32)
-constexpr int kColSpan = kColChunk + kBand;        // columns one chunk can finish
-constexpr int kColPadded = kColSpan + kColSpan / kDiagsPerThread + 1;
-constexpr double kMaxPairsPerLaunch = 2e10;        // ≈ 20 ms at 1e12 pairs/s
-constexpr double kPairsPerWait = 2e10;             // poll for cancel after about this much work
+#ifndef TSM_MP_DIAGS
+#define TSM_MP_DIAGS 8
+#endif
+constexpr int D = TSM_MP_DIAGS;               // diagonals per lane (8: 168 registers, no spills)
+constexpr int kWarpsPerBlock = 4;             // independent tasks per block
+constexpr int kBand = 32 * D;                 // diagonals per warp (≤ 1024: tags fit in 10 bits)
+constexpr int kGroup = 32;                    // rows per flush group (= warp size)
+constexpr int64_t kPad = kBand + 4 * kGroup;  // zero padding after the per-window arrays
+constexpr double kMaxPairsPerLaunch = 2.5e10; // ≈ 15–25 ms on an H100
 constexpr int kFinalizeThreads = 128;
-
-static_assert(kColChunk % 32 == 0, "kColChunk must be a multiple of 32");
+static_assert(kBand <= 1024 && kGroup % D == 0, "tag or group layout");
 
 using u64 = unsigned long long;
 
 struct Params {
-    const double* xs;
-    const double* mu;
-    const double* df;   // padded with kBand zeros
-    const double* dg;
+    const double* xs;   // padded with kPad zeros
+    const double* mu;   // padded
+    const double* df;   // padded
+    const double* dg;   // padded
     const double* inv;  // inv_norm, padded
+    const double* inv4; // inv_norm / 4, padded
+    const int64_t* seg_start;  // first task of each segment (n_seg + 1 entries)
     u64* best;
+    int64_t task_lo, task_hi;
+    int n_seg;
     int64_t count;
     int64_t excl;
-    int64_t seg;
-    int64_t band_lo;
-    int64_t n_bands;
     int m;
+    u64 mask;  // clears the bits below the key's quantum (and keeps the rest)
     mp::KeyCodec codec;
 };
 
-struct Lane {
-    double cov[kDiagsPerThread];
-    double cdf[kDiagsPerThread], cdg[kDiagsPerThread], cinv[kDiagsPerThread];
-    u64 cacc[kDiagsPerThread];
-    int64_t kl;  // first diagonal of this lane
-    int64_t r0, r1, r_safe;
-    int lane;
-    u64* srow;  // this warp's 32×33 row buffer
-    u64* scol;  // this warp's column buffer
+struct Shared {
+    double row[kGroup * 33];  // row keys: [step][lane], padded
+    double col[kGroup];       // columns retired by lane 0
+    double rdf[kGroup], rdg[kGroup], rinv[kGroup];  // row data of the group
+    double fdf[kGroup], fdg[kGroup], fi4[kGroup];   // lane 31's new columns
 };
 
-__device__ __forceinline__ int col_pos(int64_t rel) { return (int)(rel + rel / kDiagsPerThread); }
+struct Lane {
+    double cov[D], cdf[D], cdg[D], ci4[D], acc[D];
+    unsigned rtag[D];
+    int64_t r0, r1, k0;
+    int64_t jl;  // column of diagonal 0 at row 0 (= k0 + lane·D)
+    int lane;
+    Shared* sh;
+};
 
-// One row r at rotation phase U (= (r − r0) mod D).
+// One row r (step s within the group) at rotation phase U = (r − r0) mod D.
 template <int U, bool MASK>
-__device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r) {
-    constexpr int D = kDiagsPerThread;
-    const int64_t count = p.count;
-    // the new column (diagonal d = D−1) enters slot (D−1+U) mod D
-    {
-        constexpr int s = (D - 1 + U) % D;
-        const int64_t j = r + L.kl + D - 1;
-        L.cdf[s] = __ldg(p.df + j);
-        L.cdg[s] = __ldg(p.dg + j);
-        L.cinv[s] = __ldg(p.inv + j);
-    }
-    const double dfr = __ldg(p.df + r), dgr = __ldg(p.dg + r), invr = __ldg(p.inv + r);
-    const bool update = r > L.r0;
-    const u64 low = p.codec.low;
-    const u64 rlow = low - (u64)r;
-    u64 rbest = 0;
+__device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s) {
+    const double dfr = L.sh->rdf[s], dgr = L.sh->rdg[s], ivr = L.sh->rinv[s];
+    const double off = p.codec.off;
+    const u64 mask = p.mask;
+    const bool upd = !MASK || r > L.r0;
+    // keys as doubles in [1, 2): compared with one DSETP and two selects, no
+    // 64-bit integer compare; the row chain goes d ascending (any order would do:
+    // the tags make the keys distinct)
+    double rb = 0.0;
 #pragma unroll
     for (int d = 0; d < D; ++d) {
-        const int s = (d + U) % D;
-        const int64_t j = r + L.kl + d;
-        if (update) L.cov[d] = __fma_rn(dfr, L.cdg[s], __fma_rn(L.cdf[s], dgr, L.cov[d]));
-        const double rho = __dmul_rn(__dmul_rn(L.cov[d], invr), L.cinv[s]);
-        const u64 core = mp::rho_core(rho, p.codec);
-        u64 rk = core | (low - (u64)j);
-        u64 ck = core | rlow;
-        if (MASK && j >= count) rk = ck = 0;
-        rbest = rk > rbest ? rk : rbest;
-        L.cacc[s] = ck > L.cacc[s] ? ck : L.cacc[s];
-    }
-    const int64_t off = r - L.r0;
-    L.srow[(off & 31) * 33 + L.lane] = rbest;
-    // the column of diagonal d = 0 (slot U) is finished for this lane
-    const int64_t rc = L.r0 + (off / kColChunk) * kColChunk;  // first row of this column chunk
-    {
-        constexpr int s = U % D;
-        const int pos = col_pos((r - rc) + (int64_t)L.lane * D);
-        __syncwarp();
-        const u64 v = L.scol[pos];
-        if (L.cacc[s] > v) L.scol[pos] = L.cacc[s];
-        L.cacc[s] = 0;
-    }
-    const bool last = r == L.r1 - 1;
-    if (last) {  // columns of d ≥ 1 are unfinished: straight to global memory
-#pragma unroll
-        for (int d = 1; d < D; ++d) {
-            const int s = (d + U) % D;
-            if (L.cacc[s]) atomicMax(p.best + (r + L.kl + d), L.cacc[s]);
-            L.cacc[s] = 0;
+        const int q = (d + U) % D;
+        if (upd) L.cov[d] = __fma_rn(dfr, L.cdg[q], __fma_rn(L.cdf[q], dgr, L.cov[d]));
+        const double v = mp::sweep_v(L.cov[d], ivr, L.ci4[q], off);
+        const u64 k = ((u64)__double_as_longlong(v) & mask) | (u64)L.rtag[d];
+        const double a = __longlong_as_double((long long)k);
+        const double c = __longlong_as_double((long long)(k ^ 0x3FFull));
+        if (!(MASK && r + L.jl + d >= p.count)) {
+            rb = a > rb ? a : rb;
+            L.acc[q] = c > L.acc[q] ? c : L.acc[q];
         }
     }
-    if ((off & 31) == 31 || last) {  // 32 rows complete: reduce them across the warp
-        __syncwarp();
-        const int64_t rr = L.r0 + (off & ~int64_t(31)) + L.lane;
-        if (rr <= r) {
-            const u64* row = L.srow + L.lane * 33;
-            u64 b = 0;
-#pragma unroll 8
-            for (int t = 0; t < 32; ++t) b = row[t] > b ? row[t] : b;
-            if (b) atomicMax(p.best + rr, b);
-        }
-        __syncwarp();
-    }
-    if (r - rc == kColChunk - 1 || last) {  // flush the column buffer
-        __syncwarp();
-        const int64_t base = rc + (L.kl - (int64_t)L.lane * D);  // rc + k0
-        for (int e = L.lane; e < kColSpan; e += 32) {
-            const int pos = col_pos(e);
-            const u64 v = L.scol[pos];
-            if (v) {
-                atomicMax(p.best + (base + e), v);
-                L.scol[pos] = 0;
-            }
-        }
-        __syncwarp();
+    L.sh->row[s * 33 + L.lane] = rb;
+    // retire diagonal 0's column (slot U): lane 0 to shared memory, the others
+    // pass it (data and running maximum) to the lane below
+    if (L.lane == 0) L.sh->col[s] = L.acc[U];
+    L.cdf[U] = __shfl_down_sync(0xFFFFFFFFu, L.cdf[U], 1);
+    L.cdg[U] = __shfl_down_sync(0xFFFFFFFFu, L.cdg[U], 1);
+    L.ci4[U] = __shfl_down_sync(0xFFFFFFFFu, L.ci4[U], 1);
+    L.acc[U] = __shfl_down_sync(0xFFFFFFFFu, L.acc[U], 1);
+    if (L.lane == 31) {
+        L.cdf[U] = L.sh->fdf[s];
+        L.cdg[U] = L.sh->fdg[s];
+        L.ci4[U] = L.sh->fi4[s];
+        L.acc[U] = 0.0;
     }
 }
 
-template <int U>
-struct Group {
-    __device__ __forceinline__ static void run(Lane& L, const Params& p, int64_t rg) {
-        const int64_t r = rg + U;
-        if (r >= L.r1) return;
-        if (r < L.r_safe)
-            step<U, false>(L, p, r);
-        else
-            step<U, true>(L, p, r);
-        Group<U + 1>::run(L, p, rg);
+template <int U, bool MASK>
+struct Block {
+    __device__ __forceinline__ static void run(Lane& L, const Params& p, int64_t rb, int sb) {
+        if (MASK && rb + U >= L.r1) return;
+        step<U, MASK>(L, p, rb + U, sb + U);
+        Block<U + 1, MASK>::run(L, p, rb, sb);
     }
 };
-template <>
-struct Group<kDiagsPerThread> {
-    __device__ __forceinline__ static void run(Lane&, const Params&, int64_t) {}
+template <bool MASK>
+struct Block<D, MASK> {
+    __device__ __forceinline__ static void run(Lane&, const Params&, int64_t, int) {}
 };
 
+__device__ __forceinline__ u64 full_key(double v, int64_t idx, const mp::KeyCodec& c) {
+    return mp::v_core(v, c) | (c.low - (u64)idx);
+}
+
 __global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
-    __shared__ u64 s_row[kWarpsPerBlock][32 * 33];
-    __shared__ u64 s_col[kWarpsPerBlock][kColPadded];
-    constexpr int D = kDiagsPerThread;
+    __shared__ Shared s_all[kWarpsPerBlock];
     const int warp = threadIdx.x >> 5;
+    const int64_t task = p.task_lo + (int64_t)blockIdx.x * kWarpsPerBlock + warp;
+    if (task >= p.task_hi) return;  // whole warp; the kernel has no block barrier
+    // segment of the task: seg_start[seg] ≤ task < seg_start[seg + 1]
+    int lo = 0, hi = p.n_seg;
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) >> 1;
+        if (p.seg_start[mid] <= task) lo = mid; else hi = mid;
+    }
     Lane L;
     L.lane = threadIdx.x & 31;
-    const int64_t band = p.band_lo + (int64_t)blockIdx.x * kWarpsPerBlock + warp;
-    if (band >= p.band_lo + p.n_bands) return;  // whole warp; the kernel has no block barrier
+    L.sh = &s_all[warp];
     const int64_t count = p.count;
-    const int64_t k0 = p.excl + band * kBand;
-    L.kl = k0 + (int64_t)L.lane * D;
-    L.r0 = p.seg * mp::kSegRows;
-    L.r1 = min(L.r0 + mp::kSegRows, count - k0);
+    L.k0 = p.excl + (task - p.seg_start[lo]) * kBand;
+    L.r0 = (int64_t)lo * mp::kSegRows;
+    L.r1 = min(L.r0 + mp::kSegRows, count - L.k0);
     if (L.r1 <= L.r0) return;
     // rows where every diagonal of the band still exists
-    L.r_safe = max(L.r0, min(L.r1, count - k0 - kBand + 1));
-    L.srow = s_row[warp];
-    L.scol = s_col[warp];
-    for (int e = L.lane; e < kColPadded; e += 32) L.scol[e] = 0;
-    __syncwarp();
+    const int64_t r_safe = max(L.r0, min(L.r1, count - L.k0 - kBand + 1));
+    L.jl = L.k0 + (int64_t)L.lane * D;
+    const int64_t r0 = L.r0;
+
+    // direct co-moments at row r0 (mp::direct_cov's arithmetic, fma over t ascending)
+    {
+        const double* xr = p.xs + r0;
+        const double* xc = p.xs + r0 + L.jl;
+        const double mu0 = p.mu[r0];
+        double muk[D], w[D];
+#pragma unroll
+        for (int d = 0; d < D; ++d) {
+            muk[d] = p.mu[r0 + L.jl + d];  // padded
+            w[d] = xc[d];
+            L.cov[d] = 0.0;
+        }
+        const int m = p.m;
+        for (int t0 = 0; t0 < m; t0 += D) {
+#pragma unroll
+            for (int u = 0; u < D; ++u) {
+                const int t = t0 + u;
+                if (t < m) {
+                    const double a = __dsub_rn(xr[t], mu0);
+#pragma unroll
+                    for (int d = 0; d < D; ++d)
+                        L.cov[d] = __fma_rn(a, __dsub_rn(w[(d + u) % D], muk[d]), L.cov[d]);
+                    w[u] = xc[t + D];
+                }
+            }
+        }
+#pragma unroll
+        for (int d = 0; d < D; ++d)
+            if (r0 + L.jl + d >= count) L.cov[d] = 0.0;
+    }
 #pragma unroll
     for (int d = 0; d < D; ++d) {
-        const int64_t k = L.kl + d;
-        L.cov[d] = (L.r0 + k < count) ? mp::direct_cov(p.xs, L.r0, L.r0 + k, p.m, p.mu[L.r0], p.mu[L.r0 + k])
-                                      : 0.0;
-        L.cacc[d] = 0;
-    }
-    // slots 0..D−2 hold the columns of diagonals 0..D−2 at row r0 (phase 0)
-#pragma unroll
-    for (int d = 0; d < D - 1; ++d) {
-        const int64_t j = L.r0 + L.kl + d;
+        const int64_t j = r0 + L.jl + d;
         L.cdf[d] = __ldg(p.df + j);
         L.cdg[d] = __ldg(p.dg + j);
-        L.cinv[d] = __ldg(p.inv + j);
+        L.ci4[d] = __ldg(p.inv4 + j);
+        L.acc[d] = 0.0;
+        L.rtag[d] = 0x3FFu ^ (unsigned)(L.lane * D + d);
     }
-    for (int64_t rg = L.r0; rg < L.r1; rg += D) Group<0>::run(L, p, rg);
+    // prefetch of the first group's row data and new columns
+    double pr0 = __ldg(p.df + r0 + L.lane), pr1 = __ldg(p.dg + r0 + L.lane), pr2 = __ldg(p.inv + r0 + L.lane);
+    const int64_t fbase = L.k0 + kBand + L.lane;
+    double pf0 = __ldg(p.df + r0 + fbase), pf1 = __ldg(p.dg + r0 + fbase), pf2 = __ldg(p.inv4 + r0 + fbase);
+    const u64 low = p.codec.low;
+    Shared* sh = L.sh;
+
+    for (int64_t rg = r0; rg < L.r1; rg += kGroup) {
+        __syncwarp();
+        sh->rdf[L.lane] = pr0;
+        sh->rdg[L.lane] = pr1;
+        sh->rinv[L.lane] = pr2;
+        sh->fdf[L.lane] = pf0;
+        sh->fdg[L.lane] = pf1;
+        sh->fi4[L.lane] = pf2;
+        __syncwarp();
+        {  // next group (the arrays are padded, so no bound checks)
+            const int64_t rn = rg + kGroup;
+            pr0 = __ldg(p.df + rn + L.lane);
+            pr1 = __ldg(p.dg + rn + L.lane);
+            pr2 = __ldg(p.inv + rn + L.lane);
+            pf0 = __ldg(p.df + rn + fbase);
+            pf1 = __ldg(p.dg + rn + fbase);
+            pf2 = __ldg(p.inv4 + rn + fbase);
+        }
+        if (rg > r0 && rg + kGroup <= r_safe) {
+#pragma unroll 1
+            for (int sb = 0; sb < kGroup; sb += D) Block<0, false>::run(L, p, rg + sb, sb);
+        } else {
+#pragma unroll 1
+            for (int sb = 0; sb < kGroup; sb += D) Block<0, true>::run(L, p, rg + sb, sb);
+        }
+        __syncwarp();
+        const int64_t nst = min((int64_t)kGroup, L.r1 - rg);
+        if (L.lane < nst) {
+            const int64_t rr = rg + L.lane;
+            const double* row = sh->row + L.lane * 33;
+            double b = row[0];
+#pragma unroll
+            for (int i = 1; i < 32; ++i) b = row[i] > b ? row[i] : b;
+            if (b != 0.0) {
+                const unsigned e = 0x3FFu ^ ((unsigned)__double2loint(b) & 0x3FFu);
+                atomicMax(p.best + rr, full_key(b, rr + L.k0 + e, p.codec));
+            }
+            const double c = sh->col[L.lane];
+            if (c != 0.0) {
+                const unsigned e = (unsigned)__double2loint(c) & 0x3FFu;
+                atomicMax(p.best + (rr + L.k0), full_key(c, rr - e, p.codec));
+            }
+        }
+    }
+    // columns still in flight: slot q holds diagonal d = (q − U) mod D at row r1
+    const int ue = (int)((L.r1 - r0) % D);
+#pragma unroll
+    for (int q = 0; q < D; ++q) {
+        const double c = L.acc[q];
+        if (c != 0.0) {
+            const int d = (q - ue + D) % D;
+            const int64_t col = L.r1 + L.jl + d;
+            const unsigned e = (unsigned)__double2loint(c) & 0x3FFu;
+            if (col < count) atomicMax(p.best + col, full_key(c, col - L.k0 - e, p.codec));
+        }
+    }
+    (void)low;
 }
 
 __global__ void finalize_kernel(mp::FinalizeArgs a, const u64* best, double* dist, int64_t* index) {
@@ -231,18 +295,32 @@ void matrix_profile(const mp::Prepared& P, TsExec* ex, MatrixProfile& out) {
     use_device(ex);
     const double t_start = now_ms();
     const int64_t count = P.count, n = P.n;
-    const int64_t padded = count + kBand + 32;
-    Buffer<double> d_xs(n, "series"), d_mu(count, "window means"), d_istd(count, "window 1/std");
-    Buffer<double> d_df(padded, "df"), d_dg(padded, "dg"), d_inv(padded, "inv_norm");
+    const int64_t padded = count + kPad;
+    // tasks: (segment, band) with at least one row, segment-major
+    std::vector<int64_t> seg_start(1, 0);
+    for (int64_t seg = 0; seg * mp::kSegRows < count - P.excl; ++seg) {
+        const int64_t r0 = seg * mp::kSegRows;
+        const int64_t nb = (count - r0 - P.excl + kBand - 1) / kBand;  // bands with k0 < count − r0
+        seg_start.push_back(seg_start.back() + nb);
+    }
+    const int n_seg = (int)seg_start.size() - 1;
+    const int64_t n_tasks = seg_start.back();
+
+    Buffer<double> d_xs(n + kPad, "series"), d_mu(padded, "window means"), d_istd(count, "window 1/std");
+    Buffer<double> d_df(padded, "df"), d_dg(padded, "dg"), d_inv(padded, "inv_norm"), d_inv4(padded, "inv_norm/4");
+    Buffer<int64_t> d_seg(seg_start.size(), "segment table");
     Buffer<uint8_t> d_const(count, "constant flags");
     Buffer<int64_t> d_next(count + 1, "constant index");
     Buffer<u64> d_best(count, "profile keys");
     Buffer<double> d_dist(count, "profile distances");
     Buffer<int64_t> d_index(count, "profile indices");
     Stream s;
+    check(cudaMemsetAsync(d_xs.get(), 0, d_xs.bytes(), s), "cudaMemsetAsync");
+    check(cudaMemsetAsync(d_mu.get(), 0, d_mu.bytes(), s), "cudaMemsetAsync");
     check(cudaMemsetAsync(d_df.get(), 0, d_df.bytes(), s), "cudaMemsetAsync");
     check(cudaMemsetAsync(d_dg.get(), 0, d_dg.bytes(), s), "cudaMemsetAsync");
     check(cudaMemsetAsync(d_inv.get(), 0, d_inv.bytes(), s), "cudaMemsetAsync");
+    check(cudaMemsetAsync(d_inv4.get(), 0, d_inv4.bytes(), s), "cudaMemsetAsync");
     check(cudaMemsetAsync(d_best.get(), 0, d_best.bytes(), s), "cudaMemsetAsync");
     upload(d_xs, P.xs, s, "copy series");
     upload(d_mu, P.mu, s, "copy means");
@@ -250,6 +328,8 @@ void matrix_profile(const mp::Prepared& P, TsExec* ex, MatrixProfile& out) {
     upload(d_df, P.df, s, "copy df");
     upload(d_dg, P.dg, s, "copy dg");
     upload(d_inv, P.inv_norm, s, "copy inv_norm");
+    upload(d_inv4, P.inv4, s, "copy inv_norm/4");
+    upload(d_seg, seg_start, s, "copy segment table");
     upload(d_const, P.constant, s, "copy constant flags");
     upload(d_next, P.next_const, s, "copy constant index");
 
@@ -259,34 +339,27 @@ void matrix_profile(const mp::Prepared& P, TsExec* ex, MatrixProfile& out) {
     p.df = d_df.get();
     p.dg = d_dg.get();
     p.inv = d_inv.get();
+    p.inv4 = d_inv4.get();
+    p.seg_start = d_seg.get();
     p.best = d_best.get();
+    p.n_seg = n_seg;
     p.count = count;
     p.excl = P.excl;
     p.m = P.m;
     p.codec = P.codec;
+    p.mask = ~((1ull << P.codec.shift) - 1ull);  // shift ≥ 10: room for the 10-bit tags
 
     EventTimer timer(s);
     timer.start();
-    double pending = 0;
-    const int64_t bands_per_launch =
-        std::max<int64_t>(kWarpsPerBlock, (int64_t)(kMaxPairsPerLaunch / ((double)kBand * mp::kSegRows)));
-    for (int64_t seg = 0; seg * mp::kSegRows < count - P.excl; ++seg) {
-        const int64_t r0 = seg * mp::kSegRows;
-        // bands with a diagonal that has rows in this segment: k0 < count − r0
-        const int64_t nb = (count - r0 - P.excl + kBand - 1) / kBand;
-        for (int64_t b0 = 0; b0 < nb; b0 += bands_per_launch) {
-            p.seg = seg;
-            p.band_lo = b0;
-            p.n_bands = std::min(bands_per_launch, nb - b0);
-            const unsigned blocks = (unsigned)((p.n_bands + kWarpsPerBlock - 1) / kWarpsPerBlock);
-            sweep_kernel<<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
-            check(cudaGetLastError(), "matrix profile kernel launch");
-            pending += (double)p.n_bands * kBand * mp::kSegRows;
-            if (pending >= kPairsPerWait) {
-                wait(s, ex);
-                pending = 0;
-            }
-        }
+    const int64_t per_launch = std::max<int64_t>(
+        kWarpsPerBlock, (int64_t)(kMaxPairsPerLaunch / ((double)kBand * mp::kSegRows)) / kWarpsPerBlock * kWarpsPerBlock);
+    for (int64_t t0 = 0; t0 < n_tasks; t0 += per_launch) {
+        p.task_lo = t0;
+        p.task_hi = std::min(n_tasks, t0 + per_launch);
+        const unsigned blocks = (unsigned)((p.task_hi - p.task_lo + kWarpsPerBlock - 1) / kWarpsPerBlock);
+        sweep_kernel<<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
+        check(cudaGetLastError(), "matrix profile kernel launch");
+        if (p.task_hi < n_tasks) wait(s, ex);
     }
     mp::FinalizeArgs a = P.finalize_args();
     a.xs = d_xs.get();
@@ -308,7 +381,7 @@ void matrix_profile(const mp::Prepared& P, TsExec* ex, MatrixProfile& out) {
           "copy indices");
     s.sync("matrix profile results");
     ex->device_ms = now_ms() - t_start;
-    ex->device_bytes = (double)count * (8.0 * 8);
+    ex->device_bytes = (double)count * (8.0 * 10);
 }
 
 }  // namespace gpu

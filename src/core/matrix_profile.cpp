@@ -55,6 +55,7 @@ void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, 
     p.mu = std::move(sh.mean);
     p.inv_std = std::move(sh.inv_std);
     p.inv_norm.resize(count);
+    p.inv4.resize(count);
     const double rsm = 1.0 / std::sqrt((double)m);
     for (int64_t i = 0; i < count; ++i) {
         if (p.constant[i]) {
@@ -62,6 +63,7 @@ void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, 
             p.inv_std[i] = 0;
         }
         p.inv_norm[i] = p.inv_std[i] * rsm;
+        p.inv4[i] = p.inv_norm[i] * 0.25;  // exact
     }
     p.df.assign(count, 0.0);
     p.dg.assign(count, 0.0);
@@ -98,9 +100,11 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
     const double* __restrict df = P.df.data();
     const double* __restrict dg = P.dg.data();
     const double* __restrict inv = P.inv_norm.data();
+    const double* __restrict inv4 = P.inv4.data();
     const double* xs = P.xs.data();
     const KeyCodec codec = P.codec;
     const uint64_t low = codec.low;
+    const double off = codec.off;
     const int m = P.m;
     for (int64_t d = 0; d < nd0; ++d) {
         const int64_t k = t.k0 + d;
@@ -120,7 +124,7 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
                 const int64_t j = jb + d;
                 const double c = std::fma(dfr, dg[j], std::fma(df[j], dgr, cov[d]));
                 cov[d] = c;
-                const uint64_t core = rho_core((c * invr) * inv[j], codec);
+                const uint64_t core = v_core(sweep_v(c, invr, inv4[j], off), codec);
                 const uint64_t rk = core | (low - (uint64_t)j);
                 const uint64_t cc = core | rlow;
                 best = rk > best ? rk : best;
@@ -129,7 +133,7 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
         } else {
             for (int64_t d = 0; d < nd; ++d) {
                 const int64_t j = jb + d;
-                const uint64_t core = rho_core((cov[d] * invr) * inv[j], codec);
+                const uint64_t core = v_core(sweep_v(cov[d], invr, inv4[j], off), codec);
                 const uint64_t rk = core | (low - (uint64_t)j);
                 const uint64_t cc = core | rlow;
                 best = rk > best ? rk : best;

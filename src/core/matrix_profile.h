@@ -30,7 +30,7 @@ struct Prepared {
     int64_t n = 0, count = 0, excl = 0;
     int m = 0;
     std::vector<double> xs;        // x − midrange
-    std::vector<double> mu, inv_std, inv_norm, df, dg;  // per window
+    std::vector<double> mu, inv_std, inv_norm, inv4, df, dg;  // per window (inv4 = inv_norm / 4)
     std::vector<uint8_t> constant;
     std::vector<int64_t> next_const;  // count + 1 entries
     int64_t first_const = 0;

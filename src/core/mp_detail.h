@@ -16,9 +16,10 @@
 //        C(i,j) = fma(df_i, dg_j, fma(df_j, dg_i, C(i−1,j−1)))
 //    with df_i = (x'[i+m−1] − x'[i−1]) / 2 and
 //         dg_i = (x'[i+m−1] − μ_i) + (x'[i−1] − μ_{i−1}).
-//    ρ = (C · inv_norm_i) · inv_norm_j, inv_norm = 1/sqrt(Σ(x'−μ)²) (0 for a
-//    constant window: such pairs get ρ = 0 in the sweep and are then fixed by
-//    the STUMPY rule, see finalize_one).
+//    ρ/4 + off = fma(C · inv_norm_i, inv_norm_j / 4, off) (sweep_v; the key
+//    needs only this value), inv_norm = 1/sqrt(Σ(x'−μ)²) (0 for a constant
+//    window: such pairs get ρ = 0 in the sweep and are then fixed by the
+//    STUMPY rule, see finalize_one).
 //  * Selection: every comparison of candidates uses a 64-bit key
 //        key(ρ, idx) = (Q(ρ) << B) | (LOW − idx),  LOW = 2^B − 1 > windows,
 //    Q(ρ) = the top 42 mantissa bits of ρ/4 + (1.5 − 2^-43) (fewer when
@@ -91,6 +92,29 @@ TSM_HD uint64_t rho_core(double rho, const KeyCodec& c) {
     std::memcpy(&b, &v, sizeof b);
 #endif
     return ((b & 0xFFFFFFFFFFFFFull) >> c.shift) << c.bits;
+}
+
+// The ρ part of a key from v = ρ/4 + off already computed (its bit pattern).
+TSM_HD uint64_t v_core(double v, const KeyCodec& c) {
+#ifdef __CUDA_ARCH__
+    uint64_t b = (uint64_t)__double_as_longlong(v);
+#else
+    uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+#endif
+    return ((b & 0xFFFFFFFFFFFFFull) >> c.shift) << c.bits;
+}
+
+// v = ρ/4 + off of the sweep's pair (row i, column j) from the co-moment C:
+// v = fma(C · inv_norm_i, inv_norm_j / 4, off)  (inv4_j = inv_norm_j / 4, exact).
+// One rounding fewer than fma((C·inv_i)·inv_j, 1/4, off), and one operation
+// fewer per pair; CPU and GPU both use this form, so their keys are identical.
+TSM_HD double sweep_v(double cov, double inv_i, double inv4_j, double off) {
+#ifdef __CUDA_ARCH__
+    return __fma_rn(__dmul_rn(cov, inv_i), inv4_j, off);
+#else
+    return std::fma(cov * inv_i, inv4_j, off);
+#endif
 }
 
 TSM_HD uint64_t make_key(double rho, int64_t idx, const KeyCodec& c) {

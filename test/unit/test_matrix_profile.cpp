@@ -406,3 +406,48 @@ GPU_TEST(mp_gpu_throughput_n2e17_m100) {
     }
     CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
 }
+
+GPU_TEST(mp_gpu_throughput_n2e20) {
+    // Device throughput at n = 2^17 and 2^20 (m = 100 and 1024), and, at
+    // n = 2^20, m = 100, a spot check of 6 windows against a direct scan.
+    for (int lg : {17, 20}) {
+        auto x = tsmt::random_walk(int64_t(1) << lg, 2020 + lg);
+        for (int m : {100, 1024}) {
+            const int64_t excl = stumpy_excl(m);
+            TsExec ex = tsmt::gpu_exec();
+            auto t0 = std::chrono::steady_clock::now();
+            TsProfile p;
+            TsStatus st;
+            tsm_matrix_profile(x.data(), x.size(), m, excl, &ex, &p, &st);
+            double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            CHECK_OK(st);
+            if (st.code != TS_OK) continue;
+            double n = (double)x.size();
+            std::printf("    matrix profile n=2^%d m=%d: %.1f ms total, %.1f ms kernels, %.3g pairs/s (total), "
+                        "%.3g pairs/s (kernels)\n",
+                        lg, m, s * 1e3, ex.kernel_ms, n * n / 2 / s, n * n / 2 / (ex.kernel_ms * 1e-3));
+            if (lg != 20 || m != 100) continue;
+            const int64_t count = p.count;
+            auto zdist = [&](int64_t i, int64_t j) {
+                long double si = 0, sj = 0, qi = 0, qj = 0, cij = 0;
+                for (int t = 0; t < m; ++t) si += x[i + t], sj += x[j + t];
+                long double mi = si / m, mj = sj / m;
+                for (int t = 0; t < m; ++t) {
+                    long double a = x[i + t] - mi, b = x[j + t] - mj;
+                    qi += a * a, qj += b * b, cij += a * b;
+                }
+                long double rho = cij / std::sqrt(qi * qj);
+                return (double)std::sqrt(std::max((long double)0, 2 * m * (1 - rho)));
+            };
+            for (int64_t i : {int64_t(0), int64_t(12345), count / 3, count / 2 + 7, count - 1000, count - 1}) {
+                double bd = INFINITY;
+                for (int64_t j = 0; j < count; ++j)
+                    if (std::llabs(j - i) >= excl) bd = std::min(bd, zdist(i, j));
+                CHECK(std::llabs(p.index[i] - i) >= excl);
+                CHECK_NEAR(p.dist[i], bd, 1e-6 * std::max(1.0, bd));
+                CHECK_NEAR(zdist(i, p.index[i]), bd, 1e-6 * std::max(1.0, bd));
+            }
+        }
+    }
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
