@@ -19,13 +19,16 @@
 //    for larger k, (gain, gap, threshold) per pivot come back per launch.
 // The whole call is planned first (length groups whose window statistics fit,
 // launches within them), every device buffer is allocated once for the plan,
-// and the work items of all launches are uploaded once.  Launches are chunks
-// of about kChunkCost cell updates (tens of ms), with tsm::gpu::wait between
-// them; device memory is bounded by kMaxBatchBytes.  The host computes the
-// next group's window statistics while the device works on the current one.
+// and the work items of all launches are uploaded once.  A launch holds at
+// most kMaxBatchBytes of distances (cudaMalloc time grows with the size);
+// launches queue up without host round trips, with tsm::gpu::wait after about
+// kChunkCost cell updates (tens of ms) of them.  Window statistics are
+// computed on the device (stats_kernel, bit-identical with the host's).
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "api_shapelets.h"
@@ -46,8 +49,8 @@ namespace {
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kDistWarps = 4;                     // warps per block of dist_kernel
 constexpr double kChunkCost = 2.5e10;             // cell updates per launch (~20-40 ms on an H100)
-constexpr size_t kMaxBatchBytes = size_t(1) << 30;  // D matrix of one chunk
-constexpr int64_t kStatsEntries = int64_t(1) << 23;  // windows of one length group (x4 arrays)
+constexpr size_t kMaxBatchBytes = size_t(32) << 20;  // D matrix of one launch (cudaMalloc costs ~ its size)
+constexpr int64_t kStatsEntries = int64_t(1) << 20;  // windows of one length group (x4 arrays)
 
 constexpr int kDevTopK = 64;                         // device best-k lists up to this k
 
@@ -96,6 +99,79 @@ __device__ __forceinline__ double direct_comoment(const double* a, double mua, c
     double s = 0;
     for (int t = 0; t < L; ++t) s = dadd(s, dmul(dsub(a[t], mua), dsub(b[t], mub)));
     return s;
+}
+
+// Window statistics on the device, bit-identical with length_stats (sliding.cpp's
+// window_stats: blocks of 4096 windows relative to ref = x[block start], an exact
+// two-pass restart every 256 windows, difference updates in between, constant
+// windows from runs of equal values; then shapelets.cpp's flat rule).  One warp
+// per (length, series), a lane per segment of 256 windows.  FLAT must be zeroed.
+__device__ __forceinline__ void stats_restart(const double* x, int64_t i, int m, double ref, double& mu, double& sd) {
+    const double md = (double)m;
+    double a = 0;
+    for (int j = 0; j < m; ++j) a = dadd(a, dsub(x[i + j], ref));
+    mu = ddiv(a, md);
+    double dd = 0, q = 0;
+    for (int j = 0; j < m; ++j) {
+        const double t = dsub(dsub(x[i + j], ref), mu);
+        dd = dadd(dd, t);
+        q = dadd(q, dmul(t, t));
+    }
+    mu = dadd(mu, ddiv(dd, md));
+    const double var = ddiv(dsub(q, ddiv(dmul(dd, dd), md)), md);
+    sd = var > 0 ? __dsqrt_rn(var) : 0.0;
+}
+
+__global__ void stats_kernel(const double* X, const int64_t* xo, const int64_t* xn, const int64_t* so,
+                             const int32_t* Ls, int N, int nL, double* MU, double* ISD, uint8_t* FLAT) {
+    const int lane = threadIdx.x & 31;
+    const int64_t w0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int64_t nw = ((int64_t)gridDim.x * blockDim.x) >> 5;
+    for (int64_t q = w0; q < (int64_t)N * nL; q += nw) {
+        const int64_t o = so[q];
+        if (o < 0) continue;
+        const int li = (int)(q / N), j = (int)(q % N);
+        const int m = Ls[li];
+        const double md = (double)m;
+        const double* x = X + xo[j];
+        const int64_t count = xn[j] - m + 1;
+        bool any_flat = false;
+        for (int64_t i0 = (int64_t)lane * 256; i0 < count; i0 += 32 * 256) {
+            const int64_t i1 = min(count, i0 + 256);
+            const double ref = x[(i0 / 4096) * 4096];
+            double mu, sd;
+            stats_restart(x, i0, m, ref, mu, sd);
+            double m2 = dmul(dmul(sd, sd), md);
+            int64_t brk = -1;  // last t <= i + m - 2 with x[t] != x[t+1]
+            for (int64_t t = i0; t + 1 < i0 + m; ++t)
+                if (x[t] != x[t + 1]) brk = t;
+            for (int64_t i = i0; i < i1; ++i) {
+                if (i > i0) {
+                    const double xin = dsub(x[i + m - 1], ref), xout = dsub(x[i - 1], ref);
+                    const double mu_new = dadd(mu, ddiv(dsub(xin, xout), md));
+                    m2 = dadd(m2, dmul(dsub(xin, xout), dsub(dadd(dsub(xin, mu_new), xout), mu)));
+                    mu = mu_new;
+                    if (m2 < 0) m2 = 0;
+                    const int64_t t = i + m - 2;
+                    if (t >= i && x[t] != x[t + 1]) brk = t;
+                }
+                const bool constant = brk < i;
+                double mean = constant ? x[i] : dadd(ref, mu);
+                double sv = constant ? 0.0 : __dsqrt_rn(ddiv(m2, md));
+                if (!constant && !(sv > 0)) {
+                    stats_restart(x, i, m, ref, mu, sd);
+                    sv = sd;
+                    m2 = dmul(dmul(sv, sv), md);
+                    mean = dadd(ref, mu);
+                }
+                const bool flat = constant || !(sv > dmul(kFlatRel, fabs(mean))) || sv < kFlatAbs;
+                MU[o + i] = mean;
+                ISD[o + i] = flat ? 0.0 : ddiv(1.0, sv);
+                any_flat |= flat;
+            }
+        }
+        if (__any_sync(kFull, any_flat) && lane == 0) FLAT[q] = 1;
+    }
 }
 
 // df/dg of every window of every series at every length of the group.
@@ -330,6 +406,9 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     tsm::gpu::Stream stream;
     tsm::gpu::EventTimer timer(stream);
     double kernel_ms = 0;
+    static const bool prof = getenv("TSM_SHP_PROFILE") != nullptr;  // PROFILE-TEMP
+    double pt[8] = {0}, plast = tsm::gpu::now_ms();
+    auto mark = [&](int i) { if (prof) { stream.sync(); double t = tsm::gpu::now_ms(); pt[i] += t - plast; plast = t; } };
 
     // series, labels, entropy table
     std::vector<int64_t> xo(N), xn(N);
@@ -347,7 +426,7 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     // ---- the plan of the whole call: length groups (window statistics that fit), and
     // launches (chunks) within each group; every buffer is sized once from it.
     struct Group { size_t l0, l1; int64_t entries; size_t c0, c1; };
-    struct Chunk { size_t i0, i1; int64_t piv, tasks; };
+    struct Chunk { size_t i0, i1; int64_t piv, tasks; double cost; };
     std::vector<Group> groups;
     std::vector<Chunk> chunks;
     std::vector<Item> all;
@@ -383,13 +462,14 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
             }
         }
         double c = 0;
-        Chunk ch{i_first, i_first, 0, 0};
+        Chunk ch{i_first, i_first, 0, 0, 0};
         for (size_t i = i_first; i < all.size(); ++i) {
             Item& it = all[i];
             const double cost = (double)it.P * (double)total;
             if (ch.i1 > ch.i0 && (ch.piv + it.P > piv_cap || c + cost > kChunkCost)) {
+                ch.cost = c;
                 chunks.push_back(ch);
-                ch = Chunk{i, i, 0, 0};
+                ch = Chunk{i, i, 0, 0, 0};
                 c = 0;
             }
             it.pivot_base = ch.piv;
@@ -399,6 +479,7 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
             c += cost;
             ch.i1 = i + 1;
         }
+        ch.cost = c;
         if (ch.i1 > ch.i0) chunks.push_back(ch);
         g.c1 = chunks.size();
         groups.push_back(g);
@@ -408,6 +489,7 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     }
     for (const Chunk& ch : chunks) max_piv = std::max(max_piv, ch.piv);
 
+    mark(0);
     // dist kernel: carries in shared memory when they fit
     const int64_t ucap = longest - lengths.front() + 1;
     size_t dist_smem = (size_t)kDistWarps * 2 * ucap * sizeof(double);
@@ -469,12 +551,15 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
         hthr.resize(max_piv);
     }
 
-    // window statistics of one group, on the host (shared with the CPU path: bit-identical)
-    std::vector<double> muh(max_entries), isdh(max_entries);
+    // window offsets of one group (the statistics themselves are computed on the device)
     std::vector<int64_t> so(max_nl * N);
-    std::vector<uint8_t> flath(max_nl * N);
     std::vector<int32_t> Lh(max_nl);
-    auto host_stats = [&](const Group& g) {
+    double since_wait = 0;  // estimated work launched since the last tsm::gpu::wait
+    bool timing = false;
+
+    mark(1);
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+        const Group& g = groups[gi];
         const int nL = (int)(g.l1 - g.l0);
         int64_t o = 0;
         for (int li = 0; li < nL; ++li) {
@@ -484,54 +569,53 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
                 if (d.n[j] >= Lh[li]) o += d.n[j] - Lh[li] + 1;
             }
         }
-        parallel_for(ex, (int64_t)nL * N, [&](int64_t q) {
-            const int li = (int)(q / N), j = (int)(q % N);
-            const int64_t off = so[q];
-            flath[q] = off >= 0 && window_stats_flat(d.x[j], d.n[j], Lh[li], muh.data() + off, isdh.data() + off);
-        });
-    };
-
-    for (size_t gi = 0; gi < groups.size(); ++gi) {
-        const Group& g = groups[gi];
-        const int nL = (int)(g.l1 - g.l0);
-        if (gi == 0) host_stats(g);
+        mark(2);
         // (pageable uploads are staged before the calls return: the host arrays may be refilled next)
-        check(cudaMemcpyAsync(MU.get(), muh.data(), g.entries * sizeof(double), cudaMemcpyHostToDevice, stream), "window means");
-        check(cudaMemcpyAsync(ISD.get(), isdh.data(), g.entries * sizeof(double), cudaMemcpyHostToDevice, stream), "window inverse stds");
         check(cudaMemcpyAsync(SO.get(), so.data(), (size_t)nL * N * sizeof(int64_t), cudaMemcpyHostToDevice, stream), "window offsets");
-        check(cudaMemcpyAsync(FLAT.get(), flath.data(), (size_t)nL * N, cudaMemcpyHostToDevice, stream), "flat flags");
         check(cudaMemcpyAsync(LS.get(), Lh.data(), (size_t)nL * sizeof(int32_t), cudaMemcpyHostToDevice, stream), "lengths");
+        check(cudaMemsetAsync(FLAT.get(), 0, (size_t)nL * N, stream), "cudaMemsetAsync");
+        stats_kernel<<<(unsigned)std::min<int64_t>(((int64_t)nL * N + 3) / 4, 65535), 128, 0, stream>>>(
+            X.get(), XO.get(), XN.get(), SO.get(), LS.get(), N, nL, MU.get(), ISD.get(), FLAT.get());
+        check(cudaGetLastError(), "stats_kernel launch");
         terms_kernel<<<(unsigned)std::min<int64_t>((int64_t)nL * N, 65535), 128, 0, stream>>>(
             X.get(), XO.get(), XN.get(), SO.get(), LS.get(), N, nL, MU.get(), DF.get(), DG.get());
         check(cudaGetLastError(), "terms_kernel launch");
+        mark(3);
 
         for (size_t ci = g.c0; ci < g.c1; ++ci) {
             const Chunk& ch = chunks[ci];
             const Item* items = ITEMS.get() + ch.i0;
             const int n_items = (int)(ch.i1 - ch.i0);
+            if (!timing) { timer.start(); timing = true; }
             check(cudaMemsetAsync(COUNTER.get(), 0, sizeof(unsigned long long), stream), "cudaMemsetAsync");
-            timer.start();
             dist_kernel<<<dist_blocks, kDistWarps * 32, dist_smem, stream>>>(
                 items, n_items, ch.tasks, N, X.get(), XO.get(), XN.get(), SO.get(), FLAT.get(), MU.get(),
                 ISD.get(), DF.get(), DG.get(), Dm.get(), max_piv, COUNTER.get(), GCARRY.get(), ucap, carry_in_shared);
             check(cudaGetLastError(), "dist_kernel launch");
+            mark(4);
             const int gblocks = (int)std::min<int64_t>(gain_blocks_max, (ch.piv + gain_wpb - 1) / gain_wpb);
             gain_kernel<<<gblocks, gain_wpb * 32, gain_smem, stream>>>(
                 items, n_items, ch.piv, N, C, Y.get(), T.get(), TOT.get(), base_g, Dm.get(), max_piv,
                 ISD.get(), SO.get(), partner.d ? PART.get() : nullptr, partner.op, OG.get(), OGAP.get(), OTHR.get(),
                 dev_top ? TOP.get() : nullptr, k);
             check(cudaGetLastError(), "gain_kernel launch");
-            timer.stop();
+            mark(5);
             if (!dev_top) {
                 check(cudaMemcpyAsync(hg.data(), OG.get(), ch.piv * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), "copy gains");
                 check(cudaMemcpyAsync(hgap.data(), OGAP.get(), ch.piv * sizeof(double), cudaMemcpyDeviceToHost, stream), "copy gaps");
                 check(cudaMemcpyAsync(hthr.data(), OTHR.get(), ch.piv * sizeof(double), cudaMemcpyDeviceToHost, stream),
                       "copy thresholds");
             }
-            // the next group's statistics on the host while this group's last launch runs
-            if (ci + 1 == g.c1 && gi + 1 < groups.size()) host_stats(groups[gi + 1]);
-            tsm::gpu::wait(stream, ex);
-            kernel_ms += timer.ms();
+            // launches queue up without host round trips; wait (and poll for cancel)
+            // after about kChunkCost of work, per launch when results come back per pivot
+            since_wait += ch.cost;
+            if (!dev_top || since_wait >= kChunkCost || (gi + 1 == groups.size() && ci + 1 == g.c1)) {
+                timer.stop();
+                tsm::gpu::wait(stream, ex);
+                kernel_ms += timer.ms();
+                timing = false;
+                since_wait = 0;
+            }
             if (!dev_top)
                 for (size_t i = ch.i0; i < ch.i1; ++i) {
                     const Item& it = all[i];
@@ -569,6 +653,11 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
         }
     }
     stream.sync();
+    mark(6);
+    if (prof)
+        fprintf(stderr, "      prof N=%d lengths=%zu groups=%zu chunks=%zu items=%zu: plan %.2f alloc+up %.2f stats %.2f terms+up %.2f dist %.2f gain %.2f final %.2f total %.2f ms\n",
+                N, lengths.size(), groups.size(), chunks.size(), all.size(), pt[0], pt[1], pt[2], pt[3], pt[4], pt[5], pt[6],
+                tsm::gpu::now_ms() - t_start);
     ex->kernel_ms += kernel_ms;
     ex->device_ms += tsm::gpu::now_ms() - t_start;
     return best.take();
