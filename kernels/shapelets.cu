@@ -27,8 +27,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <vector>
 
 #include "api_shapelets.h"
@@ -406,9 +404,6 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     tsm::gpu::Stream stream;
     tsm::gpu::EventTimer timer(stream);
     double kernel_ms = 0;
-    static const bool prof = getenv("TSM_SHP_PROFILE") != nullptr;  // PROFILE-TEMP
-    double pt[8] = {0}, plast = tsm::gpu::now_ms();
-    auto mark = [&](int i) { if (prof) { stream.sync(); double t = tsm::gpu::now_ms(); pt[i] += t - plast; plast = t; } };
 
     // series, labels, entropy table
     std::vector<int64_t> xo(N), xn(N);
@@ -489,7 +484,6 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     }
     for (const Chunk& ch : chunks) max_piv = std::max(max_piv, ch.piv);
 
-    mark(0);
     // dist kernel: carries in shared memory when they fit
     const int64_t ucap = longest - lengths.front() + 1;
     size_t dist_smem = (size_t)kDistWarps * 2 * ucap * sizeof(double);
@@ -557,7 +551,6 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     double since_wait = 0;  // estimated work launched since the last tsm::gpu::wait
     bool timing = false;
 
-    mark(1);
     for (size_t gi = 0; gi < groups.size(); ++gi) {
         const Group& g = groups[gi];
         const int nL = (int)(g.l1 - g.l0);
@@ -569,7 +562,6 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
                 if (d.n[j] >= Lh[li]) o += d.n[j] - Lh[li] + 1;
             }
         }
-        mark(2);
         // (pageable uploads are staged before the calls return: the host arrays may be refilled next)
         check(cudaMemcpyAsync(SO.get(), so.data(), (size_t)nL * N * sizeof(int64_t), cudaMemcpyHostToDevice, stream), "window offsets");
         check(cudaMemcpyAsync(LS.get(), Lh.data(), (size_t)nL * sizeof(int32_t), cudaMemcpyHostToDevice, stream), "lengths");
@@ -580,7 +572,6 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
         terms_kernel<<<(unsigned)std::min<int64_t>((int64_t)nL * N, 65535), 128, 0, stream>>>(
             X.get(), XO.get(), XN.get(), SO.get(), LS.get(), N, nL, MU.get(), DF.get(), DG.get());
         check(cudaGetLastError(), "terms_kernel launch");
-        mark(3);
 
         for (size_t ci = g.c0; ci < g.c1; ++ci) {
             const Chunk& ch = chunks[ci];
@@ -592,14 +583,12 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
                 items, n_items, ch.tasks, N, X.get(), XO.get(), XN.get(), SO.get(), FLAT.get(), MU.get(),
                 ISD.get(), DF.get(), DG.get(), Dm.get(), max_piv, COUNTER.get(), GCARRY.get(), ucap, carry_in_shared);
             check(cudaGetLastError(), "dist_kernel launch");
-            mark(4);
             const int gblocks = (int)std::min<int64_t>(gain_blocks_max, (ch.piv + gain_wpb - 1) / gain_wpb);
             gain_kernel<<<gblocks, gain_wpb * 32, gain_smem, stream>>>(
                 items, n_items, ch.piv, N, C, Y.get(), T.get(), TOT.get(), base_g, Dm.get(), max_piv,
                 ISD.get(), SO.get(), partner.d ? PART.get() : nullptr, partner.op, OG.get(), OGAP.get(), OTHR.get(),
                 dev_top ? TOP.get() : nullptr, k);
             check(cudaGetLastError(), "gain_kernel launch");
-            mark(5);
             if (!dev_top) {
                 check(cudaMemcpyAsync(hg.data(), OG.get(), ch.piv * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), "copy gains");
                 check(cudaMemcpyAsync(hgap.data(), OGAP.get(), ch.piv * sizeof(double), cudaMemcpyDeviceToHost, stream), "copy gaps");
@@ -653,11 +642,6 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
         }
     }
     stream.sync();
-    mark(6);
-    if (prof)
-        fprintf(stderr, "      prof N=%d lengths=%zu groups=%zu chunks=%zu items=%zu: plan %.2f alloc+up %.2f stats %.2f terms+up %.2f dist %.2f gain %.2f final %.2f total %.2f ms\n",
-                N, lengths.size(), groups.size(), chunks.size(), all.size(), pt[0], pt[1], pt[2], pt[3], pt[4], pt[5], pt[6],
-                tsm::gpu::now_ms() - t_start);
     ex->kernel_ms += kernel_ms;
     ex->device_ms += tsm::gpu::now_ms() - t_start;
     return best.take();
