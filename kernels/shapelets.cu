@@ -13,10 +13,17 @@
 //    Per-pivot distances go to a bounded batch matrix D[j][pivot].
 //  * gain_kernel: one warp per pivot: the order line (rank sort in shared
 //    memory), class counts by ballots, information gain in fixed point, gap,
-//    best split by a warp reduction — all on the device; only (gain, gap,
-//    threshold) per pivot come back.
-// Launches are chunks of about kChunkCost cell updates (tens of ms), with
-// tsm::gpu::wait between them; device memory is bounded by kMaxBatchBytes.
+//    best split by a warp reduction — all on the device.  For k <= kDevTopK
+//    each warp keeps its own sorted best-k list on the device across launches
+//    (the order of cand_better) and only those lists come back at the end;
+//    for larger k, (gain, gap, threshold) per pivot come back per launch.
+// The whole call is planned first (length groups whose window statistics fit,
+// launches within them), every device buffer is allocated once for the plan,
+// and the work items of all launches are uploaded once.  A launch holds at
+// most kMaxBatchBytes of distances (cudaMalloc time grows with the size);
+// launches queue up without host round trips, with tsm::gpu::wait after about
+// kChunkCost cell updates (tens of ms) of them.  Window statistics are
+// computed on the device (stats_kernel, bit-identical with the host's).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -40,14 +47,34 @@ namespace {
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kDistWarps = 4;                     // warps per block of dist_kernel
 constexpr double kChunkCost = 2.5e10;             // cell updates per launch (~20-40 ms on an H100)
-constexpr size_t kMaxBatchBytes = size_t(1) << 30;  // D matrix of one chunk
-constexpr int64_t kStatsEntries = int64_t(1) << 22;  // windows of one length group (x4 arrays)
+constexpr size_t kMaxBatchBytes = size_t(32) << 20;  // D matrix of one launch (cudaMalloc costs ~ its size)
+constexpr int64_t kStatsEntries = int64_t(1) << 20;  // windows of one length group (x4 arrays)
+
+constexpr int kDevTopK = 64;                         // device best-k lists up to this k
 
 struct Item {
-    int64_t task_base;   // first warp task of this (s, L)
-    int64_t pivot_base;  // first row of D
+    int64_t task_base;   // first warp task of this (s, L), relative to its launch
+    int64_t pivot_base;  // first row of D, relative to its launch
+    int64_t row;         // training row of the source
     int32_t s, li, L, P, ngroups, R;
 };
+
+// A candidate as kept on the device (the fields of Cand).
+struct DevCand {
+    long long g;
+    double gap, thr;
+    long long row;
+    int32_t s, p, L, pad;
+};
+
+// cand_better of shapelets.cpp: gain, gap, smaller length, smaller row, smaller start.
+__device__ __forceinline__ bool dev_better(const DevCand& a, const DevCand& b) {
+    if (a.g != b.g) return a.g > b.g;
+    if (a.gap != b.gap) return a.gap > b.gap;
+    if (a.L != b.L) return a.L < b.L;
+    if (a.row != b.row) return a.row < b.row;
+    return a.p < b.p;
+}
 
 __device__ __forceinline__ int find_item_by_task(const Item* it, int n, int64_t t) {
     int lo = 0, hi = n - 1;
@@ -70,6 +97,79 @@ __device__ __forceinline__ double direct_comoment(const double* a, double mua, c
     double s = 0;
     for (int t = 0; t < L; ++t) s = dadd(s, dmul(dsub(a[t], mua), dsub(b[t], mub)));
     return s;
+}
+
+// Window statistics on the device, bit-identical with length_stats (sliding.cpp's
+// window_stats: blocks of 4096 windows relative to ref = x[block start], an exact
+// two-pass restart every 256 windows, difference updates in between, constant
+// windows from runs of equal values; then shapelets.cpp's flat rule).  One warp
+// per (length, series), a lane per segment of 256 windows.  FLAT must be zeroed.
+__device__ __forceinline__ void stats_restart(const double* x, int64_t i, int m, double ref, double& mu, double& sd) {
+    const double md = (double)m;
+    double a = 0;
+    for (int j = 0; j < m; ++j) a = dadd(a, dsub(x[i + j], ref));
+    mu = ddiv(a, md);
+    double dd = 0, q = 0;
+    for (int j = 0; j < m; ++j) {
+        const double t = dsub(dsub(x[i + j], ref), mu);
+        dd = dadd(dd, t);
+        q = dadd(q, dmul(t, t));
+    }
+    mu = dadd(mu, ddiv(dd, md));
+    const double var = ddiv(dsub(q, ddiv(dmul(dd, dd), md)), md);
+    sd = var > 0 ? __dsqrt_rn(var) : 0.0;
+}
+
+__global__ void stats_kernel(const double* X, const int64_t* xo, const int64_t* xn, const int64_t* so,
+                             const int32_t* Ls, int N, int nL, double* MU, double* ISD, uint8_t* FLAT) {
+    const int lane = threadIdx.x & 31;
+    const int64_t w0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int64_t nw = ((int64_t)gridDim.x * blockDim.x) >> 5;
+    for (int64_t q = w0; q < (int64_t)N * nL; q += nw) {
+        const int64_t o = so[q];
+        if (o < 0) continue;
+        const int li = (int)(q / N), j = (int)(q % N);
+        const int m = Ls[li];
+        const double md = (double)m;
+        const double* x = X + xo[j];
+        const int64_t count = xn[j] - m + 1;
+        bool any_flat = false;
+        for (int64_t i0 = (int64_t)lane * 256; i0 < count; i0 += 32 * 256) {
+            const int64_t i1 = min(count, i0 + 256);
+            const double ref = x[(i0 / 4096) * 4096];
+            double mu, sd;
+            stats_restart(x, i0, m, ref, mu, sd);
+            double m2 = dmul(dmul(sd, sd), md);
+            int64_t brk = -1;  // last t <= i + m - 2 with x[t] != x[t+1]
+            for (int64_t t = i0; t + 1 < i0 + m; ++t)
+                if (x[t] != x[t + 1]) brk = t;
+            for (int64_t i = i0; i < i1; ++i) {
+                if (i > i0) {
+                    const double xin = dsub(x[i + m - 1], ref), xout = dsub(x[i - 1], ref);
+                    const double mu_new = dadd(mu, ddiv(dsub(xin, xout), md));
+                    m2 = dadd(m2, dmul(dsub(xin, xout), dsub(dadd(dsub(xin, mu_new), xout), mu)));
+                    mu = mu_new;
+                    if (m2 < 0) m2 = 0;
+                    const int64_t t = i + m - 2;
+                    if (t >= i && x[t] != x[t + 1]) brk = t;
+                }
+                const bool constant = brk < i;
+                double mean = constant ? x[i] : dadd(ref, mu);
+                double sv = constant ? 0.0 : __dsqrt_rn(ddiv(m2, md));
+                if (!constant && !(sv > 0)) {
+                    stats_restart(x, i, m, ref, mu, sd);
+                    sv = sd;
+                    m2 = dmul(dmul(sv, sv), md);
+                    mean = dadd(ref, mu);
+                }
+                const bool flat = constant || !(sv > dmul(kFlatRel, fabs(mean))) || sv < kFlatAbs;
+                MU[o + i] = mean;
+                ISD[o + i] = flat ? 0.0 : ddiv(1.0, sv);
+                any_flat |= flat;
+            }
+        }
+        if (__any_sync(kFull, any_flat) && lane == 0) FLAT[q] = 1;
+    }
 }
 
 // df/dg of every window of every series at every length of the group.
@@ -139,12 +239,13 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, int N, const double
             }
             double vmax = dmul(c, isb[0]);
             if (lane == 31) bufB[0] = c;
+#pragma unroll 4
             for (int64_t u = 1; u < U; ++u) {
                 const double up = __shfl_up_sync(kFull, c, 1);
                 const double fb = dfb[u - 1], gb = dgb[u - 1], ib = isb[u];
-                double cn;
-                if (lane == 0) cn = first ? bufA[u] : comoment_step(bufA[u - 1], fa, ga, fb, gb);
-                else cn = comoment_step(up, fa, ga, fb, gb);
+                const double left = bufA[u - 1];  // shared broadcast; lane 0's left neighbour
+                double cn = comoment_step(lane == 0 ? left : up, fa, ga, fb, gb);
+                if (first && lane == 0) cn = bufA[u];  // the group's first row: direct
                 c = cn;
                 const double v = dmul(c, ib);
                 if (v > vmax) vmax = v;
@@ -163,7 +264,7 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, int N, const double
 __global__ void gain_kernel(const Item* items, int n_items, int64_t n_piv, int N, int C, const int32_t* y,
                             const int64_t* T, const int64_t* tot, int64_t base_g, const double* D, int64_t Pb,
                             const double* ISD, const int64_t* so, const double* partner, int op, int64_t* outG,
-                            double* outGap, double* outThr) {
+                            double* outGap, double* outThr, DevCand* top, int k) {
     extern __shared__ double smem[];
     const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5, wpb = blockDim.x >> 5;
     const size_t per_warp = (size_t)3 * N * sizeof(double) + (size_t)2 * N * sizeof(int32_t) + (size_t)C * sizeof(int32_t);
@@ -180,7 +281,7 @@ __global__ void gain_kernel(const Item* items, int n_items, int64_t n_piv, int N
         const Item it = items[find_item_by_pivot(items, n_items, pv)];
         const int64_t p = pv - it.pivot_base;
         if (ISD[so[(int64_t)it.li * N + it.s] + p] == 0.0) {  // flat: not a candidate
-            if (lane == 0) outG[pv] = -1;
+            if (lane == 0 && !top) outG[pv] = -1;
             continue;
         }
         for (int j = lane; j < N; j += 32) {
@@ -243,10 +344,27 @@ __global__ void gain_kernel(const Item* items, int n_items, int64_t n_piv, int N
             if (og >= 0 && (bg < 0 || split_better(og, ogap, oi, bg, bgap, bi))) { bg = og; bgap = ogap; bi = oi; }
         }
         if (lane == 0) {
-            outG[pv] = bg;
-            if (bg >= 0) {
-                outGap[pv] = bgap;
-                outThr[pv] = midpoint(od[bi], od[bi + 1]);
+            if (!top) {
+                outG[pv] = bg;
+                if (bg >= 0) {
+                    outGap[pv] = bgap;
+                    outThr[pv] = midpoint(od[bi], od[bi + 1]);
+                }
+            } else if (bg >= 0) {
+                // this warp's own best-k list (sorted, best first, g = -1 marks empty slots),
+                // kept across launches; the host merges the lists at the end
+                DevCand c;
+                c.g = bg; c.gap = bgap; c.thr = midpoint(od[bi], od[bi + 1]);
+                c.row = it.row; c.s = it.s; c.p = (int32_t)p; c.L = it.L; c.pad = 0;
+                DevCand* list = top + ((int64_t)blockIdx.x * wpb + wib) * k;
+                if (list[k - 1].g < 0 || dev_better(c, list[k - 1])) {
+                    int pos = k - 1;
+                    while (pos > 0 && (list[pos - 1].g < 0 || dev_better(c, list[pos - 1]))) {
+                        list[pos] = list[pos - 1];
+                        --pos;
+                    }
+                    list[pos] = c;
+                }
             }
         }
         __syncwarp();
@@ -300,18 +418,71 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     for (int c = 0; c < C; ++c) Ttot += Th[toth[c]];
     const int64_t base_g = Th[N] - Ttot;
 
-    Buffer<double> X, PART;
-    Buffer<int64_t> XO, XN, T, TOT;
-    Buffer<int32_t> Y;
-    upload(X, xh, stream, "shapelet series");
-    upload(XO, xo, stream, "shapelet offsets");
-    upload(XN, xn, stream, "shapelet lengths");
-    upload(Y, d.y, stream, "shapelet labels");
-    upload(T, Th, stream, "entropy table");
-    upload(TOT, toth, stream, "class counts");
-    std::vector<double> parth;
-    if (partner.d) parth.assign(partner.d, partner.d + N);
-    if (partner.d) upload(PART, parth, stream, "partner distances");
+    // ---- the plan of the whole call: length groups (window statistics that fit), and
+    // launches (chunks) within each group; every buffer is sized once from it.
+    struct Group { size_t l0, l1; int64_t entries; size_t c0, c1; };
+    struct Chunk { size_t i0, i1; int64_t piv, tasks; double cost; };
+    std::vector<Group> groups;
+    std::vector<Chunk> chunks;
+    std::vector<Item> all;
+    const int64_t piv_cap = std::max<int64_t>(longest, (int64_t)(kMaxBatchBytes / ((size_t)N * sizeof(double))));
+    int64_t max_entries = 0, max_piv = 0;
+    size_t max_nl = 0;
+    for (size_t gi = 0; gi < lengths.size();) {
+        size_t ge = gi;
+        int64_t entries = 0;
+        while (ge < lengths.size()) {
+            int64_t e = 0;
+            for (int j = 0; j < N; ++j) e += std::max<int64_t>(0, d.n[j] - lengths[ge] + 1);
+            if (ge > gi && entries + e > kStatsEntries) break;
+            entries += e;
+            ++ge;
+        }
+        Group g{gi, ge, entries, chunks.size(), 0};
+        const size_t i_first = all.size();
+        for (size_t li = 0; li < ge - gi; ++li) {
+            const int L = lengths[gi + li];
+            const int64_t R = rows_per_group(L);
+            for (int s = 0; s < N; ++s) {
+                if (d.n[s] < L) continue;
+                Item it{};
+                it.s = s;
+                it.li = (int32_t)li;
+                it.L = L;
+                it.P = (int32_t)(d.n[s] - L + 1);
+                it.R = (int32_t)R;
+                it.ngroups = (int32_t)((it.P + R - 1) / R);
+                it.row = d.row[s];
+                all.push_back(it);
+            }
+        }
+        double c = 0;
+        Chunk ch{i_first, i_first, 0, 0, 0};
+        for (size_t i = i_first; i < all.size(); ++i) {
+            Item& it = all[i];
+            const double cost = (double)it.P * (double)total;
+            if (ch.i1 > ch.i0 && (ch.piv + it.P > piv_cap || c + cost > kChunkCost)) {
+                ch.cost = c;
+                chunks.push_back(ch);
+                ch = Chunk{i, i, 0, 0, 0};
+                c = 0;
+            }
+            it.pivot_base = ch.piv;
+            it.task_base = ch.tasks;
+            ch.piv += it.P;
+            ch.tasks += (int64_t)it.ngroups * N;
+            c += cost;
+            ch.i1 = i + 1;
+        }
+        ch.cost = c;
+        if (ch.i1 > ch.i0) chunks.push_back(ch);
+        g.c1 = chunks.size();
+        groups.push_back(g);
+        max_entries = std::max(max_entries, entries);
+        max_nl = std::max(max_nl, ge - gi);
+        gi = ge;
+    }
+    for (const Chunk& ch : chunks) max_piv = std::max(max_piv, ch.piv);
 
     // dist kernel: carries in shared memory when they fit
     const int64_t ucap = longest - lengths.front() + 1;
@@ -324,8 +495,6 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&dist_bps, dist_kernel, kDistWarps * 32, dist_smem),
           "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     const int dist_blocks = std::max(1, dist_bps) * sms;
-    Buffer<double> GCARRY;
-    if (!carry_in_shared) GCARRY.allocate((size_t)dist_blocks * kDistWarps * 2 * ucap, "shapelet carries");
     const size_t gain_smem = gain_per_warp * gain_wpb;
     check(cudaFuncSetAttribute(gain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)gain_smem),
           "cudaFuncSetAttribute");
@@ -333,137 +502,144 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&gain_bps, gain_kernel, gain_wpb * 32, gain_smem),
           "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     const int gain_blocks_max = std::max(1, gain_bps) * sms;
+    const bool dev_top = k <= kDevTopK;
+    const int64_t n_lists = (int64_t)gain_blocks_max * gain_wpb;
 
-    // the batch matrix D and per-pivot results, sized once
-    const int64_t pcap = std::max<int64_t>(
-        longest, std::min<int64_t>(int64_t(1) << 22, (int64_t)(kMaxBatchBytes / ((size_t)N * sizeof(double)))));
-    Buffer<double> Dm((size_t)pcap * N, "shapelet distance batch");
-    Buffer<int64_t> OG(pcap, "shapelet gains");
-    Buffer<double> OGAP(pcap, "shapelet gaps"), OTHR(pcap, "shapelet thresholds");
+    // every device buffer, once
+    Buffer<double> X, PART, GCARRY;
+    Buffer<int64_t> XO, XN, T, TOT;
+    Buffer<int32_t> Y;
+    Buffer<Item> ITEMS;
+    upload(X, xh, stream, "shapelet series");
+    upload(XO, xo, stream, "shapelet offsets");
+    upload(XN, xn, stream, "shapelet lengths");
+    upload(Y, d.y, stream, "shapelet labels");
+    upload(T, Th, stream, "entropy table");
+    upload(TOT, toth, stream, "class counts");
+    upload(ITEMS, all, stream, "shapelet work items");
+    std::vector<double> parth;
+    if (partner.d) parth.assign(partner.d, partner.d + N);
+    if (partner.d) upload(PART, parth, stream, "partner distances");
+    if (!carry_in_shared) GCARRY.allocate((size_t)dist_blocks * kDistWarps * 2 * ucap, "shapelet carries");
+    Buffer<double> MU(max_entries, "window means"), ISD(max_entries, "window inverse stds");
+    Buffer<double> DF(max_entries, "shapelet df"), DG(max_entries, "shapelet dg");
+    Buffer<int64_t> SO(max_nl * N, "window offsets");
+    Buffer<uint8_t> FLAT(max_nl * N, "flat flags");
+    Buffer<int32_t> LS(max_nl, "lengths");
+    Buffer<double> Dm((size_t)max_piv * N, "shapelet distance batch");
     Buffer<unsigned long long> COUNTER(1, "task counter");
-    std::vector<int64_t> hg(pcap);
-    std::vector<double> hgap(pcap), hthr(pcap);
+    Buffer<DevCand> TOP;
+    Buffer<int64_t> OG;
+    Buffer<double> OGAP, OTHR;
+    std::vector<int64_t> hg;
+    std::vector<double> hgap, hthr;
+    if (dev_top) {
+        TOP.allocate((size_t)n_lists * k, "shapelet best lists");
+        check(cudaMemsetAsync(TOP.get(), 0xff, TOP.bytes(), stream), "cudaMemsetAsync");  // g = -1: empty
+    } else {
+        OG.allocate(max_piv, "shapelet gains");
+        OGAP.allocate(max_piv, "shapelet gaps");
+        OTHR.allocate(max_piv, "shapelet thresholds");
+        hg.resize(max_piv);
+        hgap.resize(max_piv);
+        hthr.resize(max_piv);
+    }
 
-    size_t gi = 0;
-    while (gi < lengths.size()) {
-        // a group of lengths whose window statistics fit
-        size_t ge = gi;
-        int64_t entries = 0;
-        while (ge < lengths.size()) {
-            int64_t e = 0;
-            for (int j = 0; j < N; ++j) e += std::max<int64_t>(0, d.n[j] - lengths[ge] + 1);
-            if (ge > gi && entries + e > kStatsEntries) break;
-            entries += e;
-            ++ge;
-        }
-        const int nL = (int)(ge - gi);
-        std::vector<LengthStats> st(nL);
-        parallel_for(ex, nL, [&](int64_t li) { length_stats(d, lengths[gi + li], st[li], false); });
-        std::vector<int64_t> so((size_t)nL * N, -1);
-        std::vector<double> muh, isdh;
-        muh.reserve(entries);
-        isdh.reserve(entries);
-        std::vector<uint8_t> flath((size_t)nL * N, 0);
-        std::vector<int32_t> Lh(nL);
+    // window offsets of one group (the statistics themselves are computed on the device)
+    std::vector<int64_t> so(max_nl * N);
+    std::vector<int32_t> Lh(max_nl);
+    double since_wait = 0;  // estimated work launched since the last tsm::gpu::wait
+    bool timing = false;
+
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+        const Group& g = groups[gi];
+        const int nL = (int)(g.l1 - g.l0);
+        int64_t o = 0;
         for (int li = 0; li < nL; ++li) {
-            Lh[li] = lengths[gi + li];
+            Lh[li] = lengths[g.l0 + li];
             for (int j = 0; j < N; ++j) {
-                flath[(size_t)li * N + j] = st[li].has_flat[j];
-                if (st[li].off[j] < 0) continue;
-                so[(size_t)li * N + j] = (int64_t)muh.size();
-                const int64_t U = d.n[j] - Lh[li] + 1;
-                muh.insert(muh.end(), st[li].mu.begin() + st[li].off[j], st[li].mu.begin() + st[li].off[j] + U);
-                isdh.insert(isdh.end(), st[li].isd.begin() + st[li].off[j], st[li].isd.begin() + st[li].off[j] + U);
+                so[(size_t)li * N + j] = d.n[j] >= Lh[li] ? o : -1;
+                if (d.n[j] >= Lh[li]) o += d.n[j] - Lh[li] + 1;
             }
         }
-        st.clear();
-        Buffer<double> MU, ISD, DF(entries, "shapelet df"), DG(entries, "shapelet dg");
-        Buffer<int64_t> SO;
-        Buffer<uint8_t> FLAT;
-        Buffer<int32_t> LS;
-        upload(MU, muh, stream, "window means");
-        upload(ISD, isdh, stream, "window inverse stds");
-        upload(SO, so, stream, "window offsets");
-        upload(FLAT, flath, stream, "flat flags");
-        upload(LS, Lh, stream, "lengths");
+        // (pageable uploads are staged before the calls return: the host arrays may be refilled next)
+        check(cudaMemcpyAsync(SO.get(), so.data(), (size_t)nL * N * sizeof(int64_t), cudaMemcpyHostToDevice, stream), "window offsets");
+        check(cudaMemcpyAsync(LS.get(), Lh.data(), (size_t)nL * sizeof(int32_t), cudaMemcpyHostToDevice, stream), "lengths");
+        check(cudaMemsetAsync(FLAT.get(), 0, (size_t)nL * N, stream), "cudaMemsetAsync");
+        stats_kernel<<<(unsigned)std::min<int64_t>(((int64_t)nL * N + 3) / 4, 65535), 128, 0, stream>>>(
+            X.get(), XO.get(), XN.get(), SO.get(), LS.get(), N, nL, MU.get(), ISD.get(), FLAT.get());
+        check(cudaGetLastError(), "stats_kernel launch");
         terms_kernel<<<(unsigned)std::min<int64_t>((int64_t)nL * N, 65535), 128, 0, stream>>>(
             X.get(), XO.get(), XN.get(), SO.get(), LS.get(), N, nL, MU.get(), DF.get(), DG.get());
         check(cudaGetLastError(), "terms_kernel launch");
 
-        // items of the group, in chunks
-        std::vector<Item> all;
-        std::vector<double> cost;
-        int64_t sum_n = 0;
-        for (int j = 0; j < N; ++j) sum_n += d.n[j];
-        for (int li = 0; li < nL; ++li) {
-            const int L = Lh[li];
-            const int64_t R = rows_per_group(L);
-            for (int s = 0; s < N; ++s) {
-                if (d.n[s] < L) continue;
-                Item it{};
-                it.s = s;
-                it.li = li;
-                it.L = L;
-                it.P = (int32_t)(d.n[s] - L + 1);
-                it.R = (int32_t)R;
-                it.ngroups = (int32_t)((it.P + R - 1) / R);
-                all.push_back(it);
-                cost.push_back((double)it.P * (double)sum_n);
-            }
-        }
-        size_t ci = 0;
-        while (ci < all.size()) {
-            size_t ce = ci;
-            int64_t piv = 0, tasks = 0;
-            double c = 0;
-            std::vector<Item> chunk;
-            while (ce < all.size() && (ce == ci || (piv + all[ce].P <= pcap && c + cost[ce] <= kChunkCost))) {
-                Item it = all[ce];
-                it.pivot_base = piv;
-                it.task_base = tasks;
-                piv += it.P;
-                tasks += (int64_t)it.ngroups * N;
-                c += cost[ce];
-                chunk.push_back(it);
-                ++ce;
-            }
-            Buffer<Item> ITEMS;
-            upload(ITEMS, chunk, stream, "shapelet work items");
+        for (size_t ci = g.c0; ci < g.c1; ++ci) {
+            const Chunk& ch = chunks[ci];
+            const Item* items = ITEMS.get() + ch.i0;
+            const int n_items = (int)(ch.i1 - ch.i0);
+            if (!timing) { timer.start(); timing = true; }
             check(cudaMemsetAsync(COUNTER.get(), 0, sizeof(unsigned long long), stream), "cudaMemsetAsync");
-            timer.start();
             dist_kernel<<<dist_blocks, kDistWarps * 32, dist_smem, stream>>>(
-                ITEMS.get(), (int)chunk.size(), tasks, N, X.get(), XO.get(), XN.get(), SO.get(), FLAT.get(), MU.get(),
-                ISD.get(), DF.get(), DG.get(), Dm.get(), pcap, COUNTER.get(), GCARRY.get(), ucap, carry_in_shared);
+                items, n_items, ch.tasks, N, X.get(), XO.get(), XN.get(), SO.get(), FLAT.get(), MU.get(),
+                ISD.get(), DF.get(), DG.get(), Dm.get(), max_piv, COUNTER.get(), GCARRY.get(), ucap, carry_in_shared);
             check(cudaGetLastError(), "dist_kernel launch");
-            const int gblocks = (int)std::min<int64_t>(gain_blocks_max, (piv + gain_wpb - 1) / gain_wpb);
+            const int gblocks = (int)std::min<int64_t>(gain_blocks_max, (ch.piv + gain_wpb - 1) / gain_wpb);
             gain_kernel<<<gblocks, gain_wpb * 32, gain_smem, stream>>>(
-                ITEMS.get(), (int)chunk.size(), piv, N, C, Y.get(), T.get(), TOT.get(), base_g, Dm.get(), pcap,
-                ISD.get(), SO.get(), partner.d ? PART.get() : nullptr, partner.op, OG.get(), OGAP.get(), OTHR.get());
+                items, n_items, ch.piv, N, C, Y.get(), T.get(), TOT.get(), base_g, Dm.get(), max_piv,
+                ISD.get(), SO.get(), partner.d ? PART.get() : nullptr, partner.op, OG.get(), OGAP.get(), OTHR.get(),
+                dev_top ? TOP.get() : nullptr, k);
             check(cudaGetLastError(), "gain_kernel launch");
-            timer.stop();
-            check(cudaMemcpyAsync(hg.data(), OG.get(), piv * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), "copy gains");
-            check(cudaMemcpyAsync(hgap.data(), OGAP.get(), piv * sizeof(double), cudaMemcpyDeviceToHost, stream), "copy gaps");
-            check(cudaMemcpyAsync(hthr.data(), OTHR.get(), piv * sizeof(double), cudaMemcpyDeviceToHost, stream),
-                  "copy thresholds");
-            tsm::gpu::wait(stream, ex);
-            kernel_ms += timer.ms();
-            for (const Item& it : chunk)
-                for (int64_t p = 0; p < it.P; ++p) {
-                    const int64_t q = it.pivot_base + p;
-                    if (hg[q] < 0) continue;
-                    Cand cd;
-                    cd.g = hg[q];
-                    cd.gap = hgap[q];
-                    cd.thr = hthr[q];
-                    cd.s = it.s;
-                    cd.p = (int32_t)p;
-                    cd.L = it.L;
-                    cd.row = d.row[it.s];
-                    best.add(cd);
+            if (!dev_top) {
+                check(cudaMemcpyAsync(hg.data(), OG.get(), ch.piv * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), "copy gains");
+                check(cudaMemcpyAsync(hgap.data(), OGAP.get(), ch.piv * sizeof(double), cudaMemcpyDeviceToHost, stream), "copy gaps");
+                check(cudaMemcpyAsync(hthr.data(), OTHR.get(), ch.piv * sizeof(double), cudaMemcpyDeviceToHost, stream),
+                      "copy thresholds");
+            }
+            // launches queue up without host round trips; wait (and poll for cancel)
+            // after about kChunkCost of work, per launch when results come back per pivot
+            since_wait += ch.cost;
+            if (!dev_top || since_wait >= kChunkCost || (gi + 1 == groups.size() && ci + 1 == g.c1)) {
+                timer.stop();
+                tsm::gpu::wait(stream, ex);
+                kernel_ms += timer.ms();
+                timing = false;
+                since_wait = 0;
+            }
+            if (!dev_top)
+                for (size_t i = ch.i0; i < ch.i1; ++i) {
+                    const Item& it = all[i];
+                    for (int64_t p = 0; p < it.P; ++p) {
+                        const int64_t q = it.pivot_base + p;
+                        if (hg[q] < 0) continue;
+                        Cand cd;
+                        cd.g = hg[q];
+                        cd.gap = hgap[q];
+                        cd.thr = hthr[q];
+                        cd.s = it.s;
+                        cd.p = (int32_t)p;
+                        cd.L = it.L;
+                        cd.row = it.row;
+                        best.add(cd);
+                    }
                 }
-            ci = ce;
         }
-        gi = ge;
+    }
+    if (dev_top) {
+        std::vector<DevCand> lists((size_t)n_lists * k);
+        check(cudaMemcpyAsync(lists.data(), TOP.get(), TOP.bytes(), cudaMemcpyDeviceToHost, stream), "copy best lists");
+        stream.sync();
+        for (const DevCand& c : lists) {
+            if (c.g < 0) continue;
+            Cand cd;
+            cd.g = c.g;
+            cd.gap = c.gap;
+            cd.thr = c.thr;
+            cd.s = c.s;
+            cd.p = c.p;
+            cd.L = c.L;
+            cd.row = c.row;
+            best.add(cd);
+        }
     }
     stream.sync();
     ex->kernel_ms += kernel_ms;

@@ -65,6 +65,21 @@ static bool window_is_flat(double mean, double sd, bool constant) {
     return constant || !(sd > kFlatRel * std::fabs(mean)) || sd < kFlatAbs;
 }
 
+bool window_stats_flat(const double* x, int64_t n, int L, double* mu, double* isd) {
+    TsExec seq{};
+    seq.cpu_threads = 1;  // window_stats inline on this thread, no interrupt polling
+    WindowStats ws;
+    window_stats(x, n, L, ws, &seq);
+    bool any_flat = false;
+    for (int64_t u = 0; u + L <= n; ++u) {
+        const bool flat = window_is_flat(ws.mean[u], ws.std[u], ws.constant[u]);
+        mu[u] = ws.mean[u];
+        isd[u] = flat ? 0.0 : 1.0 / ws.std[u];
+        any_flat |= flat;
+    }
+    return any_flat;
+}
+
 void length_stats(const Subset& d, int L, LengthStats& out, bool with_terms) {
     const int64_t N = (int64_t)d.x.size();
     out.L = L;
@@ -76,20 +91,11 @@ void length_stats(const Subset& d, int L, LengthStats& out, bool with_terms) {
     out.mu.assign(total, 0.0);
     out.isd.assign(total, 0.0);
     if (with_terms) { out.df.assign(total, 0.0); out.dg.assign(total, 0.0); }
-    TsExec seq{};
-    seq.cpu_threads = 1;  // window_stats inline on this thread, no interrupt polling
     for (int64_t j = 0; j < N; ++j) {
         if (out.off[j] < 0) continue;
         const double* x = d.x[j];
         const int64_t n = d.n[j], U = n - L + 1, o = out.off[j];
-        WindowStats ws;
-        window_stats(x, n, L, ws, &seq);
-        for (int64_t u = 0; u < U; ++u) {
-            bool flat = window_is_flat(ws.mean[u], ws.std[u], ws.constant[u]);
-            out.mu[o + u] = ws.mean[u];
-            out.isd[o + u] = flat ? 0.0 : 1.0 / ws.std[u];
-            if (flat) out.has_flat[j] = 1;
-        }
+        out.has_flat[j] = window_stats_flat(x, n, L, out.mu.data() + o, out.isd.data() + o) ? 1 : 0;
         if (with_terms)
             for (int64_t u = 0; u + 1 < U; ++u) {
                 out.df[o + u] = dmul(dsub(x[u + L], x[u]), 0.5);

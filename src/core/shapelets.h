@@ -134,6 +134,8 @@ struct LengthStats {
     std::vector<uint8_t> has_flat;
 };
 void length_stats(const Subset& d, int L, LengthStats& out, bool with_terms);
+// Means and inverse stds (0 for flat) of the n-L+1 windows of x; true when any window is flat.
+bool window_stats_flat(const double* x, int64_t n, int L, double* mu, double* isd);
 
 // One scored pivot (best split of its order line).
 struct Cand {
