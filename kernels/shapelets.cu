@@ -396,9 +396,10 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     const size_t gain_per_warp =
         (((size_t)3 * N * sizeof(double) + (size_t)2 * N * sizeof(int32_t) + (size_t)C * sizeof(int32_t)) + 15) & ~size_t(15);
     if (gain_per_warp > (size_t)smem_optin)
-        throw Error(TS_INVALID_ARGUMENT, kInvalidParameter,
-                    format("too many training series (%d) for the GPU shapelet engine", N),
-                    "SET tsmine.backend = cpu for this query.");
+        // the GPU cannot take it: auto mode runs it on the CPU (TS_GPU_OUT_OF_MEMORY)
+        throw Error(TS_GPU_OUT_OF_MEMORY, "54000",
+                    format("too many training series (%d) for the shared memory of the GPU shapelet engine", N),
+                    "SET tsmine.backend = auto or cpu for this query.");
     const int gain_wpb = (int)std::max<size_t>(1, std::min<size_t>(8, (size_t)smem_optin / 2 / gain_per_warp));
 
     tsm::gpu::Stream stream;
