@@ -22,6 +22,24 @@ q -c "SELECT setseed(0.5); INSERT INTO bench_series SELECT 'random walk 2^${RW_L
       FROM (SELECT i, sum(random() - 0.5) OVER (ORDER BY i) AS s FROM generate_series(1, 1 << ${RW_LOG2:-20}) i) w" >/dev/null
 echo "| series | n | m | k | pd3 ms | pd3 ms/discord | matrix_profile ms | matrix_profile ms/discord | faster | same rows |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
+if [ -n "${RANGE:-}" ]; then
+  # range mode: r = the distance of the 10th (non-overlapping) discord, so
+  # that a handful of windows qualify
+  echo "| series | n | m | r | range discords | pd3 ms | matrix_profile ms | faster | same rows |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  q -F'|' -c "SELECT name, m, array_length(a, 1) FROM bench_series ORDER BY array_length(a, 1)" | while IFS='|' read -r name m n; do
+    sel="(SELECT a FROM bench_series WHERE name = '$name')"
+    r=$(PGOPTIONS="$PGOPTIONS -c tsmine.backend=$backend" q -c "SELECT distance FROM ts_discords($sel, $m, 10) ORDER BY rank DESC LIMIT 1")
+    read -r pd _ _ <<<"$(run_timed $backend 1 "SELECT count(*) FROM ts_discords($sel, $m, NULL, $r, method => 'pd3')")"
+    read -r mp _ _ <<<"$(run_timed $backend 1 "SELECT count(*) FROM ts_discords($sel, $m, NULL, $r, method => 'matrix_profile')")"
+    read -r cnt same <<<"$(PGOPTIONS="$PGOPTIONS -c tsmine.backend=$backend" q -F' ' -c "SELECT (SELECT count(*) FROM ts_discords($sel, $m, NULL, $r, method => 'pd3')),
+        (SELECT count(*) = 0 FROM (SELECT pos FROM ts_discords($sel, $m, NULL, $r, method => 'pd3') EXCEPT SELECT pos FROM ts_discords($sel, $m, NULL, $r, method => 'matrix_profile')) d)")"
+    awk -v s="$name" -v n=$n -v m=$m -v r=$r -v c=$cnt -v a=$pd -v b=$mp -v same=$same 'BEGIN {
+      printf "| %s | %d | %d | %.4f | %d | %s | %s | %s | %s |\n", s, n, m, r, c, a, b, (a < b ? "pd3" : "matrix_profile"), same }'
+  done
+  q -c "DROP TABLE IF EXISTS bench_series" >/dev/null
+  exit 0
+fi
 q -F'|' -c "SELECT name, m, array_length(a, 1) FROM bench_series ORDER BY array_length(a, 1)" | while IFS='|' read -r name m n; do
   for k in ${KS:-1 10 50 100}; do
     sel="(SELECT a FROM bench_series WHERE name = '$name')"

@@ -98,10 +98,10 @@ discords_common(FunctionCallInfo fcinfo, bool query)
 		return (Datum) 0;		/* an empty series has no windows */
 
 	/* auto (bench/RESULTS.md has the figures): range discords by PD3, which
-	 * prunes with r; top-k by the matrix profile, except a few discords of a
-	 * long series, where PD3's search for r wins (2^20 points, k <= 10). */
+	 * prunes with r; top-k by the matrix profile, which beat PD3's search
+	 * for r on every series measured (GPU and CPU). */
 	if (method == DISCORDS_AUTO)
-		method = (range || (s.n >= (1 << 19) && k <= 10)) ? DISCORDS_PD3 : DISCORDS_MATRIX_PROFILE;
+		method = range ? DISCORDS_PD3 : DISCORDS_MATRIX_PROFILE;
 
 	if (method == DISCORDS_PD3)
 	{
