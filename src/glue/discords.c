@@ -97,11 +97,11 @@ discords_common(FunctionCallInfo fcinfo, bool query)
 	if (s.n == 0)
 		return (Datum) 0;		/* an empty series has no windows */
 
-	/* auto (bench/RESULTS.md has the figures): range discords by PD3, which
-	 * prunes with r; top-k by the matrix profile, which beat PD3's search
-	 * for r on every series measured (GPU and CPU). */
+	/* auto: the matrix profile, which bench/discords.sh measured faster than
+	 * PD3 for top-k and range discords alike, on the GPU and on the CPU, on
+	 * every series tried (bench/RESULTS.md). */
 	if (method == DISCORDS_AUTO)
-		method = range ? DISCORDS_PD3 : DISCORDS_MATRIX_PROFILE;
+		method = DISCORDS_MATRIX_PROFILE;
 
 	if (method == DISCORDS_PD3)
 	{
