@@ -166,3 +166,27 @@ ts_last_run(PG_FUNCTION_ARGS)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	PG_RETURN_NULL();
 }
+
+void
+tsm_profile_first(const char *function, const TsmSeries *s, int m, int64 excl, TsExec *ex, TsProfile *p,
+				  TsExec *profile_run, double t0)
+{
+	TsStatus	st;
+
+	tsm_exec_prepare(ex, TS_WORK_MATRIX_PROFILE, s->n, m);
+	TSM_CALL(*ex, st, tsm_matrix_profile(s->x, s->n, m, excl, ex, p, &st));
+	if (st.code != TS_OK)
+		tsm_exec_finish(function, ex, s->n, &st, t0);
+	*profile_run = *ex;
+	ex->device_ms = ex->kernel_ms = ex->device_bytes = 0;
+}
+
+void
+tsm_profile_merge(TsExec *ex, const TsExec *profile_run)
+{
+	ex->device_ms += profile_run->device_ms;
+	ex->kernel_ms += profile_run->kernel_ms;
+	ex->device_bytes += profile_run->device_bytes;
+	if (profile_run->used_backend == TS_BACKEND_GPU)
+		ex->used_backend = TS_BACKEND_GPU;
+}

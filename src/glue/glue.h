@@ -11,6 +11,7 @@
 #include "fmgr.h"
 #include "utils/array.h"
 
+#include "api_matrix_profile.h"
 #include "tsm_api.h"
 
 /* ---- GUCs (tsmine.c) ---- */
@@ -61,6 +62,15 @@ extern bool tsm_exec_retry_on_cpu(TsExec *ex, const TsStatus *st);
 		if (tsm_exec_retry_on_cpu(&(ex), &(st))) \
 			call; \
 	} while (0)
+
+/* Methods that go by way of the matrix profile (discords, motifs): the
+ * profile first (an ERROR if it fails), its run kept in *profile_run and the
+ * timings of *ex cleared for the second step; after that step,
+ * tsm_profile_merge adds the profile's device time back. */
+struct TsmSeries;
+extern void tsm_profile_first(const char *function, const struct TsmSeries *s, int m, int64 excl,
+							  TsExec *ex, TsProfile *p, TsExec *profile_run, double t0);
+extern void tsm_profile_merge(TsExec *ex, const TsExec *profile_run);
 
 /* ---- input (input.c) ---- */
 typedef struct TsmSeries

@@ -65,22 +65,11 @@ motifs_common(FunctionCallInfo fcinfo, bool query)
 	else
 	{
 		TsProfile	p;
-		double		dev_ms,
-					ker_ms;
-		int			used;
+		TsExec		profile_run;
 
-		tsm_exec_prepare(&ex, TS_WORK_MATRIX_PROFILE, s.n, m);
-		TSM_CALL(ex, st, tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st));
-		if (st.code != TS_OK)
-			tsm_exec_finish("ts_motifs (matrix_profile)", &ex, s.n, &st, t0);
-		dev_ms = ex.device_ms;
-		ker_ms = ex.kernel_ms;
-		used = ex.used_backend;
+		tsm_profile_first("ts_motifs (matrix_profile)", &s, m, excl, &ex, &p, &profile_run, t0);
 		tsm_motifs_from_profile(s.x, s.n, m, p.dist, p.index, k, excl, &ex, &mo, &st);
-		ex.device_ms += dev_ms;
-		ex.kernel_ms += ker_ms;
-		if (used == TS_BACKEND_GPU)
-			ex.used_backend = used;
+		tsm_profile_merge(&ex, &profile_run);
 		tsm_exec_finish("ts_motifs (matrix_profile)", &ex, s.n, &st, t0);
 	}
 

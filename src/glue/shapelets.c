@@ -21,6 +21,54 @@
 
 #define MODEL_NAME "tsmine shapelet tree"
 
+/* ---- queries of series ------------------------------------------------ */
+
+/* Connects SPI and runs query, which must be a SELECT whose last column is a
+ * float8[] and that has min_cols..2 columns; usage describes it in errors. */
+static TupleDesc
+spi_select_series(const char *query, const char *argname, int min_cols, const char *usage)
+{
+	TupleDesc	desc;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute(query, false, 0) != SPI_OK_SELECT || SPI_tuptable == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a SELECT returning %s", argname, usage)));
+	desc = SPI_tuptable->tupdesc;
+	if (desc->natts < min_cols || desc->natts > 2 ||
+		getBaseType(TupleDescAttr(desc, desc->natts - 1)->atttypid) != FLOAT8ARRAYOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s must return %s", argname, usage),
+				 errhint("For example: SELECT label, series FROM train ORDER BY id. Cast the series with ::float8[].")));
+	return desc;
+}
+
+/* The series in the last column of SPI result row i (0-based), checked (no
+ * NULL, NaN or infinity) and copied into memory of context `into`. */
+static const double *
+spi_copy_series(TupleDesc desc, int64 i, const char *argname, MemoryContext into, int64 *len)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(SPI_tuptable->vals[i], desc, desc->natts, &isnull);
+	TsmSeries	s;
+	char		what[96];
+	double	   *copy;
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s returned a NULL series at row %lld", argname, (long long) (i + 1))));
+	snprintf(what, sizeof(what), "the series of row %lld of %s", (long long) (i + 1), argname);
+	tsm_series_from_array(DatumGetArrayTypeP(d), what, &s);
+	copy = MemoryContextAllocExtended(into, sizeof(double) * Max(s.n, 1), MCXT_ALLOC_HUGE);
+	memcpy(copy, s.x, sizeof(double) * s.n);
+	*len = s.n;
+	return copy;
+}
+
 /* ---- the training query ------------------------------------------------ */
 
 typedef struct TrainingSet
@@ -49,22 +97,9 @@ read_training(text *sql, TrainingSet *t)
 	MemoryContext outer = CurrentMemoryContext;
 	char	  **row_labels;
 	char	  **sorted;
-	int			rc;
 	TupleDesc	desc;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	rc = SPI_execute(query, false, 0);
-	if (rc != SPI_OK_SELECT || SPI_tuptable == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("training_sql must be a SELECT returning (label, series float8[])")));
-	desc = SPI_tuptable->tupdesc;
-	if (desc->natts != 2 || getBaseType(TupleDescAttr(desc, 1)->atttypid) != FLOAT8ARRAYOID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("training_sql must return two columns, a label and a float8[] series"),
-				 errhint("For example: SELECT label, series FROM train ORDER BY id. Cast the series with ::float8[].")));
+	desc = spi_select_series(query, "training_sql", 2, "two columns, a label and a float8[] series");
 	t->n = (int64) SPI_processed;
 	MemoryContextSwitchTo(outer);
 	t->x = palloc0(sizeof(double *) * Max(t->n, 1));
@@ -74,31 +109,15 @@ read_training(text *sql, TrainingSet *t)
 	t->total_values = 0;
 	for (int64 i = 0; i < t->n; i++)
 	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
-		bool		isnull;
-		Datum		d;
-		char	   *label = SPI_getvalue(tup, desc, 1);
-		TsmSeries	s;
-		char		argname[64];
-		double	   *copy;
+		char	   *label = SPI_getvalue(SPI_tuptable->vals[i], desc, 1);
 
 		if (label == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("training_sql returned a NULL label at row %lld", (long long) (i + 1))));
 		row_labels[i] = pstrdup(label);
-		d = SPI_getbinval(tup, desc, 2, &isnull);
-		if (isnull)
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("training_sql returned a NULL series at row %lld", (long long) (i + 1))));
-		snprintf(argname, sizeof(argname), "the series of training row %lld", (long long) (i + 1));
-		tsm_series_from_array(DatumGetArrayTypeP(d), argname, &s);
-		copy = MemoryContextAllocExtended(outer, sizeof(double) * Max(s.n, 1), MCXT_ALLOC_HUGE);
-		memcpy(copy, s.x, sizeof(double) * s.n);
-		t->x[i] = copy;
-		t->len[i] = s.n;
-		t->total_values += s.n;
+		t->x[i] = spi_copy_series(desc, i, "training_sql", outer, &t->len[i]);
+		t->total_values += t->len[i];
 	}
 	SPI_finish();
 
@@ -562,7 +581,6 @@ ts_shapelet_classify_query(PG_FUNCTION_ARGS)
 	Model	   *m;
 	char	   *query;
 	MemoryContext outer = CurrentMemoryContext;
-	int			rc;
 	TupleDesc	desc;
 	int64		n;
 	const double **x;
@@ -577,19 +595,7 @@ ts_shapelet_classify_query(PG_FUNCTION_ARGS)
 	TSM_REQUIRE_ARG(fcinfo, 1, "series_sql");
 	m = get_model(fcinfo, PG_GETARG_JSONB_P(0));
 	query = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	rc = SPI_execute(query, false, 0);
-	if (rc != SPI_OK_SELECT || SPI_tuptable == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("series_sql must be a SELECT returning (series float8[]) or (id, series float8[])")));
-	desc = SPI_tuptable->tupdesc;
-	if (desc->natts < 1 || desc->natts > 2 ||
-		getBaseType(TupleDescAttr(desc, desc->natts - 1)->atttypid) != FLOAT8ARRAYOID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("series_sql must return (series float8[]) or (id, series float8[])")));
+	desc = spi_select_series(query, "series_sql", 1, "(series float8[]) or (id, series float8[])");
 	n = (int64) SPI_processed;
 	MemoryContextSwitchTo(outer);
 	x = palloc0(sizeof(double *) * Max(n, 1));
@@ -598,24 +604,10 @@ ts_shapelet_classify_query(PG_FUNCTION_ARGS)
 	cls = palloc0(sizeof(int32) * Max(n, 1));
 	for (int64 i = 0; i < n; i++)
 	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
-		bool		isnull;
-		Datum		d = SPI_getbinval(tup, desc, desc->natts, &isnull);
-		TsmSeries	s;
-		double	   *copy;
-
-		if (isnull)
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("series_sql returned a NULL series at row %lld", (long long) (i + 1))));
-		tsm_series_from_array(DatumGetArrayTypeP(d), "series", &s);
-		copy = MemoryContextAllocExtended(outer, sizeof(double) * Max(s.n, 1), MCXT_ALLOC_HUGE);
-		memcpy(copy, s.x, sizeof(double) * s.n);
-		x[i] = copy;
-		len[i] = s.n;
+		x[i] = spi_copy_series(desc, i, "series_sql", outer, &len[i]);
 		if (desc->natts == 2)
 		{
-			char	   *id = SPI_getvalue(tup, desc, 1);
+			char	   *id = SPI_getvalue(SPI_tuptable->vals[i], desc, 1);
 
 			ids[i] = id ? MemoryContextStrdup(outer, id) : NULL;
 		}
