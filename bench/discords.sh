@@ -5,8 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
-backend=cpu; [ "$HAS_GPU" = t ] && backend=gpu
-shared=${TSMINE_SHARED:-../shared}
 echo "device: $DEVICE, backend $backend"
 echo
 q -c "DROP TABLE IF EXISTS bench_series; CREATE TABLE bench_series (name text, m int, a float8[])" >/dev/null

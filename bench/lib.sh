@@ -4,6 +4,8 @@ q() { psql -X -qAt -v ON_ERROR_STOP=1 "$@"; }
 q -c "CREATE EXTENSION IF NOT EXISTS tsmine" >/dev/null
 HAS_GPU=$(q -c "SELECT count(*) > 0 FROM ts_device_info() WHERE kind = 'gpu'")
 DEVICE=$(q -c "SELECT string_agg(name, ', ') FROM ts_device_info()")
+backend=cpu; [ "$HAS_GPU" = t ] && backend=gpu   # the backend the scripts measure
+shared=${TSMINE_SHARED:-../shared}
 # run_timed BACKEND REPS SQL: runs SQL REPS times in one session (the first
 # call of a session pays the CUDA context start; it is not counted) and
 # prints "best_ms device_ms kernel_ms" of the best run, server-side times.

@@ -7,8 +7,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
-backend=cpu; [ "$HAS_GPU" = t ] && backend=gpu
-shared=${TSMINE_SHARED:-../shared}
 n=${N:-400000}
 echo "device: $DEVICE, backend $backend, n = $n"
 echo

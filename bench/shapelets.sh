@@ -9,8 +9,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
-backend=cpu; [ "$HAS_GPU" = t ] && backend=gpu
-shared=${TSMINE_SHARED:-../shared}
 echo "device: $DEVICE, backend $backend"
 echo
 q -c "DROP TABLE IF EXISTS bench_ucr; CREATE TABLE bench_ucr (dataset text, part text, id bigserial, label text, series float8[])" >/dev/null
