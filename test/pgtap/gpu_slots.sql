@@ -10,6 +10,10 @@ SELECT plan(10);
 
 CREATE TEMP TABLE has_gpu AS SELECT count(*) > 0 AS yes FROM ts_device_info() WHERE kind = 'gpu';
 CREATE TEMP TABLE big AS SELECT array_agg(sin(i)) AS a FROM generate_series(1, 1 << 22) i;
+-- the outliers of big (none) and the backend that found them
+CREATE FUNCTION pg_temp.big_run() RETURNS text AS $$
+  SELECT (SELECT count(*) FROM ts_outliers((SELECT a FROM big), 3)) || ' ' || (SELECT backend FROM ts_last_run())
+$$ LANGUAGE sql VOLATILE;
 
 -- no slot at all: tsmine.backend = gpu cannot run (55000), auto runs on the CPU
 SET tsmine.max_gpu_backends = 0;
@@ -36,7 +40,7 @@ SELECT CASE WHEN (SELECT yes FROM has_gpu)
   ELSE skip('no GPU here', 1) END;
 SET tsmine.gpu_busy = cpu;
 SELECT CASE WHEN (SELECT yes FROM has_gpu)
-  THEN is((SELECT count(*) FROM ts_outliers((SELECT a FROM big), 3)) || ' ' || (SELECT backend FROM ts_last_run()), '0 cpu',
+  THEN is(pg_temp.big_run(), '0 cpu',
           'over the cap, auto falls back to the CPU')
   ELSE skip('no GPU here', 1) END;
 SET tsmine.gpu_busy = error;
@@ -48,7 +52,7 @@ SELECT dblink_disconnect('holder');
 -- the slot is free again once the holder has gone
 SELECT pg_sleep(0.2);
 SELECT CASE WHEN (SELECT yes FROM has_gpu)
-  THEN is((SELECT count(*) FROM ts_outliers((SELECT a FROM big), 3)) || ' ' || (SELECT backend FROM ts_last_run()), '0 gpu',
+  THEN is(pg_temp.big_run(), '0 gpu',
           'after the holder exits, the slot is taken')
   ELSE skip('no GPU here', 1) END;
 RESET tsmine.gpu_busy;
@@ -60,7 +64,7 @@ RESET tsmine.backend;
 SET tsmine.gpu_memory_limit = '1MB';
 SET tsmine.backend = auto;
 SELECT CASE WHEN (SELECT yes FROM has_gpu)
-  THEN is((SELECT count(*) FROM ts_outliers((SELECT a FROM big), 3)) || ' ' || (SELECT backend FROM ts_last_run()), '0 cpu',
+  THEN is(pg_temp.big_run(), '0 cpu',
           'auto falls back to the CPU when the call needs more than gpu_memory_limit')
   ELSE skip('no GPU here', 1) END;
 SET tsmine.backend = gpu;
