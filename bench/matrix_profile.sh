@@ -1,28 +1,34 @@
 #!/usr/bin/env bash
 # Matrix profile throughput (issue: discords): n = 2^17 and 2^20, m = 100 and
 # 1024, float64, through SQL (array form) on the GPU (and on the CPU for the
-# smaller n).  pairs/s counts n^2/2 pairs, as SCAMP's figures do.
+# smaller n), and ts_discords (top 1, by way of the same profile) for the
+# SQL overhead of a call that returns few rows.  pairs/s counts n^2/2 pairs,
+# as SCAMP's figures do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
 echo "device: $DEVICE"
 echo
-echo "| n | m | backend | end-to-end ms | device ms | kernel ms | pairs/s (end to end) | pairs/s (kernels) | overhead (1 - device/end-to-end) |"
-echo "|---|---|---|---|---|---|---|---|---|"
-for e in ${SIZES:-17 20}; do
+echo "| n | m | function | backend | end-to-end ms | device ms | kernel ms | pairs/s (end to end) | pairs/s (kernels) | overhead (1 - device/end-to-end) |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for e in ${SIZES:-17 18 20}; do
   n=$((1 << e))
   q -c "DROP TABLE IF EXISTS bench_mp; SELECT setseed(0.5);
         CREATE TABLE bench_mp AS SELECT array_agg(s ORDER BY i) AS a FROM (SELECT i, sum(random() - 0.5) OVER (ORDER BY i) AS s FROM generate_series(1, $n) i) w" >/dev/null
   for m in 100 1024; do
-    backends=(cpu); [ "$HAS_GPU" = t ] && backends=(gpu); [ "$HAS_GPU" = t ] && [ "$e" -le 17 ] && backends=(gpu cpu)
+    backends=(cpu); [ "$HAS_GPU" = t ] && backends=(gpu); [ "$HAS_GPU" = t ] && [ "$e" -le 17 ] && [ -z "${NO_CPU:-}" ] && backends=(gpu cpu)
     for b in "${backends[@]}"; do
-      reps=3; [ "$b" = cpu ] && reps=1
-      read -r ms dev ker <<<"$(run_timed "$b" $reps "SELECT count(*) FROM ts_matrix_profile((SELECT a FROM bench_mp), $m)")"
-      awk -v n=$n -v m=$m -v b=$b -v ms=$ms -v dev=$dev -v ker=$ker -v e=$e 'BEGIN {
-        p = n * n / 2.0;
-        pe = p / (ms / 1000); pk = (ker == "-") ? "-" : sprintf("%.3g", p / (ker / 1000));
-        ov = (dev == "-") ? "-" : sprintf("%.1f%%", 100 * (1 - dev / ms));
-        printf "| 2^%d | %d | %s | %s | %s | %s | %.3g | %s | %s |\n", e, m, b, ms, dev, ker, pe, pk, ov }'
+      for f in ts_matrix_profile ts_discords; do
+        [ "$b" = cpu ] && [ "$f" = ts_discords ] && continue
+        reps=3; [ "$b" = cpu ] && reps=1
+        args="(SELECT a FROM bench_mp), $m"; [ "$f" = ts_discords ] && args="$args, 1"
+        read -r ms dev ker <<<"$(run_timed "$b" $reps "SELECT count(*) FROM $f($args)")"
+        awk -v n=$n -v m=$m -v f=$f -v b=$b -v ms=$ms -v dev=$dev -v ker=$ker -v e=$e 'BEGIN {
+          p = n * n / 2.0;
+          pe = p / (ms / 1000); pk = (ker == "-") ? "-" : sprintf("%.3g", p / (ker / 1000));
+          ov = (dev == "-") ? "-" : sprintf("%.1f%%", 100 * (1 - dev / ms));
+          printf "| 2^%d | %d | %s | %s | %s | %s | %s | %.3g | %s | %s |\n", e, m, f, b, ms, dev, ker, pe, pk, ov }'
+      done
     done
   done
 done

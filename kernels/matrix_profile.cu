@@ -29,12 +29,19 @@
 //        every 32 rows lane t reduces row t and does one atomicMax;
 //      - columns: the running maximum travels with the column down the warp;
 //        lane 0 retires it to shared memory, flushed every 32 rows.
+//  * Preparation on the device, with the host's functions (mp_detail.h:
+//    midrange, x', window statistics by chunks of kStatsChunk windows, a
+//    thread per chunk; constant flags; df, dg, inv_norm; next_const by a CUB
+//    suffix-minimum scan), so only the series goes over the bus.
 //  * Host: tasks (segment, band) in a linear order (segment-major, decoded
 //    through a per-segment prefix table), launched in chunks of about
 //    kMaxPairsPerLaunch pairs with tsm::gpu::wait in between (cancel); then a
 //    finalisation kernel (STUMPY constant rule + exact distance of the
 //    winning pair, mp::finalize_one — the same function as the CPU's).
+#include <cub/cub.cuh>
+
 #include <algorithm>
+#include <cmath>
 
 #include "gpu_runtime.h"
 #include "matrix_profile.h"
@@ -281,39 +288,88 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
 __global__ void finalize_kernel(mp::FinalizeArgs a, const u64* best, double* dist, int64_t* index) {
     const int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= a.count) return;
+    a.first_const = a.next_const[0];  // computed on the device
     mp::finalize_one(a, p, best[p], dist + p, index + p);
 }
 
-template <class T>
-void upload(Buffer<T>& b, const std::vector<T>& v, cudaStream_t s, const char* what) {
-    check(cudaMemcpyAsync(b.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice, s), what);
+// ---- preparation on the device (mp_detail.h: the CPU's functions) ---------
+
+// x' = x − c, c the midrange from lohi = {min, max}.
+__global__ void shift_kernel(const double* __restrict__ x, int64_t n, const double* __restrict__ lohi, double* xs) {
+    const double c = mp::midrange(lohi[0], lohi[1]);
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        xs[i] = x[i] - c;  // one rounding, as on the host
+}
+
+// A thread per stats chunk of kStatsChunk windows.
+__global__ void chunk_kernel(const double* __restrict__ x, const double* __restrict__ xs, int m, int64_t count,
+                             double* mu, double* inv_std, uint8_t* constant) {
+    const int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t i0 = c * kStatsChunk;
+    if (i0 >= count) return;
+    mp::prepare_chunk(x, xs, m, i0, min(count, i0 + kStatsChunk), mu, inv_std, constant);
+}
+
+__global__ void window_kernel(const double* __restrict__ xs, const double* __restrict__ mu,
+                              const double* __restrict__ inv_std, int m, double rsm, int64_t count, double* inv,
+                              double* inv4, double* df, double* dg) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count; i += (int64_t)gridDim.x * blockDim.x)
+        mp::prepare_window(xs, mu, inv_std, m, rsm, i, inv, inv4, df, dg);
+}
+
+// next_const by a suffix minimum: rev[k] = the window count−1−k if constant, else count.
+__global__ void reverse_const_kernel(const uint8_t* __restrict__ constant, int64_t count, int64_t* rev) {
+    for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < count; k += (int64_t)gridDim.x * blockDim.x)
+        rev[k] = constant[count - 1 - k] ? count - 1 - k : count;
+}
+__global__ void next_const_kernel(const int64_t* __restrict__ rev, int64_t count, int64_t* next) {
+    for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q <= count; q += (int64_t)gridDim.x * blockDim.x)
+        next[q] = q < count ? rev[count - 1 - q] : count;
+}
+struct MinI64 {
+    __device__ __forceinline__ int64_t operator()(int64_t a, int64_t b) const { return b < a ? b : a; }
+};
+
+unsigned blocks_for(int64_t items, int threads) {
+    const int64_t b = (items + threads - 1) / threads;
+    return (unsigned)std::max<int64_t>(1, std::min<int64_t>(b, 1 << 20));
 }
 
 }  // namespace
 
-void matrix_profile(const mp::Prepared& P, TsExec* ex, MatrixProfile& out) {
+void matrix_profile(const double* x, int64_t n, int m, int64_t excl, TsExec* ex, double* dist, int64_t* index) {
     use_device(ex);
     const double t_start = now_ms();
-    const int64_t count = P.count, n = P.n;
+    const int64_t count = n - m + 1;
     const int64_t padded = count + kPad;
+    const mp::KeyCodec codec = mp::make_codec(count);
     // tasks: (segment, band) with at least one row, segment-major
     std::vector<int64_t> seg_start(1, 0);
-    for (int64_t seg = 0; seg * mp::kSegRows < count - P.excl; ++seg) {
+    for (int64_t seg = 0; seg * mp::kSegRows < count - excl; ++seg) {
         const int64_t r0 = seg * mp::kSegRows;
-        const int64_t nb = (count - r0 - P.excl + kBand - 1) / kBand;  // bands with k0 < count − r0
+        const int64_t nb = (count - r0 - excl + kBand - 1) / kBand;  // bands with k0 < count − r0
         seg_start.push_back(seg_start.back() + nb);
     }
     const int n_seg = (int)seg_start.size() - 1;
     const int64_t n_tasks = seg_start.back();
 
-    Buffer<double> d_xs(n + kPad, "series"), d_mu(padded, "window means"), d_istd(count, "window 1/std");
+    Buffer<double> d_x(n, "series"), d_xs(n + kPad, "shifted series"), d_lohi(2, "series range");
+    Buffer<double> d_mu(padded, "window means"), d_istd(count, "window 1/std");
     Buffer<double> d_df(padded, "df"), d_dg(padded, "dg"), d_inv(padded, "inv_norm"), d_inv4(padded, "inv_norm/4");
     Buffer<int64_t> d_seg(seg_start.size(), "segment table");
     Buffer<uint8_t> d_const(count, "constant flags");
-    Buffer<int64_t> d_next(count + 1, "constant index");
+    Buffer<int64_t> d_next(count + 1, "constant index"), d_rev(count, "constant index (reversed)");
     Buffer<u64> d_best(count, "profile keys");
     Buffer<double> d_dist(count, "profile distances");
     Buffer<int64_t> d_index(count, "profile indices");
+    size_t tmp_min = 0, tmp_max = 0, tmp_scan = 0;
+    check(cub::DeviceReduce::Min(nullptr, tmp_min, d_x.get(), d_lohi.get(), n), "cub::DeviceReduce::Min");
+    check(cub::DeviceReduce::Max(nullptr, tmp_max, d_x.get(), d_lohi.get() + 1, n), "cub::DeviceReduce::Max");
+    check(cub::DeviceScan::InclusiveScan(nullptr, tmp_scan, d_rev.get(), d_rev.get(), MinI64(), count),
+          "cub::DeviceScan::InclusiveScan");
+    Buffer<unsigned char> d_tmp(std::max(tmp_scan, std::max(tmp_min, tmp_max)), "scratch");
+    size_t tmp_bytes = d_tmp.bytes();
+
     Stream s;
     check(cudaMemsetAsync(d_xs.get(), 0, d_xs.bytes(), s), "cudaMemsetAsync");
     check(cudaMemsetAsync(d_mu.get(), 0, d_mu.bytes(), s), "cudaMemsetAsync");
@@ -322,16 +378,35 @@ void matrix_profile(const mp::Prepared& P, TsExec* ex, MatrixProfile& out) {
     check(cudaMemsetAsync(d_inv.get(), 0, d_inv.bytes(), s), "cudaMemsetAsync");
     check(cudaMemsetAsync(d_inv4.get(), 0, d_inv4.bytes(), s), "cudaMemsetAsync");
     check(cudaMemsetAsync(d_best.get(), 0, d_best.bytes(), s), "cudaMemsetAsync");
-    upload(d_xs, P.xs, s, "copy series");
-    upload(d_mu, P.mu, s, "copy means");
-    upload(d_istd, P.inv_std, s, "copy stds");
-    upload(d_df, P.df, s, "copy df");
-    upload(d_dg, P.dg, s, "copy dg");
-    upload(d_inv, P.inv_norm, s, "copy inv_norm");
-    upload(d_inv4, P.inv4, s, "copy inv_norm/4");
-    upload(d_seg, seg_start, s, "copy segment table");
-    upload(d_const, P.constant, s, "copy constant flags");
-    upload(d_next, P.next_const, s, "copy constant index");
+    check(cudaMemcpyAsync(d_x.get(), x, n * sizeof(double), cudaMemcpyHostToDevice, s), "copy series");
+    check(cudaMemcpyAsync(d_seg.get(), seg_start.data(), seg_start.size() * sizeof(int64_t), cudaMemcpyHostToDevice,
+                          s),
+          "copy segment table");
+
+    EventTimer timer(s);
+    timer.start();
+    // preparation: midrange, x', window statistics, constant flags, per-window factors
+    tmp_bytes = d_tmp.bytes();
+    check(cub::DeviceReduce::Min(d_tmp.get(), tmp_bytes, d_x.get(), d_lohi.get(), n, s), "series minimum");
+    tmp_bytes = d_tmp.bytes();
+    check(cub::DeviceReduce::Max(d_tmp.get(), tmp_bytes, d_x.get(), d_lohi.get() + 1, n, s), "series maximum");
+    shift_kernel<<<blocks_for(n, 256), 256, 0, s>>>(d_x.get(), n, d_lohi.get(), d_xs.get());
+    check(cudaGetLastError(), "matrix profile shift launch");
+    const int64_t chunks = (count + kStatsChunk - 1) / kStatsChunk;
+    chunk_kernel<<<blocks_for(chunks, 64), 64, 0, s>>>(d_x.get(), d_xs.get(), m, count, d_mu.get(), d_istd.get(),
+                                                       d_const.get());
+    check(cudaGetLastError(), "matrix profile statistics launch");
+    window_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d_xs.get(), d_mu.get(), d_istd.get(), m,
+                                                         1.0 / std::sqrt((double)m), count, d_inv.get(),
+                                                         d_inv4.get(), d_df.get(), d_dg.get());
+    check(cudaGetLastError(), "matrix profile window launch");
+    reverse_const_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d_const.get(), count, d_rev.get());
+    check(cudaGetLastError(), "matrix profile constant launch");
+    tmp_bytes = d_tmp.bytes();
+    check(cub::DeviceScan::InclusiveScan(d_tmp.get(), tmp_bytes, d_rev.get(), d_rev.get(), MinI64(), count, s),
+          "constant windows scan");
+    next_const_kernel<<<blocks_for(count + 1, 256), 256, 0, s>>>(d_rev.get(), count, d_next.get());
+    check(cudaGetLastError(), "matrix profile constant index launch");
 
     Params p{};
     p.xs = d_xs.get();
@@ -344,13 +419,11 @@ void matrix_profile(const mp::Prepared& P, TsExec* ex, MatrixProfile& out) {
     p.best = d_best.get();
     p.n_seg = n_seg;
     p.count = count;
-    p.excl = P.excl;
-    p.m = P.m;
-    p.codec = P.codec;
-    p.mask = ~((1ull << P.codec.shift) - 1ull);  // shift ≥ 10: room for the 10-bit tags
+    p.excl = excl;
+    p.m = m;
+    p.codec = codec;
+    p.mask = ~((1ull << codec.shift) - 1ull);  // shift ≥ 10: room for the 10-bit tags
 
-    EventTimer timer(s);
-    timer.start();
     const int64_t per_launch = std::max<int64_t>(
         kWarpsPerBlock, (int64_t)(kMaxPairsPerLaunch / ((double)kBand * mp::kSegRows)) / kWarpsPerBlock * kWarpsPerBlock);
     for (int64_t t0 = 0; t0 < n_tasks; t0 += per_launch) {
@@ -361,24 +434,25 @@ void matrix_profile(const mp::Prepared& P, TsExec* ex, MatrixProfile& out) {
         check(cudaGetLastError(), "matrix profile kernel launch");
         if (p.task_hi < n_tasks) wait(s, ex);
     }
-    mp::FinalizeArgs a = P.finalize_args();
+    mp::FinalizeArgs a{};
     a.xs = d_xs.get();
     a.mu = d_mu.get();
     a.inv_std = d_istd.get();
     a.constant = d_const.get();
     a.next_const = d_next.get();
+    a.first_const = count;  // replaced on the device by next_const[0]
+    a.count = count;
+    a.excl = excl;
+    a.m = m;
+    a.codec = codec;
     const unsigned fblocks = (unsigned)((count + kFinalizeThreads - 1) / kFinalizeThreads);
     finalize_kernel<<<fblocks, kFinalizeThreads, 0, s>>>(a, d_best.get(), d_dist.get(), d_index.get());
     check(cudaGetLastError(), "matrix profile finalize launch");
     timer.stop();
     wait(s, ex);
     ex->kernel_ms = timer.ms();
-    out.dist.resize(count);
-    out.index.resize(count);
-    check(cudaMemcpyAsync(out.dist.data(), d_dist.get(), count * sizeof(double), cudaMemcpyDeviceToHost, s),
-          "copy distances");
-    check(cudaMemcpyAsync(out.index.data(), d_index.get(), count * sizeof(int64_t), cudaMemcpyDeviceToHost, s),
-          "copy indices");
+    check(cudaMemcpyAsync(dist, d_dist.get(), count * sizeof(double), cudaMemcpyDeviceToHost, s), "copy distances");
+    check(cudaMemcpyAsync(index, d_index.get(), count * sizeof(int64_t), cudaMemcpyDeviceToHost, s), "copy indices");
     s.sync("matrix profile results");
     ex->device_ms = now_ms() - t_start;
     ex->device_bytes = (double)count * (8.0 * 10);

@@ -44,34 +44,31 @@ void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, 
         lo = std::min(lo, x[i]);
         hi = std::max(hi, x[i]);
     }
-    const double c = 0.5 * lo + 0.5 * hi;
+    const double c = midrange(lo, hi);
     p.xs.resize(n);
     for (int64_t i = 0; i < n; ++i) p.xs[i] = x[i] - c;
 
-    WindowStats raw, sh;
-    window_stats(x, n, m, raw, ex);        // exact constant flags of the input
-    window_stats(p.xs.data(), n, m, sh, ex);
-    p.constant = std::move(raw.constant);
-    p.mu = std::move(sh.mean);
-    p.inv_std = std::move(sh.inv_std);
+    p.mu.resize(count);
+    p.inv_std.resize(count);
+    p.constant.resize(count);
+    const int64_t blocks = (count + kStatsBlock - 1) / kStatsBlock;
+    parallel_for(ex, blocks, [&](int64_t b) {
+        const int64_t b0 = b * kStatsBlock, b1 = std::min(count, b0 + kStatsBlock);
+        for (int64_t i0 = b0; i0 < b1; i0 += kStatsChunk)
+            prepare_chunk(x, p.xs.data(), m, i0, std::min(b1, i0 + kStatsChunk), p.mu.data(), p.inv_std.data(),
+                          p.constant.data());
+    });
     p.inv_norm.resize(count);
     p.inv4.resize(count);
+    p.df.resize(count);
+    p.dg.resize(count);
     const double rsm = 1.0 / std::sqrt((double)m);
-    for (int64_t i = 0; i < count; ++i) {
-        if (p.constant[i]) {
-            p.mu[i] = p.xs[i];  // exact centre: x' − μ = 0 for a constant window
-            p.inv_std[i] = 0;
-        }
-        p.inv_norm[i] = p.inv_std[i] * rsm;
-        p.inv4[i] = p.inv_norm[i] * 0.25;  // exact
-    }
-    p.df.assign(count, 0.0);
-    p.dg.assign(count, 0.0);
-    for (int64_t i = 1; i < count; ++i) {
-        const double xin = p.xs[i + m - 1], xout = p.xs[i - 1];
-        p.df[i] = (xin - xout) * 0.5;
-        p.dg[i] = (xin - p.mu[i]) + (xout - p.mu[i - 1]);
-    }
+    parallel_for(ex, blocks, [&](int64_t b) {
+        const int64_t b0 = b * kStatsBlock, b1 = std::min(count, b0 + kStatsBlock);
+        for (int64_t i = b0; i < b1; ++i)
+            prepare_window(p.xs.data(), p.mu.data(), p.inv_std.data(), m, rsm, i, p.inv_norm.data(), p.inv4.data(),
+                           p.df.data(), p.dg.data());
+    });
     p.next_const.resize(count + 1);
     p.next_const[count] = count;
     for (int64_t i = count - 1; i >= 0; --i) p.next_const[i] = p.constant[i] ? i : p.next_const[i + 1];
@@ -205,36 +202,43 @@ void cpu_sweep(const Prepared& P, const TsExec* ex, std::vector<uint64_t>& keys)
     for (int64_t i = 0; i < count; ++i) keys[i] = best[i].load(std::memory_order_relaxed);
 }
 
-void cpu_finalize(const Prepared& P, const TsExec* ex, const std::vector<uint64_t>& keys, MatrixProfile& out) {
-    const int64_t count = P.count;
-    out.dist.resize(count);
-    out.index.resize(count);
+void cpu_finalize(const Prepared& P, const TsExec* ex, const std::vector<uint64_t>& keys, int64_t count,
+                  double* dist, int64_t* index) {
     const FinalizeArgs a = P.finalize_args();
     const int64_t per = std::max<int64_t>(256, (int64_t(1) << 22) / std::max(P.m, 1));
     parallel_for(ex, (count + per - 1) / per, [&](int64_t b) {
         const int64_t lo = b * per, hi = std::min(count, lo + per);
-        for (int64_t p = lo; p < hi; ++p) finalize_one(a, p, keys[p], &out.dist[p], &out.index[p]);
+        for (int64_t p = lo; p < hi; ++p) finalize_one(a, p, keys[p], &dist[p], &index[p]);
     });
 }
 
 }  // namespace
 }  // namespace mp
 
-void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, MatrixProfile& out) {
+void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, double* dist,
+                    int64_t* index) {
     if (m < 1 || n < m || exclusion < 1)
         throw Error(TS_INTERNAL, kInternal, "matrix_profile: bad arguments");
-    mp::Prepared P;
-    mp::prepare(x, n, m, exclusion, ex, P);
+    const int64_t count = n - m + 1;
     if (use_gpu(ex, TS_WORK_MATRIX_PROFILE, n, m)) {
 #ifdef TSMINE_WITH_CUDA
-        gpu::matrix_profile(P, ex, out);
+        gpu::matrix_profile(x, n, m, exclusion, ex, dist, index);  // prepares on the device
 #endif
-    } else {
-        std::vector<uint64_t> keys;
-        mp::cpu_sweep(P, ex, keys);
-        check_interrupt(ex);
-        mp::cpu_finalize(P, ex, keys, out);
+        return;
     }
+    mp::Prepared P;
+    mp::prepare(x, n, m, exclusion, ex, P);
+    std::vector<uint64_t> keys;
+    mp::cpu_sweep(P, ex, keys);
+    check_interrupt(ex);
+    mp::cpu_finalize(P, ex, keys, count, dist, index);
+}
+
+void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, MatrixProfile& out) {
+    const int64_t count = n >= m && m >= 1 ? n - m + 1 : 0;
+    out.dist.resize(count);
+    out.index.resize(count);
+    matrix_profile(x, n, m, exclusion, ex, out.dist.data(), out.index.data());
 }
 
 }  // namespace tsm
@@ -266,12 +270,11 @@ extern "C" int tsm_matrix_profile(const double* x, int64_t n, int32_t m, int64_t
             if (!std::isfinite(x[i]))
                 tsm::invalid(tsm::format("series contains a non-finite value at position %lld", (long long)i),
                              "Remove or interpolate NaN and infinite values first.");
-        tsm::MatrixProfile mp;
-        tsm::matrix_profile(x, n, m, exclusion, ex, mp);
+        double* dist = tsm::alloc_result<double>(ex, count);
+        int64_t* index = tsm::alloc_result<int64_t>(ex, count);
+        tsm::matrix_profile(x, n, m, exclusion, ex, dist, index);
         out->count = count;
-        out->dist = tsm::alloc_result<double>(ex, count);
-        out->index = tsm::alloc_result<int64_t>(ex, count);
-        std::memcpy(out->dist, mp.dist.data(), count * sizeof(double));
-        std::memcpy(out->index, mp.index.data(), count * sizeof(int64_t));
+        out->dist = dist;
+        out->index = index;
     });
 }

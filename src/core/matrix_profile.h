@@ -21,11 +21,14 @@ struct MatrixProfile {
 // (the C entry point validates user input; this one throws Error on misuse).
 // Dispatches with tsm::use_gpu(ex, TS_WORK_MATRIX_PROFILE, n, m).
 void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, MatrixProfile& out);
+// The same into caller memory: dist and index hold n − m + 1 entries.
+void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, double* dist,
+                    int64_t* index);
 
 namespace mp {
 
-// Everything the sweep needs, computed once on the host (and copied to the
-// device by the GPU path), so both paths see identical inputs.
+// Everything the CPU sweep needs, computed on the host.  The GPU path computes
+// the same arrays on the device with the same functions (mp_detail.h).
 struct Prepared {
     int64_t n = 0, count = 0, excl = 0;
     int m = 0;
@@ -44,8 +47,9 @@ void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, 
 
 #ifdef TSMINE_WITH_CUDA
 namespace gpu {
-// The sweep and the finalisation on the device; fills out (count entries).
-void matrix_profile(const mp::Prepared& p, TsExec* ex, MatrixProfile& out);
+// Preparation, sweep and finalisation on the device; fills dist and index
+// (n − m + 1 entries, host memory).
+void matrix_profile(const double* x, int64_t n, int m, int64_t excl, TsExec* ex, double* dist, int64_t* index);
 }  // namespace gpu
 #endif
 

@@ -7,7 +7,10 @@
 // Conventions (documented once, here):
 //  * Data: x' = x − c, c the midrange of x (removes a large offset exactly for
 //    ordinary data: x − c is exact when x and c are within a factor of 2).
-//    μ_i, σ_i from tsm::window_stats(x'); constant flags from window_stats(x).
+//    μ_i, σ_i from tsm::window_stats(x') (the same chunks, sliding_detail.h);
+//    constant flags from x itself; a constant window gets μ_i = x'[i], 1/σ = 0.
+//    The preparation (prepare_chunk, prepare_window) runs on the host for the
+//    CPU path and on the device for the GPU path, with the same bits.
 //  * Co-moment of windows i and j (mean-centred, "MPX" form):
 //        C(i,j) = Σ_t (x'[i+t] − μ_i)(x'[j+t] − μ_j)
 //    computed directly (fma accumulation, t ascending) at the first row of
@@ -42,11 +45,8 @@
 #include <cstdint>
 #include <cstring>
 
-#ifdef __CUDACC__
-#define TSM_HD __host__ __device__ __forceinline__
-#else
-#define TSM_HD inline __attribute__((always_inline))
-#endif
+#include "hd.h"
+#include "sliding_detail.h"
 
 namespace tsm {
 namespace mp {
@@ -149,6 +149,40 @@ TSM_HD double direct_distance(const double* xs, int64_t i, int64_t j, int m, dou
         s += d * d;
     }
     return sqrt(s);
+}
+
+// ---- preparation (host: matrix_profile.cpp; device: kernels/matrix_profile.cu)
+
+// c = midrange of the series (lo, hi: its minimum and maximum).
+TSM_HD double midrange(double lo, double hi) { return hd::add(hd::mul(0.5, lo), hd::mul(0.5, hi)); }
+
+// Windows [i0, i1) of one stats chunk (i0 a multiple of kStatsChunk): μ and
+// 1/σ of x' = x − c, constant flags of x, and the constant override.
+TSM_HD void prepare_chunk(const double* x, const double* xs, int m, int64_t i0, int64_t i1, double* mu,
+                          double* inv_std, uint8_t* constant) {
+    detail::window_stats_chunk(xs, m, i0, i1, mu, nullptr, inv_std, constant);  // constant: scratch here
+    detail::constant_chunk(x, m, i0, i1, constant);
+    for (int64_t i = i0; i < i1; ++i)
+        if (constant[i]) {
+            mu[i] = xs[i];  // exact centre: x' − μ = 0 for a constant window
+            inv_std[i] = 0;
+        }
+}
+
+// Per-window factors of window i (after prepare_chunk of every window):
+// inv_norm = (1/σ)/sqrt(m), inv4 = inv_norm/4, and the recurrence's df, dg.
+TSM_HD void prepare_window(const double* xs, const double* mu, const double* inv_std, int m, double rsm,
+                           int64_t i, double* inv_norm, double* inv4, double* df, double* dg) {
+    const double in = hd::mul(inv_std[i], rsm);
+    inv_norm[i] = in;
+    inv4[i] = hd::mul(in, 0.25);  // exact
+    if (i == 0) {
+        df[0] = dg[0] = 0.0;
+        return;
+    }
+    const double xin = xs[i + m - 1], xout = xs[i - 1];
+    df[i] = hd::mul(hd::sub(xin, xout), 0.5);
+    dg[i] = hd::add(hd::sub(xin, mu[i]), hd::sub(xout, mu[i - 1]));
 }
 
 // What the sweep leaves for window p (best key, 0 = no candidate), turned into
