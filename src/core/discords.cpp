@@ -335,9 +335,49 @@ RankedDiscords rank_discords(std::vector<DiscordRow> rows, int m, int64_t k, dou
     return out;
 }
 
+// The first `limit` rows of the rank order among the profile's windows that
+// have a neighbour and (range mode) reach min_distance, by a bounded heap:
+// O(count · log limit) time and O(limit) memory, no sort of the whole profile.
+static std::vector<DiscordRow> best_rows(const double* dist, const int64_t* index, int64_t count,
+                                         double min_distance, size_t limit) {
+    std::vector<DiscordRow> heap;  // a heap by rank_less: front() ranks last among those kept
+    heap.reserve(limit);
+    for (int64_t i = 0; i < count; ++i) {
+        const double d = dist[i];
+        if (!std::isfinite(d) || index[i] < 0) continue;
+        if (!std::isnan(min_distance) && !(d >= min_distance)) continue;
+        const DiscordRow row{i, d * d, d, index[i]};
+        if (heap.size() < limit) {
+            heap.push_back(row);
+            std::push_heap(heap.begin(), heap.end(), rank_less);
+        } else if (rank_less(row, heap.front())) {
+            std::pop_heap(heap.begin(), heap.end(), rank_less);
+            heap.back() = row;
+            std::push_heap(heap.begin(), heap.end(), rank_less);
+        }
+    }
+    return heap;
+}
+
+// Top-k (and range) discords from a matrix profile.  The greedy selection reads
+// the rows in rank order and stops after k picks, so it only ever needs a
+// prefix of that order: take the best T rows (T ≥ k; a pick hides at most
+// 2m − 2 overlapping windows), select, and widen T only when the prefix ran
+// out before k picks.  The result equals the greedy selection over all rows.
 RankedDiscords select_top_discords(const double* profile_dist, const int64_t* profile_index,
                                    int64_t count, int m, int64_t k, double min_distance,
                                    bool non_overlap) {
+    if (k >= 0 && k < count / 8) {
+        size_t limit = (size_t)std::max<int64_t>(k, 1);
+        if (non_overlap) limit = (size_t)std::min<int64_t>(count, std::max<int64_t>(256, 4 * k));
+        for (;;) {
+            std::vector<DiscordRow> rows = best_rows(profile_dist, profile_index, count, min_distance, limit);
+            const bool exhausted = rows.size() < limit;
+            RankedDiscords got = rank_discords(std::move(rows), m, k, min_distance, non_overlap);
+            if ((int64_t)got.pos.size() >= k || exhausted || (int64_t)limit >= count) return got;
+            limit = (size_t)std::min<int64_t>(count, (int64_t)limit * 8);
+        }
+    }
     std::vector<DiscordRow> rows;
     rows.reserve(count);
     for (int64_t i = 0; i < count; ++i) {

@@ -369,6 +369,35 @@ TEST(discords_from_profile_matches_pd3) {
     if (d.count == 2) { CHECK_EQ(d.pos[0], 2); CHECK_EQ(d.pos[1], 6); }
 }
 
+// The selection reads only a prefix of the rank order (a bounded heap, widened
+// when the picks run out): it must equal the greedy selection over all rows,
+// also when ties are everywhere and each pick hides many windows.
+TEST(discords_from_profile_prefix_selection_equals_full_ranking) {
+    auto ex = tsmt::cpu_exec();
+    std::mt19937_64 g(17);
+    for (int64_t count : {5000, 40000}) {
+        Profile prof;
+        prof.dist.resize(count);
+        prof.nn.resize(count);
+        for (int64_t i = 0; i < count; ++i) {
+            prof.dist[i] = (double)(g() % 7) + ((i % 5 == 0) ? 0.5 : 0.0);  // few distinct values
+            prof.nn[i] = (int64_t)(g() % count);
+            if (g() % 97 == 0) { prof.dist[i] = INFINITY; prof.nn[i] = -1; }
+        }
+        for (int m : {3, 50, 400}) {
+            for (int64_t k : {1, 5, 50, 300, 2000}) {
+                for (double r : {std::nan(""), 4.0}) {
+                    TsDiscords d;
+                    TsStatus st;
+                    tsm_discords_from_profile(prof.dist.data(), prof.nn.data(), count, m, k, r, &ex, &d, &st);
+                    CHECK_OK(st);
+                    check_same(rows_of(d), oracle_discords(prof, m, k, r), 0);
+                }
+            }
+        }
+    }
+}
+
 TEST(discords_errors) {
     auto x = planted(200, 81, 10);
     auto ex = tsmt::cpu_exec();
