@@ -35,10 +35,11 @@ RETURNS TABLE (
     device_ms float8,           -- GPU part: transfers + kernels (NULL on the CPU)
     kernel_ms float8,           -- kernels alone
     device_bytes float8,        -- bytes the kernels read and wrote
-    bandwidth_gbs float8        -- device_bytes / kernel time
+    bandwidth_gbs float8,       -- device_bytes / kernel time
+    input_ms float8             -- reading the series argument (array or query), part of total_ms
 )
 AS 'MODULE_PATHNAME', 'ts_last_run'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION ts_last_run() IS
-'Timings of this session''s last tsmine call: backend used, series length, total time, device and kernel time, and the kernels'' achieved memory bandwidth.';
+'Timings of this session''s last tsmine call: backend used, series length, total time, device and kernel time, the kernels'' achieved memory bandwidth, and the time spent reading the series.';

@@ -21,6 +21,6 @@ SET tsmine.cpu_threads = 2;
 CREATE TEMP TABLE r2 AS SELECT * FROM ts_outliers((SELECT array_agg(sin(i) * (1 + (i % 97 = 0)::int * 5)) FROM generate_series(1, 300000) i), 3);
 SELECT count(*) AS rows, (SELECT count(*) FROM (SELECT * FROM r1 EXCEPT SELECT * FROM r2) d) AS differ FROM r1;
 -- ts_last_run reports the call
-SELECT function, backend, n, total_ms >= 0 AS timed FROM ts_last_run();
+SELECT function, backend, n, total_ms >= 0 AS timed, input_ms BETWEEN 0 AND total_ms AS input_timed FROM ts_last_run();
 RESET tsmine.cpu_threads;
 RESET tsmine.backend;

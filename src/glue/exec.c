@@ -22,8 +22,11 @@ static struct
 	double		device_ms;
 	double		kernel_ms;
 	double		device_bytes;
+	double		input_ms;
 	bool		valid;
 } last_run;
+
+double		tsm_input_ms = -1;
 
 double
 tsm_now_ms(void)
@@ -117,7 +120,9 @@ tsm_exec_finish(const char *function, const TsExec *ex, int64 n, const TsStatus 
 	last_run.device_ms = ex->device_ms;
 	last_run.kernel_ms = ex->kernel_ms;
 	last_run.device_bytes = ex->device_bytes;
+	last_run.input_ms = tsm_input_ms;
 	last_run.valid = true;
+	tsm_input_ms = -1;			/* the next call reports its own */
 
 	if (st->code == TS_OK)
 		return;
@@ -144,8 +149,8 @@ Datum
 ts_last_run(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Datum		values[8];
-	bool		nulls[8] = {0};
+	Datum		values[9];
+	bool		nulls[9] = {0};
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (!last_run.valid)
@@ -163,6 +168,8 @@ ts_last_run(PG_FUNCTION_ARGS)
 		nulls[7] = true;
 	if (last_run.backend != TS_BACKEND_GPU)
 		nulls[4] = nulls[5] = nulls[6] = true;
+	values[8] = Float8GetDatum(last_run.input_ms);
+	nulls[8] = last_run.input_ms < 0;
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	PG_RETURN_NULL();
 }

@@ -85,6 +85,9 @@ extern void tsm_series_from_array(ArrayType *arr, const char *argname, TsmSeries
 /* Runs a query returning one numeric column and reads it, in order, into
  * memory owned by the current memory context. */
 extern void tsm_series_from_query(text *sql, const char *argname, TsmSeries *out);
+/* Time the last series argument took to read (ms; -1 until one is read):
+ * ts_last_run's input_ms. */
+extern double tsm_input_ms;
 /* The series argument: a float8[] (array form) or a text query (query form). */
 extern void tsm_series_arg(FunctionCallInfo fcinfo, int argno, const char *argname, bool query,
 						   TsmSeries *out);

@@ -221,11 +221,14 @@ tsm_series_from_query(text *sql, const char *argname, TsmSeries *out)
 void
 tsm_series_arg(FunctionCallInfo fcinfo, int argno, const char *argname, bool query, TsmSeries *out)
 {
+	double		t0 = tsm_now_ms();
+
 	TSM_REQUIRE_ARG(fcinfo, argno, argname);
 	if (query)
 		tsm_series_from_query(PG_GETARG_TEXT_PP(argno), argname, out);
 	else
 		tsm_series_from_array(PG_GETARG_ARRAYTYPE_P(argno), argname, out);
+	tsm_input_ms = tsm_now_ms() - t0;
 }
 
 int
