@@ -368,17 +368,42 @@ std::vector<MotifPair> select_top_motifs_from_profile(int64_t n, int m, const do
     };
     std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
     const double slack = 1e-6 * (1.0 + 2.0 * std::sqrt((double)m));
-    {
-        std::vector<Entry> init;
-        init.reserve(N);
+    // The lower bounds enter the heap in batches, smallest first: every bound
+    // not loaded yet ranks after `loaded_to`, so while the heap's top ranks
+    // before it the pops are those of a heap holding every bound (the result is
+    // the same), and a batch is loaded only when the top passes it.  A batch is
+    // chosen by a bounded heap over the profile: O(N log T), no sort of N.
+    auto lower_bound_of = [&](int64_t i, Entry& e) {
+        const double v = pd[i];
+        if (v == std::numeric_limits<double>::infinity()) return false;  // no neighbour at all
+        e = {std::isnan(v) ? 0.0 : std::max(0.0, v - slack), -1, -1, i};
+        return true;
+    };
+    Entry loaded_to{-1.0, -1, -1, -1};  // ranks before every bound
+    bool more_bounds = true;
+    size_t batch = (size_t)std::max<int64_t>(256, 8 * k);
+    auto load_batch = [&] {
+        std::vector<Entry> best;  // max-heap (by >) of the batch's smallest bounds after loaded_to
+        best.reserve(batch);
+        auto worse = [](const Entry& a, const Entry& b) { return b > a; };  // top = the largest kept
         for (int64_t i = 0; i < N; ++i) {
-            double v = pd[i];
-            if (v == std::numeric_limits<double>::infinity()) continue;  // no neighbour at all
-            double lb = std::isnan(v) ? 0.0 : std::max(0.0, v - slack);
-            init.push_back({lb, -1, -1, i});
+            Entry e;
+            if (!lower_bound_of(i, e) || !(e > loaded_to)) continue;
+            if (best.size() < batch) {
+                best.push_back(e);
+                std::push_heap(best.begin(), best.end(), worse);
+            } else if (best.front() > e) {
+                std::pop_heap(best.begin(), best.end(), worse);
+                best.back() = e;
+                std::push_heap(best.begin(), best.end(), worse);
+            }
         }
-        heap = decltype(heap)(std::greater<Entry>(), std::move(init));
-    }
+        more_bounds = best.size() == batch;
+        if (!best.empty()) loaded_to = best.front();
+        for (const Entry& e : best) heap.push(e);
+        batch = (size_t)std::min<int64_t>(N, (int64_t)batch * 8);
+    };
+    load_batch();
     std::vector<uint8_t> blocked(N, 0);
     std::vector<double> dp(N);
     std::vector<MotifPair> result;
@@ -395,7 +420,12 @@ std::vector<MotifPair> select_top_motifs_from_profile(int64_t n, int m, const do
         e = {bd, std::min(i, bj), std::max(i, bj), i};
         return true;
     };
-    while ((int64_t)result.size() < k && !heap.empty()) {
+    while ((int64_t)result.size() < k) {
+        if (more_bounds && (heap.empty() || heap.top() > loaded_to)) {
+            load_batch();
+            continue;
+        }
+        if (heap.empty()) break;
         Entry e = heap.top();
         heap.pop();
         const int64_t i = e.owner;

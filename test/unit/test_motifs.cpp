@@ -366,6 +366,23 @@ TEST(motifs_constant_windows_follow_stumpy_rule) {
     CHECK(same_matches(mt, oracle_match(x, p, NAN, 3, 10), 1e-9));
 }
 
+// The selection loads the profile's lower bounds in batches (256 or 8k of them
+// at a time): many pairs, each blocking windows whose bounds are small, make it
+// load several batches; the pairs must still be the brute force's.
+TEST(motifs_from_profile_many_pairs_load_bounds_in_batches) {
+    auto x = tsmt::random_walk(3000, 41);
+    for (int64_t k : {40, 120}) {
+        const int m = 8;
+        std::vector<double> pd;
+        std::vector<int64_t> pi;
+        oracle_profile(x, m, m, pd, pi);
+        auto want = oracle_motifs(x, m, k, m);
+        auto got = from_profile(x, m, k, m, tsmt::cpu_exec(), pd, pi);
+        CHECK_EQ((int64_t)got.size(), k);
+        CHECK(same_pairs(got, want, 1e-9, "batches"));
+    }
+}
+
 TEST(motifs_k_larger_than_possible_returns_fewer) {
     auto x = tsmt::random_walk(100, 3);
     auto got = mk(x, 10, 50, 10, 10, tsmt::cpu_exec());
