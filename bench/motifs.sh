@@ -3,7 +3,7 @@
 # on a random walk (seed 0.5) and on an ECG: qtdbsel102 lead 1 (45,000 points)
 # tiled 9 times with independent Gaussian noise of 0.01·σ added to each tile
 # (so that no window repeats exactly), cut to 4·10^5 points.  mk against
-# matrix_profile and auto, through SQL on the configured backend.
+# matrix_profile and auto, through SQL on the configured backend, best of 3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -30,7 +30,7 @@ for name in "random walk" "ECG qtdbsel102 tiled"; do
     esac
     for method in ${METHODS:-mk matrix_profile auto}; do
       sql="SELECT * FROM ts_motifs((SELECT a FROM bench_motif WHERE name = '$name'), $m, 1, method => '$method')"
-      read -r ms _ _ <<<"$(run_timed $backend 1 "SELECT count(*) FROM ($sql) x")"
+      read -r ms _ _ <<<"$(run_timed $backend 3 "SELECT count(*) FROM ($sql) x")"
       res=$(PGOPTIONS="$PGOPTIONS -c tsmine.backend=$backend" q -F' ' -c "SELECT pos_a, pos_b, round(distance::numeric, 6) FROM ($sql) x")
       read -r pa pb d <<<"$res"
       awk -v s="$name" -v n=$n -v m=$m -v me=$method -v ms=$ms -v pa=$pa -v pb=$pb -v d=$d -v p=$paper 'BEGIN {

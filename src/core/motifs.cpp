@@ -387,6 +387,9 @@ std::vector<MotifPair> select_top_motifs_from_profile(int64_t n, int m, const do
         best.reserve(batch);
         auto worse = [](const Entry& a, const Entry& b) { return b > a; };  // top = the largest kept
         for (int64_t i = 0; i < N; ++i) {
+            const double v = pd[i];
+            // quick rejections on the bound's value alone (most windows)
+            if (best.size() == batch && v - slack > best.front().d) continue;  // NaN: not rejected here
             Entry e;
             if (!lower_bound_of(i, e) || !(e > loaded_to)) continue;
             if (best.size() < batch) {
