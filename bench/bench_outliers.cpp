@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
             for (auto& t : th) t.join();
         }
         if (copy) copy_experiment(x);
-        for (int call = 0; call < 6; ++call) {
+        for (int call = 0; call < 5; ++call) {
             TsExec ex{};
             ex.backend = TS_BACKEND_GPU;
             ex.alloc = alloc;

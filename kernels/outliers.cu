@@ -12,12 +12,15 @@
 //   mad: exact median and MAD by radix sorts, then the same compaction.
 //
 // Bandwidth: both kernels read the series with 16-byte loads, each warp a
-// contiguous 512-value stretch (8 loads of 512 bytes in flight per warp),
-// and pass 1 runs as many blocks as fit on the device at once.  Pass 2 takes
-// its tiles from the end of the series backwards: pass 1 ends there, so the
-// part of the series still in the L2 cache is read first.  The positions are
-// therefore compacted into the end of the output buffer (an outlier with r
-// outliers after it goes to cap − 1 − r), in ascending order.
+// contiguous stretch (8 or 16 loads of 512 bytes in flight per warp), pass 1
+// with as many blocks as fit on the device at once.  The L2 cache (50 MB on
+// an H100) serves part of the reads: pass 1 goes from the end of the series
+// to its start (the end is what the copy to the device wrote last), keeping
+// its last kKeepBytes (the start of the series) in L2 while streaming the
+// rest with an evict-first hint, and pass 2 goes from the start to the end.
+// On sm_90 pass 2 is launched as a programmatic dependent launch: its first
+// blocks start while pass 1 drains, load their tile, and only then wait for
+// pass 1 to complete (griddepcontrol.wait) before they read the rule.
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -27,6 +30,15 @@
 #include "outliers.h"
 #include "stats.h"
 
+// Tuning knobs (compile-time): bytes of the series' start that pass 1 leaves
+// in L2 for pass 2, and whether pass 2 is a programmatic dependent launch.
+#ifndef TSM_OUTLIERS_KEEP_MB
+#define TSM_OUTLIERS_KEEP_MB 20
+#endif
+#ifndef TSM_OUTLIERS_PDL
+#define TSM_OUTLIERS_PDL 1
+#endif
+
 namespace tsm {
 namespace gpu {
 
@@ -34,9 +46,12 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
-constexpr int kLoads = 8;                          // double2 loads per thread per step
-constexpr int64_t kWarpSpan = 32 * 2 * kLoads;     // 512 values: one warp step
-constexpr int64_t kTile = kWarps * kWarpSpan;      // 4096 values: one compaction tile
+constexpr int kLoads = 8;                          // pass 1: double2 loads per thread per step
+constexpr int64_t kWarpSpan = 32 * 2 * kLoads;     // 512 values: one warp step of pass 1
+constexpr int kTileLoads = 16;                     // pass 2: double2 loads per thread per tile
+constexpr int64_t kWarpTile = 32 * 2 * kTileLoads; // 1024 values: a warp's share of a tile
+constexpr int64_t kTile = kWarps * kWarpTile;      // 8192 values: one compaction tile
+constexpr int64_t kKeepSteps = int64_t(TSM_OUTLIERS_KEEP_MB) * (1 << 20) / (kWarpSpan * 8);
 
 // Count, mean and sum of squared deviations of a set of values; merged with
 // Chan et al.'s formula, which never subtracts large raw sums (the paper's
@@ -56,10 +71,10 @@ struct MergeOp {
     __device__ Moments operator()(const Moments& a, const Moments& b) const { return merge(a, b); }
 };
 
-// What the kernels share on the device.  done and ticket must be 0 before
-// pass 1 (a memset at allocation); center, scale and limit are the rule
-// (limit = k·scale, written by pass 1 or, for mad, by the host); count is the
-// number of outliers (written by the tile that finishes the look-back).
+// What the kernels share on the device; all zero before pass 1 (a memset at
+// allocation).  center, scale and limit are the rule (limit = k·scale,
+// written by pass 1 or, for mad, by the host); count is the number of
+// outliers (written by the last tile of the look-back).
 struct Ctrl {
     unsigned int done;    // pass-1 blocks finished
     unsigned int ticket;  // pass-2 tiles claimed
@@ -79,15 +94,31 @@ __device__ __forceinline__ void store_state(unsigned long long* p, unsigned long
     *reinterpret_cast<volatile unsigned long long*>(p) = v;
 }
 
+// Programmatic dependent launch (sm_90): the dependent grid may start, and
+// waiting for the grid it depends on (complete, its writes visible).  No-ops
+// below sm_90 and when the kernel was launched without the attribute.
+__device__ __forceinline__ void allow_dependent_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wait_for_prerequisite_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // Pass 1.  Each warp folds steps of 512 consecutive values (lane l takes
-// values 2l, 2l+1 of each 64) into its lanes' running moments: per step, a
-// thread's 16 values get their exact two-pass moments, then one Chan merge.
+// values 64j + 2l, 64j + 2l + 1, j = 0..7) into its lanes' running moments:
+// per step, a thread's 16 values get their exact two-pass moments, then one
+// Chan merge.  Steps are taken from the end of the series to its start.
 // Values are taken relative to ref, a value near the data (Chan's merge loses
 // about eps·|mean|/std: with ref subtracted, |mean − ref| replaces |mean|).
 // Also clears pass 2's tile states.
 __global__ void __launch_bounds__(kThreads) moments_kernel(const double* __restrict__ x, int64_t n, double ref,
                                                            double k, Moments* __restrict__ parts, Ctrl* ctrl,
                                                            unsigned long long* __restrict__ state, int64_t tiles) {
+    allow_dependent_launch();
     const int64_t gtid = int64_t(blockIdx.x) * kThreads + threadIdx.x;
     const int64_t gthreads = int64_t(gridDim.x) * kThreads;
     for (int64_t t = gtid; t < tiles; t += gthreads) state[t] = 0;
@@ -95,12 +126,20 @@ __global__ void __launch_bounds__(kThreads) moments_kernel(const double* __restr
     Moments acc{0, 0, 0};
     const int lane = threadIdx.x & 31;
     const int64_t steps = n / kWarpSpan, warps = gthreads / 32;
+    for (int64_t i = steps * kWarpSpan + gtid; i < n; i += gthreads)  // the last n mod 512 values
+        acc = merge(acc, Moments{1.0, x[i] - ref, 0.0});
     const double2* x2 = reinterpret_cast<const double2*>(x);
-    for (int64_t s = gtid / 32; s < steps; s += warps) {
+    for (int64_t r = gtid / 32; r < steps; r += warps) {
+        const int64_t s = steps - 1 - r;
         const double2* p = x2 + s * (kWarpSpan / 2) + lane;
         double2 w[kLoads];
+        if (s >= kKeepSteps) {
 #pragma unroll
-        for (int j = 0; j < kLoads; ++j) w[j] = __ldg(p + 32 * j);
+            for (int j = 0; j < kLoads; ++j) w[j] = __ldcs(p + 32 * j);
+        } else {
+#pragma unroll
+            for (int j = 0; j < kLoads; ++j) w[j] = __ldg(p + 32 * j);
+        }
         double sum = 0;
 #pragma unroll
         for (int j = 0; j < kLoads; ++j) sum += (w[j].x - ref) + (w[j].y - ref);
@@ -113,8 +152,6 @@ __global__ void __launch_bounds__(kThreads) moments_kernel(const double* __restr
         }
         acc = merge(acc, Moments{2.0 * kLoads, mu, q});
     }
-    for (int64_t i = steps * kWarpSpan + gtid; i < n; i += gthreads)  // fewer than 512 left
-        acc = merge(acc, Moments{1.0, x[i] - ref, 0.0});
 
     using Reduce = cub::BlockReduce<Moments, kThreads>;
     __shared__ typename Reduce::TempStorage tmp;
@@ -142,39 +179,40 @@ __global__ void __launch_bounds__(kThreads) moments_kernel(const double* __restr
         ctrl->center = ref + t.mean;
         ctrl->scale = sd;
         ctrl->limit = k * sd;
-        ctrl->ticket = 0;
     }
 }
 
 // Pass 2: order-preserving compaction of the positions i with
-// |x[i] − center| > limit, into the end of out (capacity cap ≥ n), in
-// ascending order; ctrl->count gets their number.  A block claims tiles in
-// ticket order (so every tile it waits for belongs to a block already
-// running: no deadlock), ticket t being tile tiles − 1 − t.  Within a tile,
-// warp w holds values [512w, 512w + 512), lane l values 64j + 2l, 64j + 2l + 1
-// of it (j = 0..7): index order is (warp, j, lane, x/y).
+// |x[i] − center| > limit into out[0, count), ascending; ctrl->count gets
+// their number.  A block claims the next tile by an atomic ticket (so every
+// tile it waits for in the look-back belongs to a block already running: no
+// deadlock), loads it, and only then waits for pass 1 and reads the rule.
+// Within a tile, warp w holds values [1024w, 1024w + 1024), lane l values
+// 64j + 2l, 64j + 2l + 1 of it (j = 0..15): index order is (warp, j, lane, x/y).
 __global__ void __launch_bounds__(kThreads) compact_kernel(const double* __restrict__ x, int64_t n, int64_t tiles,
                                                            Ctrl* ctrl, unsigned long long* state,
-                                                           int64_t* __restrict__ out, int64_t cap) {
-    __shared__ unsigned s_ticket;
+                                                           int64_t* __restrict__ out) {
+    __shared__ unsigned s_tile;
     __shared__ int s_warp[kWarps];
     __shared__ long long s_start;  // out index of this tile's first position
-    if (threadIdx.x == 0) s_ticket = atomicAdd(&ctrl->ticket, 1u);
+    if (threadIdx.x == 0) s_tile = atomicAdd(&ctrl->ticket, 1u);
     __syncthreads();
-    const int64_t ticket = s_ticket;
-    const int64_t tile = tiles - 1 - ticket;
-    const double center = ctrl->center, limit = ctrl->limit;
+    const int64_t tile = s_tile;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int64_t wbase = tile * kTile + int64_t(warp) * kWarpSpan;
+    const int64_t wbase = tile * kTile + int64_t(warp) * kWarpTile;
 
-    double2 w[kLoads];
-    if (wbase + kWarpSpan <= n) {
+    double2 w[kTileLoads];
+    const bool full = wbase + kWarpTile <= n;
+    if (full) {
         const double2* p = reinterpret_cast<const double2*>(x + wbase) + lane;
 #pragma unroll
-        for (int j = 0; j < kLoads; ++j) w[j] = __ldg(p + 32 * j);
-    } else {
+        for (int j = 0; j < kTileLoads; ++j) w[j] = __ldcs(p + 32 * j);
+    }
+    wait_for_prerequisite_grid();  // pass 1 complete: the rule and the cleared states are there
+    const double center = ctrl->center, limit = ctrl->limit;
+    if (!full) {
 #pragma unroll
-        for (int j = 0; j < kLoads; ++j) {
+        for (int j = 0; j < kTileLoads; ++j) {
             const int64_t i = wbase + 64 * j + 2 * lane;
             w[j].x = i < n ? x[i] : center;  // center is never an outlier
             w[j].y = i + 1 < n ? x[i + 1] : center;
@@ -182,7 +220,7 @@ __global__ void __launch_bounds__(kThreads) compact_kernel(const double* __restr
     }
     unsigned hits = 0;  // bit 2j: w[j].x, bit 2j + 1: w[j].y
 #pragma unroll
-    for (int j = 0; j < kLoads; ++j) {
+    for (int j = 0; j < kTileLoads; ++j) {
         hits |= unsigned(fabs(w[j].x - center) > limit) << (2 * j);
         hits |= unsigned(fabs(w[j].y - center) > limit) << (2 * j + 1);
     }
@@ -200,11 +238,11 @@ __global__ void __launch_bounds__(kThreads) compact_kernel(const double* __restr
         }
         const long long total = __shfl_sync(0xffffffffu, incl, kWarps - 1);
         if (lane < kWarps) s_warp[lane] = incl - own;  // exclusive offsets of the warps
-        // The count of the tiles before this one in ticket order (after it in the series).
+        // The count of the tiles before this one.
         long long before = 0;
-        if (ticket > 0) {
-            if (lane == 0) store_state(&state[ticket], kAggregate | total);
-            int64_t j = ticket - 1;  // lane l looks at ticket j − l
+        if (tile > 0) {
+            if (lane == 0) store_state(&state[tile], kAggregate | total);
+            int64_t j = tile - 1;  // lane l looks at tile j − l
             while (true) {
                 const int64_t at = j - lane;
                 unsigned long long s = at >= 0 ? load_state(&state[at]) : kInclusive;
@@ -222,9 +260,9 @@ __global__ void __launch_bounds__(kThreads) compact_kernel(const double* __restr
             }
         }
         if (lane == 0) {
-            store_state(&state[ticket], kInclusive | static_cast<unsigned long long>(before + total));
-            s_start = cap - before - total;
-            if (ticket == tiles - 1) ctrl->count = before + total;
+            store_state(&state[tile], kInclusive | static_cast<unsigned long long>(before + total));
+            s_start = before;
+            if (tile == tiles - 1) ctrl->count = before + total;
         }
     }
     __syncthreads();
@@ -233,7 +271,7 @@ __global__ void __launch_bounds__(kThreads) compact_kernel(const double* __restr
     int64_t at = s_start + s_warp[warp];
     const unsigned below = (1u << lane) - 1;
 #pragma unroll
-    for (int j = 0; j < kLoads; ++j) {
+    for (int j = 0; j < kTileLoads; ++j) {
         const bool hx = (hits >> (2 * j)) & 1, hy = (hits >> (2 * j + 1)) & 1;
         const unsigned bx = __ballot_sync(0xffffffffu, hx), by = __ballot_sync(0xffffffffu, hy);
         const int64_t o = at + __popc(bx & below) + __popc(by & below);
@@ -277,7 +315,8 @@ int moments_blocks(int64_t n) {
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, moments_kernel, kThreads, 0),
           "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     const int64_t resident = int64_t(std::max(sms, 1)) * std::max(per_sm, 1);
-    const int64_t useful = (n + kTile - 1) / kTile;  // at least one 16-value step per thread
+    const int64_t per_block = int64_t(kThreads) * 2 * kLoads;  // at least one 16-value step per thread
+    const int64_t useful = (n + per_block - 1) / per_block;
     return static_cast<int>(std::max<int64_t>(1, std::min(resident, useful)));
 }
 
@@ -320,11 +359,15 @@ OutlierRule outliers(const double* x, int64_t n, double k, int method, TsExec* e
     const int blocks = mad ? 1 : moments_blocks(n);
     cudaFuncAttributes attr;
     check(cudaFuncGetAttributes(&attr, compact_kernel), "cudaFuncGetAttributes");
+    int dev = 0, cc_major = 0;
+    check(cudaGetDevice(&dev), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, dev), "cudaDeviceGetAttribute");
+    const bool pdl = TSM_OUTLIERS_PDL && cc_major >= 9;  // programmatic dependent launch: sm_90 and later
     const size_t temp_bytes = mad ? sort_temp_bytes(n, s) : 0;
     require_bytes(bytes * (mad ? 3 : 2) + temp_bytes + tiles * sizeof(unsigned long long) + (1 << 20),
                   "the outlier search");
     Buffer<double> d_x(n, "the series");
-    Buffer<int64_t> d_pos(n, "outlier positions");  // capacity n; the positions end up at its end
+    Buffer<int64_t> d_pos(n, "outlier positions");
     Buffer<unsigned long long> d_state(tiles, "tile states");
     Buffer<Ctrl> d_ctrl(1, "outlier rule");
     Buffer<Moments> d_parts(blocks, "partial moments");
@@ -378,9 +421,21 @@ OutlierRule outliers(const double* x, int64_t n, double k, int method, TsExec* e
         kernel_bytes += static_cast<double>(bytes) * (2 * 8 * 2 + 2 + 2);
     }
     // Order-preserving compaction of the positions (a constant series selects nothing).
-    compact_kernel<<<static_cast<unsigned>(tiles), kThreads, 0, s>>>(d_x.get(), n, tiles, d_ctrl.get(),
-                                                                    d_state.get(), d_pos.get(), n);
-    check(cudaGetLastError(), "compaction launch");
+    {
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3(static_cast<unsigned>(tiles));
+        cfg.blockDim = dim3(kThreads);
+        cfg.stream = s;
+        cudaLaunchAttribute pdl_attr[1];
+        pdl_attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        pdl_attr[0].val.programmaticStreamSerializationAllowed = 1;
+        cfg.attrs = pdl_attr;
+        cfg.numAttrs = !mad && pdl ? 1 : 0;
+        check(cudaLaunchKernelEx(&cfg, compact_kernel, static_cast<const double*>(d_x.get()), n, tiles, d_ctrl.get(),
+                                 d_state.get(), d_pos.get()),
+              "compaction launch");
+        check(cudaGetLastError(), "compaction launch");
+    }
     timer.stop();
     Ctrl h{};
     check(cudaMemcpyAsync(&h, d_ctrl.get(), sizeof h, cudaMemcpyDeviceToHost, s), "copy the outlier rule");
@@ -399,8 +454,7 @@ OutlierRule outliers(const double* x, int64_t n, double k, int method, TsExec* e
     out->count = count;
     out->pos = alloc_result<int64_t>(ex, count);
     if (count) {
-        check(cudaMemcpyAsync(out->pos, d_pos.get() + (n - count), count * sizeof(int64_t), cudaMemcpyDeviceToHost,
-                              s),
+        check(cudaMemcpyAsync(out->pos, d_pos.get(), count * sizeof(int64_t), cudaMemcpyDeviceToHost, s),
               "copy outlier positions");
         s.sync("copy outlier positions");
     }

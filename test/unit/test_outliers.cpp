@@ -180,14 +180,14 @@ GPU_TEST(outliers_gpu_planted_10_sigma_on_large_offset) {
 }
 
 // The GPU's order-preserving compaction (a decoupled look-back over tiles of
-// 4,096 values, taken from the end of the series backwards): at the edges of
-// its warps (512 values) and tiles, with no, few, many and almost all values
+// 8,192 values; pass 1 reads in steps of 512): at the edges of its warps
+// (1,024 values) and tiles, with no, few, many and almost all values
 // selected, the positions must be exactly those the GPU's own rule selects
 // (checked on the host, value by value), equal to the CPU's, and the same on
 // a second call.
 GPU_TEST(outliers_gpu_compaction_edges_and_dense_selections) {
-    const int64_t sizes[] = {1, 2, 3, 63, 64, 65, 511, 512, 513, 4095, 4096, 4097, 3 * 4096 + 17,
-                             40 * 4096, 100003, (1 << 20) + 3, 3000001};
+    const int64_t sizes[] = {1, 2, 3, 63, 64, 65, 511, 512, 513, 1023, 1024, 1025, 4095, 4096, 4097, 8191,
+                             8192, 8193, 3 * 8192 + 17, 40 * 8192, 100003, (1 << 20) + 3, 3000001};
     uint64_t seed = 100;
     for (int64_t n : sizes) {
         for (double k : {0.05, 0.7, 2.5, 6.0}) {
@@ -195,7 +195,7 @@ GPU_TEST(outliers_gpu_compaction_edges_and_dense_selections) {
             auto x = seed % 3 ? tsmt::gaussian(n, seed, 5.0, 2.0) : tsmt::random_walk(n, seed);
             std::mt19937_64 rng(seed);
             for (int j = 0; j < 5 && n > 10; ++j) x[rng() % n] += 50.0 * ((rng() & 1) ? 1 : -1);
-            if (n > 5000) x[n - 1] += 100.0, x[4095 % n] -= 100.0, x[4096 % n] += 100.0;  // at the tile edges
+            if (n > 9000) x[n - 1] += 100.0, x[8191] -= 100.0, x[8192] += 100.0;  // at the tile edges
             auto g = run(x, k, TS_OUTLIERS_SIGMA, tsmt::gpu_exec());
             std::vector<int64_t> want;
             for (int64_t i = 0; i < n; ++i)
