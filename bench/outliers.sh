@@ -5,7 +5,8 @@
 # For each n: the array form and the query form end to end through SQL, the
 # device part alone (ts_last_run: transfers + kernels, kernels alone, achieved
 # bandwidth), and the plain-SQL equivalent (avg/stddev_pop, then a filter).
-# Prints a Markdown table, then notes (table creation times).
+# Prints a Markdown table, then notes (table creation times); progress on
+# stderr.  Per size: the table, the forms, then the plain SQL.
 #
 # The data: a table bench_t(i, v) of n rows, v a deterministic function of i
 # (uniform noise in [-5, 5) from hashint8(i), plus 40 where i % 10000 = 0), so
@@ -104,14 +105,15 @@ for e in "${sizes[@]}"; do
     n=$((1 << e))
     reps=3; [ "$e" -le 24 ] || reps=1
     make_table "$e"
-    plain=$(best_ms $reps "SELECT count(*) FROM bench_t, (SELECT avg(v) m, stddev_pop(v) sd FROM bench_t) s WHERE abs(v - m) > 3 * sd")
+    echo "${notes[-1]}" >&2  # progress, on stderr
     bl=("${backends[@]}"); [ "$e" -le 24 ] || bl=("${backends[0]}")
     forms=(array query query-scan)
     [ "$e" -le 24 ] || forms=(array query-scan)
+    rows=()  # the forms first, then the plain SQL (its time goes in every row)
     for backend in "${bl[@]}"; do
         for form in "${forms[@]}"; do
             if [ "$form" = array ] && [ "$e" -gt 26 ]; then
-                echo "| 2^$e | array | - | - | - | - | - | - | $plain | - | not run: an array holds at most 1 GB (fewer than 2^27 float8 values); the query form reads any length |"
+                rows+=("| 2^$e | array | - | - | - | - | - | - | PLAIN | - | not run: an array holds at most 1 GB (fewer than 2^27 float8 values); the query form reads any length |")
                 continue
             fi
             case $form in
@@ -127,9 +129,14 @@ for e in "${sizes[@]}"; do
             if [ "$gbs" != "-" ] && [ -n "$bw" ]; then pct=$(awk -v a="$gbs" -v b="$bw" 'BEGIN{printf "%.0f%%", 100*a/b}'); fi
             pos="ok"
             [ "$bad" = 0 ] && [ "$count" = $((n / 10000)) ] || pos="WRONG ($bad not multiples of 10000, $((n / 10000)) expected)"
-            echo "| 2^$e | $form | $used | $ms | $dms | $kms | $gbs | $pct | $plain | $count | $pos |"
+            rows+=("| 2^$e | $form | $used | $ms | $dms | $kms | $gbs | $pct | PLAIN | $count | $pos |")
+            echo "${rows[-1]}" >&2
         done
     done
+    q -c "DROP TABLE IF EXISTS bench_a" >/dev/null
+    plain=$(best_ms $reps "SELECT count(*) FROM bench_t, (SELECT avg(v) m, stddev_pop(v) sd FROM bench_t) s WHERE abs(v - m) > 3 * sd")
+    echo "2^$e plain SQL: $plain ms" >&2
+    for row in "${rows[@]}"; do echo "${row/PLAIN/$plain}"; done
     q -c "DROP TABLE IF EXISTS bench_t, bench_a" >/dev/null
 done
 echo
