@@ -38,6 +38,12 @@
 #ifndef TSM_OUTLIERS_PDL
 #define TSM_OUTLIERS_PDL 1
 #endif
+// Whether the sigma kernels and the events that time them are launched as one
+// CUDA graph (captured before the copy to the device, launched after it), so
+// that the GPU runs them back to back without waiting for the host's launches.
+#ifndef TSM_OUTLIERS_GRAPH
+#define TSM_OUTLIERS_GRAPH 0
+#endif
 
 namespace tsm {
 namespace gpu {
@@ -342,6 +348,86 @@ double sorted_median(double* d_v, double* d_alt, int64_t n, Buffer<unsigned char
     return n % 2 ? mid[0] : mid[0] + (mid[1] - mid[0]) / 2;
 }
 
+// Launches pass 2 (with pdl: as a programmatic dependent launch).
+cudaError_t launch_compact(cudaStream_t s, const double* x, int64_t n, int64_t tiles, Ctrl* ctrl,
+                           unsigned long long* state, int64_t* pos, bool pdl) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(static_cast<unsigned>(tiles));
+    cfg.blockDim = dim3(kThreads);
+    cfg.stream = s;
+    cudaLaunchAttribute pdl_attr[1];
+    pdl_attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    pdl_attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = pdl_attr;
+    cfg.numAttrs = pdl ? 1 : 0;
+    return cudaLaunchKernelEx(&cfg, compact_kernel, x, n, tiles, ctrl, state, pos);
+}
+
+// Two timing events, always destroyed.
+struct Events {
+    cudaEvent_t start = nullptr, stop = nullptr;
+    Events() {
+        check(cudaEventCreate(&start), "cudaEventCreate");
+        check(cudaEventCreate(&stop), "cudaEventCreate");
+    }
+    ~Events() {
+        if (start) cudaEventDestroy(start);
+        if (stop) cudaEventDestroy(stop);
+    }
+    Events(const Events&) = delete;
+    Events& operator=(const Events&) = delete;
+    double ms() {
+        check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+        float t = 0;
+        check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
+        return t;
+    }
+};
+
+// A captured graph and its executable form, always destroyed (an executable
+// graph still running is freed when it completes).
+struct Graph {
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    Graph() = default;
+    Graph(const Graph&) = delete;
+    Graph& operator=(const Graph&) = delete;
+    ~Graph() { reset(); }
+    void reset() {
+        if (exec) cudaGraphExecDestroy(exec);
+        if (graph) cudaGraphDestroy(graph);
+        exec = nullptr;
+        graph = nullptr;
+    }
+};
+
+// Captures [start event, pass 1, pass 2, stop event] from stream s into g.
+// Returns false (errors cleared, g empty, s out of capture) on any failure:
+// the caller then launches them one by one.
+bool capture_sigma(Graph& g, cudaStream_t s, Events& ev, int blocks, const double* x, int64_t n, double ref,
+                   double k, Moments* parts, Ctrl* ctrl, unsigned long long* state, int64_t tiles, int64_t* pos) {
+    if (cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    bool ok = cudaEventRecordWithFlags(ev.start, s, cudaEventRecordExternal) == cudaSuccess;
+    if (ok) {
+        moments_kernel<<<blocks, kThreads, 0, s>>>(x, n, ref, k, parts, ctrl, state, tiles);
+        ok = cudaGetLastError() == cudaSuccess;
+    }
+    ok = ok && launch_compact(s, x, n, tiles, ctrl, state, pos, false) == cudaSuccess;
+    ok = ok && cudaEventRecordWithFlags(ev.stop, s, cudaEventRecordExternal) == cudaSuccess;
+    cudaGraph_t graph = nullptr;
+    if (cudaStreamEndCapture(s, &graph) != cudaSuccess) ok = false;
+    g.graph = graph;
+    ok = ok && graph && cudaGraphInstantiate(&g.exec, graph, 0) == cudaSuccess;
+    if (!ok) {
+        cudaGetLastError();
+        g.reset();
+    }
+    return ok;
+}
+
 }  // namespace
 
 OutlierRule outliers(const double* x, int64_t n, double k, int method, TsExec* ex, TsOutliers* out) {
@@ -377,71 +463,71 @@ OutlierRule outliers(const double* x, int64_t n, double k, int method, TsExec* e
         temp.allocate(temp_bytes, "scratch");
         d_v.allocate(n, "MAD scratch");
     }
+    // ref: the median of three values of the series
+    double ref = 0;
+    if (!mad) {
+        const double a = x[0], b = x[n / 2], c = x[n - 1];
+        ref = std::max(std::min(a, b), std::min(std::max(a, b), c));
+    }
+    Events ev;
+    Graph graph;
+    const bool graphed = !mad && TSM_OUTLIERS_GRAPH &&
+                         capture_sigma(graph, s, ev, blocks, d_x.get(), n, ref, k, d_parts.get(), d_ctrl.get(),
+                                       d_state.get(), tiles, d_pos.get());
     check(cudaMemsetAsync(d_ctrl.get(), 0, sizeof(Ctrl), s), "clear the outlier rule");
 
     const double t0 = now_ms();
     check(cudaMemcpyAsync(d_x.get(), x, bytes, cudaMemcpyHostToDevice, s), "copy the series to the GPU");
-    EventTimer timer(s);
-    timer.start();
     OutlierRule rule;
     double kernel_bytes = 0;
-    if (!mad) {
-        // ref: the median of three values of the series
-        double a = x[0], b = x[n / 2], c = x[n - 1];
-        double ref = std::max(std::min(a, b), std::min(std::max(a, b), c));
-        moments_kernel<<<blocks, kThreads, 0, s>>>(d_x.get(), n, ref, k, d_parts.get(), d_ctrl.get(),
-                                                   d_state.get(), tiles);
-        check(cudaGetLastError(), "moments launch");
+    if (graphed) {
+        check(cudaGraphLaunch(graph.exec, s), "outlier search launch");
         kernel_bytes += static_cast<double>(bytes) + tiles * sizeof(unsigned long long);
     } else {
-        double* alt = reinterpret_cast<double*>(d_pos.get());  // free until the compaction
-        check(cudaMemcpyAsync(d_v.get(), d_x.get(), bytes, cudaMemcpyDeviceToDevice, s), "copy for the median");
-        double med = sorted_median(d_v.get(), alt, n, temp, s);
-        const int mb = blocks_for(n);
-        abs_dev<<<mb, kThreads, 0, s>>>(d_x.get(), n, med, d_v.get());
-        check(cudaGetLastError(), "absolute deviations launch");
-        double mad_v = sorted_median(d_v.get(), alt, n, temp, s);
-        double mean_ad = 0;
-        if (!(mad_v > 0)) {
-            Buffer<double> parts(mb, "partial sums");
-            abs_dev_sum<<<mb, kThreads, 0, s>>>(d_x.get(), n, med, parts.get());
-            check(cudaGetLastError(), "mean absolute deviation launch");
-            std::vector<double> h(mb);
-            check(cudaMemcpyAsync(h.data(), parts.get(), mb * sizeof(double), cudaMemcpyDeviceToHost, s),
-                  "copy partial sums");
-            check(cudaStreamSynchronize(s), "mean absolute deviation");
-            mean_ad = pairwise_sum(h.data(), h.size()) / static_cast<double>(n);
+        check(cudaEventRecord(ev.start, s), "cudaEventRecord");
+        if (!mad) {
+            moments_kernel<<<blocks, kThreads, 0, s>>>(d_x.get(), n, ref, k, d_parts.get(), d_ctrl.get(),
+                                                       d_state.get(), tiles);
+            check(cudaGetLastError(), "moments launch");
+            kernel_bytes += static_cast<double>(bytes) + tiles * sizeof(unsigned long long);
+        } else {
+            double* alt = reinterpret_cast<double*>(d_pos.get());  // free until the compaction
+            check(cudaMemcpyAsync(d_v.get(), d_x.get(), bytes, cudaMemcpyDeviceToDevice, s), "copy for the median");
+            double med = sorted_median(d_v.get(), alt, n, temp, s);
+            const int mb = blocks_for(n);
+            abs_dev<<<mb, kThreads, 0, s>>>(d_x.get(), n, med, d_v.get());
+            check(cudaGetLastError(), "absolute deviations launch");
+            double mad_v = sorted_median(d_v.get(), alt, n, temp, s);
+            double mean_ad = 0;
+            if (!(mad_v > 0)) {
+                Buffer<double> parts(mb, "partial sums");
+                abs_dev_sum<<<mb, kThreads, 0, s>>>(d_x.get(), n, med, parts.get());
+                check(cudaGetLastError(), "mean absolute deviation launch");
+                std::vector<double> h(mb);
+                check(cudaMemcpyAsync(h.data(), parts.get(), mb * sizeof(double), cudaMemcpyDeviceToHost, s),
+                      "copy partial sums");
+                check(cudaStreamSynchronize(s), "mean absolute deviation");
+                mean_ad = pairwise_sum(h.data(), h.size()) / static_cast<double>(n);
+            }
+            rule = mad_rule(med, mad_v, mean_ad);
+            const Ctrl h{0, 0, 0, rule.center, rule.scale, k * rule.scale};
+            check(cudaMemcpyAsync(d_ctrl.get(), &h, sizeof h, cudaMemcpyHostToDevice, s), "copy rule");
+            check(cudaMemsetAsync(d_state.get(), 0, tiles * sizeof(unsigned long long), s), "clear tile states");
+            check(cudaStreamSynchronize(s), "copy rule");
+            // two radix sorts (8 passes of 8 bits, read + write each), two copies, the deviations
+            kernel_bytes += static_cast<double>(bytes) * (2 * 8 * 2 + 2 + 2);
         }
-        rule = mad_rule(med, mad_v, mean_ad);
-        const Ctrl h{0, 0, 0, rule.center, rule.scale, k * rule.scale};
-        check(cudaMemcpyAsync(d_ctrl.get(), &h, sizeof h, cudaMemcpyHostToDevice, s), "copy rule");
-        check(cudaMemsetAsync(d_state.get(), 0, tiles * sizeof(unsigned long long), s), "clear tile states");
-        check(cudaStreamSynchronize(s), "copy rule");
-        // two radix sorts (8 passes of 8 bits, read + write each), two copies, the deviations
-        kernel_bytes += static_cast<double>(bytes) * (2 * 8 * 2 + 2 + 2);
-    }
-    // Order-preserving compaction of the positions (a constant series selects nothing).
-    {
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3(static_cast<unsigned>(tiles));
-        cfg.blockDim = dim3(kThreads);
-        cfg.stream = s;
-        cudaLaunchAttribute pdl_attr[1];
-        pdl_attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        pdl_attr[0].val.programmaticStreamSerializationAllowed = 1;
-        cfg.attrs = pdl_attr;
-        cfg.numAttrs = !mad && pdl ? 1 : 0;
-        check(cudaLaunchKernelEx(&cfg, compact_kernel, static_cast<const double*>(d_x.get()), n, tiles, d_ctrl.get(),
-                                 d_state.get(), d_pos.get()),
+        // Order-preserving compaction of the positions (a constant series selects nothing).
+        check(launch_compact(s, d_x.get(), n, tiles, d_ctrl.get(), d_state.get(), d_pos.get(), !mad && pdl),
               "compaction launch");
         check(cudaGetLastError(), "compaction launch");
+        check(cudaEventRecord(ev.stop, s), "cudaEventRecord");
     }
-    timer.stop();
     Ctrl h{};
     check(cudaMemcpyAsync(&h, d_ctrl.get(), sizeof h, cudaMemcpyDeviceToHost, s), "copy the outlier rule");
     s.sync("outlier search");
     int64_t count = h.count;
-    ex->kernel_ms = timer.ms();
+    ex->kernel_ms = ev.ms();
     if (!mad) {
         rule.center = h.center;
         rule.scale = h.scale;
