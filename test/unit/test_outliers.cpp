@@ -1,5 +1,6 @@
 // Outliers and the statistics under them, against brute-force oracles.
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 #include <random>
 
@@ -176,4 +177,67 @@ GPU_TEST(outliers_gpu_planted_10_sigma_on_large_offset) {
     auto o = run(x, 5.0, TS_OUTLIERS_SIGMA, tsmt::gpu_exec());
     CHECK_EQ(o.count, 1);
     if (o.count == 1) CHECK_EQ(o.pos[0], 9876543);
+}
+
+// The GPU's order-preserving compaction (a decoupled look-back over tiles of
+// 8,192 values; pass 1 reads in steps of 512): at the edges of its warps
+// (1,024 values) and tiles, with no, few, many and almost all values
+// selected, the positions must be exactly those the GPU's own rule selects
+// (checked on the host, value by value), equal to the CPU's, and the same on
+// a second call.
+GPU_TEST(outliers_gpu_compaction_edges_and_dense_selections) {
+    const int64_t sizes[] = {1, 2, 3, 63, 64, 65, 511, 512, 513, 1023, 1024, 1025, 4095, 4096, 4097, 8191,
+                             8192, 8193, 3 * 8192 + 17, 40 * 8192, 100003, (1 << 20) + 3, 3000001};
+    uint64_t seed = 100;
+    for (int64_t n : sizes) {
+        for (double k : {0.05, 0.7, 2.5, 6.0}) {
+            ++seed;
+            auto x = seed % 3 ? tsmt::gaussian(n, seed, 5.0, 2.0) : tsmt::random_walk(n, seed);
+            std::mt19937_64 rng(seed);
+            for (int j = 0; j < 5 && n > 10; ++j) x[rng() % n] += 50.0 * ((rng() & 1) ? 1 : -1);
+            if (n > 9000) x[n - 1] += 100.0, x[8191] -= 100.0, x[8192] += 100.0;  // at the tile edges
+            auto g = run(x, k, TS_OUTLIERS_SIGMA, tsmt::gpu_exec());
+            std::vector<int64_t> want;
+            for (int64_t i = 0; i < n; ++i)
+                if (g.scale > 0 && std::fabs(x[i] - g.center) > k * g.scale) want.push_back(i);
+            CHECK(positions(g) == want);
+            if (positions(g) != want) std::printf("  n %lld k %g: %lld positions, want %zu\n", (long long)n, k,
+                                                  (long long)g.count, want.size());
+            auto c = run(x, k, TS_OUTLIERS_SIGMA, tsmt::cpu_exec());
+            CHECK(positions(c) == positions(g));
+            CHECK_REL(c.center, g.center, 1e-12);
+            CHECK_REL(c.scale, g.scale, 1e-12);
+            for (int64_t j = 0; j < g.count && j < c.count; ++j) {
+                CHECK_EQ(g.value[j], x[g.pos[j]]);
+                CHECK_REL(g.score[j], c.score[j], 1e-9);
+            }
+            auto g2 = run(x, k, TS_OUTLIERS_SIGMA, tsmt::gpu_exec());
+            CHECK(positions(g2) == positions(g));
+            CHECK_EQ(g2.center, g.center);  // the same grid and merge order: bit for bit
+            CHECK_EQ(g2.scale, g.scale);
+        }
+        // the mad method goes through the same compaction
+        auto x = tsmt::gaussian(n, seed, 0.0, 1.0);
+        auto gm = run(x, 0.5, TS_OUTLIERS_MAD, tsmt::gpu_exec());
+        auto cm = run(x, 0.5, TS_OUTLIERS_MAD, tsmt::cpu_exec());
+        CHECK(positions(gm) == positions(cm));
+    }
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
+
+// 2^26 values with 1e9 added (the moments merged across every block of the
+// grid) and one planted 12-sigma outlier in the last tile, one in the first.
+GPU_TEST(outliers_gpu_large_series_planted_at_both_ends) {
+    const int64_t n = int64_t(1) << 26;
+    auto x = tsmt::gaussian(n, 29, 1e9, 1.0);
+    for (auto& v : x) v = std::clamp(v, 1e9 - 5.5, 1e9 + 5.5);
+    x[7] = 1e9 - 12.0;
+    x[n - 2] = 1e9 + 12.0;
+    auto o = run(x, 6.0, TS_OUTLIERS_SIGMA, tsmt::gpu_exec());
+    CHECK_EQ(o.count, 2);
+    if (o.count == 2) {
+        CHECK_EQ(o.pos[0], 7);
+        CHECK_EQ(o.pos[1], n - 2);
+    }
+    CHECK_NEAR(o.scale, 1.0, 0.01);
 }

@@ -1,0 +1,160 @@
+// bench_outliers.cpp — the GPU outlier kernels alone (no SQL): for each size,
+// ts_outliers(x, 3, 'sigma') on uniform noise in [-5, 5) with one value in
+// 10,000 shifted by 40 (the data of bench/outliers.sh), a first call and then
+// warm calls, each with kernel ms (CUDA events around the kernels), device ms
+// (host-to-device copy + kernels + result copy) and the kernel bandwidth
+// (16·n bytes: two passes over the series), checking the outliers found.
+// With "copy", also times ways of moving the series to the device.
+// Build (after `make` has built src/core/*.o and kernels/*.o), one line:
+//   g++ -std=c++17 -O3 -pthread -DTSMINE_WITH_CUDA -I/usr/local/cuda/include -Isrc/core
+//       -o bench/bench_outliers bench/bench_outliers.cpp src/core/*.o kernels/*.o
+//       -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lpthread
+// Run: bench/bench_outliers [copy] log2n...      e.g. bench/bench_outliers 20 24 26 28
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "tsm_api.h"
+
+static void* alloc(size_t n) { return std::malloc(n ? n : 1); }
+
+static double now_ms() {
+    using namespace std::chrono;
+    return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+// Value of row i (1-based), a deterministic function of i.
+static double value(int64_t i) {
+    uint64_t h = static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+    double u = static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
+    return (u - 0.5) * 10 + (i % 10000 == 0 ? 40 : 0);
+}
+
+static void copy_experiment(const std::vector<double>& x) {
+    const size_t bytes = x.size() * sizeof(double);
+    double* d = nullptr;
+    cudaMalloc(reinterpret_cast<void**>(&d), bytes);
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    for (int rep = 0; rep < 3; ++rep) {
+        double t0 = now_ms();
+        cudaMemcpyAsync(d, x.data(), bytes, cudaMemcpyHostToDevice, s);
+        cudaStreamSynchronize(s);
+        double t1 = now_ms();
+        cudaHostRegister(const_cast<double*>(x.data()), bytes, cudaHostRegisterDefault);
+        double t2 = now_ms();
+        cudaMemcpyAsync(d, x.data(), bytes, cudaMemcpyHostToDevice, s);
+        cudaStreamSynchronize(s);
+        double t3 = now_ms();
+        cudaHostUnregister(const_cast<double*>(x.data()));
+        double t4 = now_ms();
+        // staging through two pinned buffers, memcpy by T threads overlapped with the DMA
+        const size_t chunk = size_t(8) << 20;
+        double* pin[2];
+        double ta = now_ms();
+        cudaHostAlloc(reinterpret_cast<void**>(&pin[0]), chunk, cudaHostAllocDefault);
+        cudaHostAlloc(reinterpret_cast<void**>(&pin[1]), chunk, cudaHostAllocDefault);
+        double tb = now_ms();
+        cudaEvent_t ev[2];
+        cudaEventCreateWithFlags(&ev[0], cudaEventDisableTiming);
+        cudaEventCreateWithFlags(&ev[1], cudaEventDisableTiming);
+        for (int threads : {1, 4, 8}) {
+            double tc = now_ms();
+            const char* src = reinterpret_cast<const char*>(x.data());
+            for (size_t off = 0, c = 0; off < bytes; off += chunk, ++c) {
+                size_t len = std::min(chunk, bytes - off);
+                int b = c & 1;
+                cudaEventSynchronize(ev[b]);
+                std::vector<std::thread> th;
+                size_t part = (len / threads + 63) & ~size_t(63);
+                for (int t = 0; t < threads; ++t) {
+                    size_t lo = t * part, hi = std::min(len, lo + part);
+                    if (lo < hi)
+                        th.emplace_back([&, lo, hi, b] { std::memcpy(reinterpret_cast<char*>(pin[b]) + lo, src + off + lo, hi - lo); });
+                }
+                for (auto& t : th) t.join();
+                cudaMemcpyAsync(reinterpret_cast<char*>(d) + off, pin[b], len, cudaMemcpyHostToDevice, s);
+                cudaEventRecord(ev[b], s);
+            }
+            cudaStreamSynchronize(s);
+            double td = now_ms();
+            std::printf("copy %zu MB: staged (2 x 8 MB pinned, %d memcpy threads) %.2f ms\n", bytes >> 20, threads,
+                        td - tc);
+        }
+        double te = now_ms();
+        cudaFreeHost(pin[0]);
+        cudaFreeHost(pin[1]);
+        double tf = now_ms();
+        std::printf("copy %zu MB: pageable %.2f ms | register %.2f + copy %.2f + unregister %.2f ms | "
+                    "pinned alloc %.2f ms, free %.2f ms\n",
+                    bytes >> 20, t1 - t0, t2 - t1, t3 - t2, t4 - t3, tb - ta, tf - te);
+        cudaEventDestroy(ev[0]);
+        cudaEventDestroy(ev[1]);
+    }
+    cudaStreamDestroy(s);
+    cudaFree(d);
+}
+
+int main(int argc, char** argv) {
+    bool copy = false;
+    TsStatus st;
+    if (tsm_gpu_count(&st) < 1) {
+        std::fprintf(stderr, "no GPU: %s\n", st.message);
+        return 1;
+    }
+    TsDeviceInfo info;
+    tsm_gpu_info(0, &info, &st);
+    const double peak = info.mem_bandwidth_gbs > 0 ? info.mem_bandwidth_gbs : 3352;
+    std::printf("%s, %d SMs, %.0f GB/s theoretical\n", info.name, info.multiprocessors, peak);
+    for (int a = 1; a < argc; ++a) {
+        if (!std::strcmp(argv[a], "copy")) {
+            copy = true;
+            continue;
+        }
+        const int e = std::atoi(argv[a]);
+        const int64_t n = int64_t(1) << e;
+        std::vector<double> x(n);
+        {
+            std::vector<std::thread> th;
+            const int T = 8;
+            for (int t = 0; t < T; ++t)
+                th.emplace_back([&, t] {
+                    for (int64_t i = n * t / T; i < n * (t + 1) / T; ++i) x[i] = value(i + 1);
+                });
+            for (auto& t : th) t.join();
+        }
+        if (copy) copy_experiment(x);
+        for (int call = 0; call < 5; ++call) {
+            TsExec ex{};
+            ex.backend = TS_BACKEND_GPU;
+            ex.alloc = alloc;
+            TsOutliers o;
+            double t0 = now_ms();
+            int rc = tsm_outliers(x.data(), n, 3.0, TS_OUTLIERS_SIGMA, &ex, &o, &st);
+            double t1 = now_ms();
+            if (rc != TS_OK) {
+                std::printf("2^%d: error %s\n", e, st.message);
+                return 1;
+            }
+            bool ok = o.count == n / 10000;
+            for (int64_t j = 0; ok && j < o.count; ++j) ok = o.pos[j] == 9999 + 10000 * j;
+            const double gbs = 16.0 * n / (ex.kernel_ms * 1e6);
+            std::printf("2^%d call %d: kernels %.4f ms, %.0f GB/s (%.1f%%) | device %.2f ms | call %.2f ms | "
+                        "%lld outliers %s | mean %.6f std %.6f\n",
+                        e, call, ex.kernel_ms, gbs, 100 * gbs / peak, ex.device_ms, t1 - t0, (long long)o.count,
+                        ok ? "ok" : "WRONG", o.center, o.scale);
+            std::free(o.pos);
+            std::free(o.value);
+            std::free(o.score);
+        }
+    }
+    return 0;
+}
