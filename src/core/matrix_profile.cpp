@@ -51,18 +51,15 @@ void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, 
     p.mu.resize(count);
     p.inv_std.resize(count);
     p.constant.resize(count);
-    const int64_t blocks = (count + kStatsBlock - 1) / kStatsBlock;
-    parallel_for(ex, blocks, [&](int64_t b) {
-        const int64_t b0 = b * kStatsBlock, b1 = std::min(count, b0 + kStatsBlock);
-        for (int64_t i0 = b0; i0 < b1; i0 += kStatsChunk)
-            prepare_chunk(x, p.xs.data(), m, i0, std::min(b1, i0 + kStatsChunk), p.mu.data(), p.inv_std.data(),
-                          p.constant.data());
+    for_each_stats_chunk(ex, count, [&](int64_t i0, int64_t i1) {
+        prepare_chunk(x, p.xs.data(), m, i0, i1, p.mu.data(), p.inv_std.data(), p.constant.data());
     });
     p.inv_norm.resize(count);
     p.inv4.resize(count);
     p.df.resize(count);
     p.dg.resize(count);
     const double rsm = 1.0 / std::sqrt((double)m);
+    const int64_t blocks = (count + kStatsBlock - 1) / kStatsBlock;
     parallel_for(ex, blocks, [&](int64_t b) {
         const int64_t b0 = b * kStatsBlock, b1 = std::min(count, b0 + kStatsBlock);
         for (int64_t i = b0; i < b1; ++i)

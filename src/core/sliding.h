@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "tsm_api.h"
@@ -27,6 +28,11 @@ struct WindowStats {
 // large raw sums.  A window is constant when its values are all equal (exactly),
 // found from run lengths, so σ of such a window is 0 whatever the rounding.
 void window_stats(const double* x, int64_t n, int m, WindowStats& out, const TsExec* ex);
+
+// Calls fn(i0, i1) for every stats chunk [i0, i1) of windows 0 .. count−1
+// (sliding_detail.h: kStatsChunk windows, started exactly), in parallel tasks of
+// kStatsBlock windows.  fn runs on worker threads.
+void for_each_stats_chunk(const TsExec* ex, int64_t count, const std::function<void(int64_t, int64_t)>& fn);
 
 // The same for one window, directly (oracles, single windows).
 void window_mean_std(const double* w, int m, double* mean, double* std);
