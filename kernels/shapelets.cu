@@ -27,6 +27,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <vector>
 
 #include "api_shapelets.h"
@@ -379,9 +380,22 @@ void upload(Buffer<T>& b, const std::vector<T>& v, cudaStream_t s, const char* w
 
 }  // namespace
 
+static double g_prof[32]; static const char* g_profn[32]; static int g_np = 0;
+#define PROF(nm) do { if (g_np < 32) { g_prof[g_np] = tsm::gpu::now_ms(); g_profn[g_np++] = nm; } } while (0)
+static void prof_dump() {
+    std::fprintf(stderr, "SHPPROF gpu:");
+    for (int i = 1; i < g_np; ++i) std::fprintf(stderr, " %s=%.3f", g_profn[i], g_prof[i] - g_prof[i - 1]);
+    std::fprintf(stderr, " total=%.3f\n", g_np ? g_prof[g_np - 1] - g_prof[0] : 0.0);
+    g_np = 0;
+}
+void prof_end() { PROF("frees"); prof_dump(); }
+
 std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int k, const Partner& partner,
                            TsExec* ex) {
+    g_np = 0;
+    PROF("begin");
     tsm::gpu::use_device(ex);
+    PROF("use_device");
     const double t_start = tsm::gpu::now_ms();
     const int N = (int)d.x.size(), C = d.C;
     TopK best(k);
@@ -401,9 +415,10 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
                     format("too many training series (%d) for the shared memory of the GPU shapelet engine", N),
                     "SET tsmine.backend = auto or cpu for this query.");
     const int gain_wpb = (int)std::max<size_t>(1, std::min<size_t>(8, (size_t)smem_optin / 2 / gain_per_warp));
-
+    PROF("attrs");
     tsm::gpu::Stream stream;
     tsm::gpu::EventTimer timer(stream);
+    PROF("stream_events");
     double kernel_ms = 0;
 
     // series, labels, entropy table
@@ -419,6 +434,7 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     for (int c = 0; c < C; ++c) Ttot += Th[toth[c]];
     const int64_t base_g = Th[N] - Ttot;
 
+    PROF("host_prep");
     // ---- the plan of the whole call: length groups (window statistics that fit), and
     // launches (chunks) within each group; every buffer is sized once from it.
     struct Group { size_t l0, l1; int64_t entries; size_t c0, c1; };
@@ -485,6 +501,7 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     }
     for (const Chunk& ch : chunks) max_piv = std::max(max_piv, ch.piv);
 
+    PROF("plan");
     // dist kernel: carries in shared memory when they fit
     const int64_t ucap = longest - lengths.front() + 1;
     size_t dist_smem = (size_t)kDistWarps * 2 * ucap * sizeof(double);
@@ -506,6 +523,7 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     const bool dev_top = k <= kDevTopK;
     const int64_t n_lists = (int64_t)gain_blocks_max * gain_wpb;
 
+    PROF("func_attrs_occupancy");
     // every device buffer, once
     Buffer<double> X, PART, GCARRY;
     Buffer<int64_t> XO, XN, T, TOT;
@@ -546,6 +564,7 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
         hthr.resize(max_piv);
     }
 
+    PROF("alloc_upload");
     // window offsets of one group (the statistics themselves are computed on the device)
     std::vector<int64_t> so(max_nl * N);
     std::vector<int32_t> Lh(max_nl);
@@ -601,7 +620,9 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
             since_wait += ch.cost;
             if (!dev_top || since_wait >= kChunkCost || (gi + 1 == groups.size() && ci + 1 == g.c1)) {
                 timer.stop();
+                PROF("queue");
                 tsm::gpu::wait(stream, ex);
+                PROF("wait");
                 kernel_ms += timer.ms();
                 timing = false;
                 since_wait = 0;
@@ -629,6 +650,7 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
         std::vector<DevCand> lists((size_t)n_lists * k);
         check(cudaMemcpyAsync(lists.data(), TOP.get(), TOP.bytes(), cudaMemcpyDeviceToHost, stream), "copy best lists");
         stream.sync();
+        PROF("copy_lists");
         for (const DevCand& c : lists) {
             if (c.g < 0) continue;
             Cand cd;
@@ -643,6 +665,9 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
         }
     }
     stream.sync();
+    PROF("merge");
+    std::fprintf(stderr, "SHPPROF groups=%zu chunks=%zu items=%zu max_piv=%lld max_entries=%lld dist_blocks=%d gain_blocks=%d gain_wpb=%d n_lists=%lld kernel_ms=%.3f smem=%zu\n",
+                 groups.size(), chunks.size(), all.size(), (long long)max_piv, (long long)max_entries, dist_blocks, gain_blocks_max, gain_wpb, (long long)n_lists, kernel_ms, dist_smem);
     ex->kernel_ms += kernel_ms;
     ex->device_ms += tsm::gpu::now_ms() - t_start;
     return best.take();
