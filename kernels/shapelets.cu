@@ -3,31 +3,48 @@
 //
 // Work: for every length L and source series s, the pivots p = 0..n_s-L are
 // rows of a matrix against each target series j (columns u = windows of j).
-//  * dist_kernel: one warp per task (s, L, target j, row group); a lane per
-//    pivot row (the paper's thread per pivot), 32 rows a tile.  The warp walks
-//    the target's windows u in lockstep: lane t gets c(p-1,u-1) from lane t-1
-//    by a shuffle, lane 0 from the previous tile's last row kept in shared
-//    memory (the target tiled through shared memory), so each step is O(1)
-//    (recurrence (6)-(7)) and a pivot's distance to a series costs O(n_j).
-//    Tasks are taken from an atomic counter by persistent warps (balanced).
-//    Per-pivot distances go to a bounded batch matrix D[j][pivot].
+//  * f_kernel: the direct (centred-sum) diagonal starts, once per length group:
+//    F(s, j, u) = c(window 0 of s, window u of j) for every ordered pair of
+//    series.  These are the first rows of the row group p = 0 of every (s, j),
+//    and — read transposed, c(p, 0) of (s, j) = F(j, s, p), the same products
+//    (multiplication commutes exactly) summed in the same order — the column-0
+//    starts of every row.  A thread per target window, eight sources each, the
+//    centred source windows staged in shared memory: every direct value once, at
+//    full lane use (the distance kernel used to compute each twice, with idle
+//    lanes for short rows).  Groups whose table would pass Tuning::f_cap leave
+//    the starts to the distance kernel, as before.
+//  * dist_kernel: one warp per task (s, L, target j, row group); a lane per one
+//    or two consecutive pivot rows (the paper's thread per pivot), 32 or 64
+//    rows a tile.  The warp walks the target's windows u in lockstep: the first
+//    row of a lane gets c(p-1,u-1) from the lane before by a shuffle (lane 0
+//    from the previous tile's last row kept in shared memory), the second from
+//    the lane's own first row, so each step is O(1) (recurrence (6)-(7)) and a
+//    pivot's distance to a series costs O(n_j); two rows a lane halve the
+//    shared/L1 traffic per cell (the kernel is bound by it).  Tasks are taken
+//    from an atomic counter by persistent warps (balanced).  Per-pivot distances
+//    go to a bounded batch matrix D[j][pivot].
 //  * gain_kernel: one warp per pivot: the order line (rank sort in shared
-//    memory), class counts by ballots, information gain in fixed point, gap,
-//    best split by a warp reduction — all on the device.  For k <= kDevTopK
-//    each warp keeps its own sorted best-k list on the device across launches
-//    (the order of cand_better) and only those lists come back at the end;
-//    for larger k, (gain, gap, threshold) per pivot come back per launch.
-// The whole call is planned first (length groups whose window statistics fit,
-// launches within them), every device buffer is allocated once for the plan,
-// and the work items of all launches are uploaded once.  A launch holds at
-// most kMaxBatchBytes of distances (cudaMalloc time grows with the size);
-// launches queue up without host round trips, with tsm::gpu::wait after about
-// kChunkCost cell updates (tens of ms) of them.  Window statistics are
-// computed on the device (stats_kernel, bit-identical with the host's).
+//    memory), class counts by ballots, the gain of every split in fixed point;
+//    then, only where the best gain can still enter the warp's best-k list,
+//    the prefix sums and separation gaps of the splits with that gain.  For
+//    k <= kDevTopK each warp keeps its own sorted best-k list on the device
+//    across launches (the order of cand_better), merge_kernel merges them at
+//    the end and only the k best come back; for larger k, (gain, gap,
+//    threshold) per pivot come back per launch.
+// The whole call is planned first (length groups whose window statistics and F
+// table fit, launches within them); every device buffer is carved from one
+// allocation sized from the plan, and everything the host prepares (series,
+// labels, work items, window offsets of every length) goes up in one copy.  A
+// launch holds at most kMaxBatchBytes of distances; launches queue up without
+// host round trips, with tsm::gpu::wait after about kChunkCost cell updates
+// (tens of ms) of them.  Window statistics are computed on the device
+// (stats_kernel, bit-identical with the host's).
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "api_shapelets.h"
@@ -43,15 +60,22 @@ namespace gpu {
 using tsm::gpu::Buffer;
 using tsm::gpu::check;
 
+Tuning& tuning() {
+    static Tuning t;
+    return t;
+}
+
 namespace {
 
 constexpr unsigned kFull = 0xffffffffu;
-constexpr int kDistWarps = 4;                     // warps per block of dist_kernel
-constexpr double kChunkCost = 2.5e10;             // cell updates per launch (~20-40 ms on an H100)
-constexpr size_t kMaxBatchBytes = size_t(32) << 20;  // D matrix of one launch (cudaMalloc costs ~ its size)
-constexpr int64_t kStatsEntries = int64_t(1) << 20;  // windows of one length group (x4 arrays)
-
+constexpr int kDistWarps = 4;                        // warps per block of dist_kernel
+constexpr double kChunkCost = 2.5e10;                // cell updates per launch (~20-40 ms on an H100)
+constexpr size_t kMaxBatchBytes = size_t(32) << 20;  // D matrix of one launch
+constexpr int64_t kStatsEntries = int64_t(1) << 20;  // windows of one length group
 constexpr int kDevTopK = 64;                         // device best-k lists up to this k
+constexpr int kFT = 128;                             // f_kernel: threads (target windows) per block
+constexpr int kFS = 8;                               // f_kernel: sources per thread
+constexpr int kFTC = 128;                            // f_kernel: source-window values staged per pass
 
 struct Item {
     int64_t task_base;   // first warp task of this (s, L), relative to its launch
@@ -173,9 +197,9 @@ __global__ void stats_kernel(const double* X, const int64_t* xo, const int64_t* 
     }
 }
 
-// df/dg of every window of every series at every length of the group.
+// df/dg of every window of every series at every length of the group, as pairs.
 __global__ void terms_kernel(const double* X, const int64_t* xo, const int64_t* xn, const int64_t* so,
-                             const int32_t* Ls, int N, int nL, const double* MU, double* DF, double* DG) {
+                             const int32_t* Ls, int N, int nL, const double* MU, double2* DFG) {
     for (int64_t q = blockIdx.x; q < (int64_t)N * nL; q += gridDim.x) {
         const int li = (int)(q / N), j = (int)(q % N);
         const int64_t o = so[q];
@@ -183,18 +207,145 @@ __global__ void terms_kernel(const double* X, const int64_t* xo, const int64_t* 
         const int L = Ls[li];
         const double* x = X + xo[j];
         const int64_t U = xn[j] - L + 1;
-        for (int64_t u = threadIdx.x; u + 1 < U; u += blockDim.x) {
-            DF[o + u] = dmul(dsub(x[u + L], x[u]), 0.5);
-            DG[o + u] = dadd(dsub(x[u + L], MU[o + u + 1]), dsub(x[u], MU[o + u]));
+        for (int64_t u = threadIdx.x; u + 1 < U; u += blockDim.x)
+            DFG[o + u] = make_double2(dmul(dsub(x[u + L], x[u]), 0.5),
+                                      dadd(dsub(x[u + L], MU[o + u + 1]), dsub(x[u], MU[o + u])));
+    }
+}
+
+// The direct diagonal starts of a length group (see the top of the file):
+// F[N*eoff[li] + s*E[li] + (e - eoff[li])] = direct_comoment(x_s, mu_s[0], x_j + u, mu_j[u], L)
+// for the group-relative window e = st[li*N + j] + u of every target j and every
+// source s with n_s >= L.  Block x: kFT consecutive windows of one length (fblk:
+// first block of each length), block y: kFS sources.
+__global__ void __launch_bounds__(kFT)
+f_kernel(const double* X, const int64_t* xo, const int64_t* so, const int64_t* st, const int32_t* Ls,
+         const int64_t* E, const int64_t* eoff, const int64_t* fblk, int N, int nL, const double* MU, double* F) {
+    __shared__ double2 ca[kFTC][kFS / 2];  // centred source windows: ca[t] holds sources s0..s0+kFS-1
+    const int tid = threadIdx.x;
+    const int64_t b = blockIdx.x;
+    int lo = 0, hi = nL - 1;
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) >> 1;
+        if (fblk[mid] <= b) lo = mid; else hi = mid - 1;
+    }
+    const int li = lo;
+    const int L = Ls[li];
+    const int64_t El = E[li], e0 = eoff[li];
+    const int64_t e = e0 + (b - fblk[li]) * kFT + tid;
+    const bool valid = e < e0 + El;
+    const int64_t* stl = st + (int64_t)li * N;
+    const int64_t* sol = so + (int64_t)li * N;
+    int j = 0;
+    int64_t u = 0;
+    if (valid) {  // the target of window e: the last j with st[j] <= e (empty series share the next start)
+        int a = 0, z = N - 1;
+        while (a < z) {
+            const int mid = (a + z + 1) >> 1;
+            if (stl[mid] <= e) a = mid; else z = mid - 1;
         }
+        j = a;
+        u = e - stl[j];
+    }
+    const int s0 = blockIdx.y * kFS;
+    const double* xj = X + xo[j] + u;
+    const double muj = valid ? MU[e] : 0.0;
+    double acc[kFS];
+#pragma unroll
+    for (int r = 0; r < kFS; ++r) acc[r] = 0.0;
+    double* cad = reinterpret_cast<double*>(ca);
+    for (int t0 = 0; t0 < L; t0 += kFTC) {
+        const int tn = min(kFTC, L - t0);
+        __syncthreads();
+        for (int idx = tid; idx < kFTC * kFS; idx += kFT) {
+            const int r = idx / kFTC, t = idx % kFTC;
+            const int s = s0 + r;
+            double v = 0.0;
+            if (t < tn && s < N) {
+                const int64_t os = sol[s];
+                if (os >= 0) v = dsub(X[xo[s] + t0 + t], MU[os]);
+            }
+            cad[t * kFS + r] = v;
+        }
+        __syncthreads();
+        if (valid)
+            for (int t = 0; t < tn; ++t) {
+                const double cb = dsub(xj[t0 + t], muj);
+#pragma unroll
+                for (int r2 = 0; r2 < kFS / 2; ++r2) {
+                    const double2 a2 = ca[t][r2];
+                    acc[2 * r2] = dadd(acc[2 * r2], dmul(a2.x, cb));
+                    acc[2 * r2 + 1] = dadd(acc[2 * r2 + 1], dmul(a2.y, cb));
+                }
+            }
+    }
+    if (!valid) return;
+    double* out = F + (int64_t)N * e0 + (e - e0);
+#pragma unroll
+    for (int r = 0; r < kFS; ++r) {
+        const int s = s0 + r;
+        if (s < N && sol[s] >= 0) out[(int64_t)s * El] = acc[r];
+    }
+}
+
+// One tile of a task of dist_kernel: rows pt + RPL*lane + r (r < RPL) against
+// every window of the target.  bufA: the row before the tile (lane 0's left
+// neighbour), or the group's first row when `first`; bufB: this tile's last row.
+template <int RPL>
+__device__ __forceinline__ void dist_tile(int lane, int64_t pt, int64_t g0, int64_t g1, int64_t U, int L, bool first,
+                                          const double* a, const double* mua, const double* isa, const double2* tfa,
+                                          const double* b, const double* mub, const double* isb, const double2* tfb,
+                                          const double* Fcol, bool flat, const double* bufA, double* bufB,
+                                          double* Dcol) {
+    double c[RPL], fa[RPL], ga[RPL], ia[RPL], vmax[RPL];
+    const double ib0 = isb[0];
+#pragma unroll
+    for (int r = 0; r < RPL; ++r) {
+        const int64_t p = pt + (int64_t)lane * RPL + r;
+        fa[r] = ga[r] = ia[r] = c[r] = 0;
+        if (p < g1) {
+            ia[r] = isa[p];
+            if (p > g0) {
+                const double2 t = tfa[p - 1];
+                fa[r] = t.x;
+                ga[r] = t.y;
+            }
+            c[r] = Fcol ? Fcol[p] : direct_comoment(a + p, mua[p], b, mub[0], L);  // column 0 (diagonal start)
+        }
+        vmax[r] = dmul(c[r], ib0);
+    }
+    if (lane == 31) bufB[0] = c[RPL - 1];
+#pragma unroll 4
+    for (int64_t u = 1; u < U; ++u) {
+        const double up = __shfl_up_sync(kFull, c[RPL - 1], 1);
+        const double2 tb = tfb[u - 1];
+        const double ib = isb[u];
+        const double left = bufA[u - 1];  // shared broadcast; lane 0's left neighbour
+#pragma unroll
+        for (int r = RPL - 1; r >= 1; --r) c[r] = comoment_step(c[r - 1], fa[r], ga[r], tb.x, tb.y);
+        double cn = comoment_step(lane == 0 ? left : up, fa[0], ga[0], tb.x, tb.y);
+        if (first && lane == 0) cn = bufA[u];  // the group's first row: direct
+        c[0] = cn;
+#pragma unroll
+        for (int r = 0; r < RPL; ++r) {
+            const double v = dmul(c[r], ib);
+            if (v > vmax[r]) vmax[r] = v;
+        }
+        if (lane == 31) bufB[u] = c[RPL - 1];
+    }
+    __syncwarp();
+#pragma unroll
+    for (int r = 0; r < RPL; ++r) {
+        const int64_t p = pt + (int64_t)lane * RPL + r;
+        if (p < g1) Dcol[p] = distance_from_best(vmax[r], ia[r], L, flat);
     }
 }
 
 __global__ void __launch_bounds__(kDistWarps * 32)
 dist_kernel(const Item* items, int n_items, int64_t n_tasks, int N, const double* X, const int64_t* xo,
             const int64_t* xn, const int64_t* so, const uint8_t* has_flat, const double* MU, const double* ISD,
-            const double* DF, const double* DG, double* D, int64_t Pb, unsigned long long* counter,
-            double* gcarry, int64_t ucap, int carry_in_shared) {
+            const double2* DFG, const double* F, const int64_t* E, const int64_t* eoff, int max_rpl, double* D,
+            int64_t Pb, unsigned long long* counter, double* gcarry, int64_t ucap, int carry_in_shared) {
     extern __shared__ double smem[];
     const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
     const int64_t gw = (int64_t)blockIdx.x * kDistWarps + wib;
@@ -221,39 +372,33 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, int N, const double
         const int64_t oa = so[(int64_t)it.li * N + it.s], ob = so[(int64_t)it.li * N + j];
         const double* a = X + xo[it.s];
         const double* b = X + xo[j];
-        const double *mua = MU + oa, *isa = ISD + oa, *dfa = DF + oa, *dga = DG + oa;
-        const double *mub = MU + ob, *isb = ISD + ob, *dfb = DF + ob, *dgb = DG + ob;
+        const double *mua = MU + oa, *isa = ISD + oa;
+        const double *mub = MU + ob, *isb = ISD + ob;
+        const double2 *tfa = DFG + oa, *tfb = DFG + ob;
         const bool flat = has_flat[(int64_t)it.li * N + j];
         const int64_t U = nb - L + 1;
-        // the group's first row, directly (diagonal starts)
-        for (int64_t u = lane; u < U; u += 32) bufA[u] = direct_comoment(a + g0, mua[g0], b + u, mub[u], L);
+        const double* Frow = nullptr;  // the first row of group 0: F(s, j, u)
+        const double* Fcol = nullptr;  // column 0: F(j, s, p)
+        if (F) {
+            const int64_t El = E[it.li], e0 = eoff[it.li];
+            Frow = F + (int64_t)N * e0 + (int64_t)it.s * El + (ob - e0);
+            Fcol = F + (int64_t)N * e0 + (int64_t)j * El + (oa - e0);
+        }
+        // the group's first row (diagonal starts)
+        if (Frow && g0 == 0)
+            for (int64_t u = lane; u < U; u += 32) bufA[u] = Frow[u];
+        else
+            for (int64_t u = lane; u < U; u += 32) bufA[u] = direct_comoment(a + g0, mua[g0], b + u, mub[u], L);
         __syncwarp();
         bool first = true;
-        for (int64_t pt = g0; pt < g1; pt += 32) {
-            const int64_t p = pt + lane;
-            const bool valid = p < g1;
-            double fa = 0, ga = 0, ia = 0, c = 0;
-            if (valid) {
-                ia = isa[p];
-                if (p > g0) { fa = dfa[p - 1]; ga = dga[p - 1]; }
-                c = direct_comoment(a + p, mua[p], b, mub[0], L);  // column 0 (diagonal start)
+        for (int64_t pt = g0; pt < g1;) {
+            if (max_rpl >= 2 && g1 - pt > 32) {
+                dist_tile<2>(lane, pt, g0, g1, U, L, first, a, mua, isa, tfa, b, mub, isb, tfb, Fcol, flat, bufA, bufB, Dcol);
+                pt += 64;
+            } else {
+                dist_tile<1>(lane, pt, g0, g1, U, L, first, a, mua, isa, tfa, b, mub, isb, tfb, Fcol, flat, bufA, bufB, Dcol);
+                pt += 32;
             }
-            double vmax = dmul(c, isb[0]);
-            if (lane == 31) bufB[0] = c;
-#pragma unroll 4
-            for (int64_t u = 1; u < U; ++u) {
-                const double up = __shfl_up_sync(kFull, c, 1);
-                const double fb = dfb[u - 1], gb = dgb[u - 1], ib = isb[u];
-                const double left = bufA[u - 1];  // shared broadcast; lane 0's left neighbour
-                double cn = comoment_step(lane == 0 ? left : up, fa, ga, fb, gb);
-                if (first && lane == 0) cn = bufA[u];  // the group's first row: direct
-                c = cn;
-                const double v = dmul(c, ib);
-                if (v > vmax) vmax = v;
-                if (lane == 31) bufB[u] = c;
-            }
-            __syncwarp();
-            if (valid) Dcol[p] = distance_from_best(vmax, ia, L, flat);
             double* tmp = bufA; bufA = bufB; bufB = tmp;
             first = false;
         }
@@ -262,6 +407,7 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, int N, const double
 }
 
 // One warp per pivot.  Shared per warp: sd, od, suml (N doubles), sy, oy (N ints), base (C ints).
+// After the order line is built, sd holds the gain of every split (int64).
 __global__ void gain_kernel(const Item* items, int n_items, int64_t n_piv, int N, int C, const int32_t* y,
                             const int64_t* T, const int64_t* tot, int64_t base_g, const double* D, int64_t Pb,
                             const double* ISD, const int64_t* so, const double* partner, int op, int64_t* outG,
@@ -277,7 +423,12 @@ __global__ void gain_kernel(const Item* items, int n_items, int64_t n_piv, int N
     int32_t* sy = reinterpret_cast<int32_t*>(suml + N);
     int32_t* oy = sy + N;
     int32_t* base = oy + N;
+    long long* gi = reinterpret_cast<long long*>(sd);
     const unsigned lemask = (lane == 31) ? kFull : ((1u << (lane + 1)) - 1u);
+    // this warp's own best-k list (sorted, best first, g = -1 marks empty slots), kept
+    // across launches; `worst` is the gain of its last entry (-1 while not full)
+    DevCand* list = top ? top + ((int64_t)blockIdx.x * wpb + wib) * k : nullptr;
+    long long worst = list ? list[k - 1].g : -1;
     for (int64_t pv = (int64_t)blockIdx.x * wpb + wib; pv < n_piv; pv += (int64_t)gridDim.x * wpb) {
         const Item it = items[find_item_by_pivot(items, n_items, pv)];
         const int64_t p = pv - it.pivot_base;
@@ -304,14 +455,8 @@ __global__ void gain_kernel(const Item* items, int n_items, int64_t n_piv, int N
             oy[r] = sy[j];
         }
         __syncwarp();
-        if (lane == 0) {
-            double s = 0;
-            for (int i = 0; i < N; ++i) { s = dadd(s, od[i]); suml[i] = s; }
-        }
-        __syncwarp();
-        const double total = suml[N - 1];
-        int64_t bg = -1, bi = INT64_MAX;
-        double bgap = 0;
+        // the gain of every split between distinct neighbours (-1 elsewhere), and the best
+        long long bg = -1;
         for (int k0 = 0; k0 < N; k0 += 32) {
             const int i = k0 + lane;
             const int yi = i < N ? oy[i] : -1;
@@ -329,35 +474,52 @@ __global__ void gain_kernel(const Item* items, int n_items, int64_t n_piv, int N
             }
             __syncwarp();
             if (i + 1 < N) {
-                const double a = od[i], b = od[i + 1];
-                if (a < b) {
+                long long g = -1;
+                if (od[i] < od[i + 1]) {
                     const int64_t nL = i + 1, nR = N - nL;
-                    const int64_t g = base_g - (T[nL] - TL) - (T[nR] - TR);
-                    const double gap = split_gap(suml[i], total, nL, nR);
-                    if (bg < 0 || split_better(g, gap, i, bg, bgap, bi)) { bg = g; bgap = gap; bi = i; }
+                    g = base_g - (T[nL] - TL) - (T[nR] - TR);
                 }
+                gi[i] = g;
+                if (g > bg) bg = g;
             }
         }
+        for (int off = 16; off > 0; off >>= 1) bg = max(bg, __shfl_xor_sync(kFull, bg, off));
+        __syncwarp();
+        // no valid split, or (best-k lists) a gain below the list's last entry: not a candidate
+        // (a candidate needs a gain >= that of the entry it would replace)
+        if (bg < 0 || (list && worst >= 0 && bg < worst)) {
+            if (lane == 0 && !top) outG[pv] = -1;
+            continue;
+        }
+        // prefix sums in the CPU's order, then the best gap among the splits of gain bg
+        if (lane == 0) {
+            double s = 0;
+            for (int i = 0; i < N; ++i) { s = dadd(s, od[i]); suml[i] = s; }
+        }
+        __syncwarp();
+        const double total = suml[N - 1];
+        int64_t bi = INT64_MAX;
+        double bgap = 0;
+        for (int i = lane; i + 1 < N; i += 32) {
+            if (gi[i] != bg) continue;
+            const int64_t nL = i + 1, nR = N - nL;
+            const double gap = split_gap(suml[i], total, nL, nR);
+            if (bi == INT64_MAX || split_better(bg, gap, i, bg, bgap, bi)) { bgap = gap; bi = i; }
+        }
         for (int off = 16; off > 0; off >>= 1) {
-            const int64_t og = __shfl_xor_sync(kFull, bg, off);
             const double ogap = __shfl_xor_sync(kFull, bgap, off);
             const int64_t oi = __shfl_xor_sync(kFull, bi, off);
-            if (og >= 0 && (bg < 0 || split_better(og, ogap, oi, bg, bgap, bi))) { bg = og; bgap = ogap; bi = oi; }
+            if (oi != INT64_MAX && (bi == INT64_MAX || split_better(bg, ogap, oi, bg, bgap, bi))) { bgap = ogap; bi = oi; }
         }
         if (lane == 0) {
             if (!top) {
                 outG[pv] = bg;
-                if (bg >= 0) {
-                    outGap[pv] = bgap;
-                    outThr[pv] = midpoint(od[bi], od[bi + 1]);
-                }
-            } else if (bg >= 0) {
-                // this warp's own best-k list (sorted, best first, g = -1 marks empty slots),
-                // kept across launches; the host merges the lists at the end
+                outGap[pv] = bgap;
+                outThr[pv] = midpoint(od[bi], od[bi + 1]);
+            } else {
                 DevCand c;
                 c.g = bg; c.gap = bgap; c.thr = midpoint(od[bi], od[bi + 1]);
                 c.row = it.row; c.s = it.s; c.p = (int32_t)p; c.L = it.L; c.pad = 0;
-                DevCand* list = top + ((int64_t)blockIdx.x * wpb + wib) * k;
                 if (list[k - 1].g < 0 || dev_better(c, list[k - 1])) {
                     int pos = k - 1;
                     while (pos > 0 && (list[pos - 1].g < 0 || dev_better(c, list[pos - 1]))) {
@@ -366,22 +528,60 @@ __global__ void gain_kernel(const Item* items, int n_items, int64_t n_piv, int N
                     }
                     list[pos] = c;
                 }
+                worst = list[k - 1].g;
             }
         }
+        if (list) worst = __shfl_sync(kFull, worst, 0);
         __syncwarp();
     }
 }
 
-template <class T>
-void upload(Buffer<T>& b, const std::vector<T>& v, cudaStream_t s, const char* what) {
-    b.allocate(v.size(), what);
-    if (!v.empty()) check(cudaMemcpyAsync(b.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice, s), what);
+// The k best of all warps' lists (n entries, g < 0: empty) into out[0..k), best first
+// (g = -1 past the last candidate).  One block; marks the taken entries in `top`.
+__global__ void __launch_bounds__(1024) merge_kernel(DevCand* top, int64_t n, int k, DevCand* out) {
+    __shared__ int64_t bidx[1024];
+    const int tid = threadIdx.x;
+    for (int r = 0; r < k; ++r) {
+        int64_t best = -1;
+        for (int64_t q = tid; q < n; q += blockDim.x)
+            if (top[q].g >= 0 && (best < 0 || dev_better(top[q], top[best]))) best = q;
+        bidx[tid] = best;
+        __syncthreads();
+        for (int w = blockDim.x / 2; w > 0; w >>= 1) {
+            if (tid < w) {
+                const int64_t o = bidx[tid + w], m = bidx[tid];
+                if (o >= 0 && (m < 0 || dev_better(top[o], top[m]))) bidx[tid] = o;
+            }
+            __syncthreads();
+        }
+        if (tid == 0) {
+            const int64_t w = bidx[0];
+            if (w >= 0) {
+                out[r] = top[w];
+                top[w].g = -2;
+            } else {
+                out[r].g = -1;
+            }
+        }
+        __syncthreads();
+    }
 }
+
+// Device memory of one call: offsets into a single allocation.
+struct Arena {
+    size_t off = 0;
+    template <class T>
+    size_t take(size_t count) {
+        const size_t o = (off + 255) & ~size_t(255);
+        off = o + std::max<size_t>(count, 1) * sizeof(T);
+        return o;
+    }
+};
 
 }  // namespace
 
-static double g_prof[32]; static const char* g_profn[32]; static int g_np = 0;
-#define PROF(nm) do { if (g_np < 32) { g_prof[g_np] = tsm::gpu::now_ms(); g_profn[g_np++] = nm; } } while (0)
+static double g_prof[64]; static const char* g_profn[64]; static int g_np = 0;
+#define PROF(nm) do { if (g_np < 64) { g_prof[g_np] = tsm::gpu::now_ms(); g_profn[g_np++] = nm; } } while (0)
 static void prof_dump() {
     std::fprintf(stderr, "SHPPROF gpu:");
     for (int i = 1; i < g_np; ++i) std::fprintf(stderr, " %s=%.3f", g_profn[i], g_prof[i] - g_prof[i - 1]);
@@ -400,6 +600,7 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     const int N = (int)d.x.size(), C = d.C;
     TopK best(k);
     if (lengths.empty()) return best.take();
+    const Tuning tune = tuning();
 
     int dev = 0, sms = 1, smem_optin = 48 * 1024;
     check(cudaGetDevice(&dev), "cudaGetDevice");
@@ -416,17 +617,16 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
                     "SET tsmine.backend = auto or cpu for this query.");
     const int gain_wpb = (int)std::max<size_t>(1, std::min<size_t>(8, (size_t)smem_optin / 2 / gain_per_warp));
     PROF("attrs");
+
     tsm::gpu::Stream stream;
     tsm::gpu::EventTimer timer(stream);
-    PROF("stream_events");
     double kernel_ms = 0;
+    PROF("stream_events");
 
     // series, labels, entropy table
     std::vector<int64_t> xo(N), xn(N);
     int64_t total = 0, longest = 0;
     for (int j = 0; j < N; ++j) { xo[j] = total; xn[j] = d.n[j]; total += d.n[j]; longest = std::max(longest, d.n[j]); }
-    std::vector<double> xh(total);
-    for (int j = 0; j < N; ++j) std::copy(d.x[j], d.x[j] + d.n[j], xh.begin() + xo[j]);
     const auto Th = entropy_table(N);
     std::vector<int64_t> toth(C, 0);
     for (int32_t c : d.y) ++toth[c];
@@ -434,28 +634,48 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     for (int c = 0; c < C; ++c) Ttot += Th[toth[c]];
     const int64_t base_g = Th[N] - Ttot;
 
-    PROF("host_prep");
-    // ---- the plan of the whole call: length groups (window statistics that fit), and
-    // launches (chunks) within each group; every buffer is sized once from it.
-    struct Group { size_t l0, l1; int64_t entries; size_t c0, c1; };
+    // ---- the plan of the whole call: length groups (window statistics and F table
+    // that fit), and launches (chunks) within each group; every buffer is sized once
+    // from it.  Per length (index gl into `lengths`): the windows of each series in
+    // its group's arrays (so: offset or -1; st: offset, the next one for a series
+    // shorter than the length), their number E, the group offset eoff of the first,
+    // and fblk, the first f_kernel block of the length within its group.
+    const size_t nLen = lengths.size();
+    std::vector<int64_t> so(nLen * N), st(nLen * N), El(nLen), eoff(nLen), fblk(nLen);
+    std::vector<int32_t> Lh(nLen);
+    for (size_t gl = 0; gl < nLen; ++gl) {
+        Lh[gl] = lengths[gl];
+        int64_t e = 0;
+        for (int j = 0; j < N; ++j) e += std::max<int64_t>(0, d.n[j] - lengths[gl] + 1);
+        El[gl] = e;
+    }
+    struct Group { size_t l0, l1; int64_t entries, fblocks; bool use_f; size_t c0, c1; };
     struct Chunk { size_t i0, i1; int64_t piv, tasks; double cost; };
     std::vector<Group> groups;
     std::vector<Chunk> chunks;
     std::vector<Item> all;
     const int64_t piv_cap = std::max<int64_t>(longest, (int64_t)(kMaxBatchBytes / ((size_t)N * sizeof(double))));
-    int64_t max_entries = 0, max_piv = 0;
-    size_t max_nl = 0;
-    for (size_t gi = 0; gi < lengths.size();) {
+    int64_t max_entries = 0, max_piv = 0, max_f = 0;
+    for (size_t gi = 0; gi < nLen;) {
+        const bool use_f = tune.f_cap > 0 && (int64_t)N * El[gi] <= tune.f_cap;
         size_t ge = gi;
-        int64_t entries = 0;
-        while (ge < lengths.size()) {
-            int64_t e = 0;
-            for (int j = 0; j < N; ++j) e += std::max<int64_t>(0, d.n[j] - lengths[ge] + 1);
-            if (ge > gi && entries + e > kStatsEntries) break;
+        int64_t entries = 0, fblocks = 0;
+        while (ge < nLen) {
+            const int64_t e = El[ge];
+            if (ge > gi && (entries + e > kStatsEntries || (use_f && (int64_t)N * (entries + e) > tune.f_cap))) break;
+            eoff[ge] = entries;
+            fblk[ge] = fblocks;
+            int64_t o = entries;
+            for (int j = 0; j < N; ++j) {
+                st[ge * N + j] = o;
+                so[ge * N + j] = d.n[j] >= lengths[ge] ? o : -1;
+                if (d.n[j] >= lengths[ge]) o += d.n[j] - lengths[ge] + 1;
+            }
             entries += e;
+            fblocks += (e + kFT - 1) / kFT;
             ++ge;
         }
-        Group g{gi, ge, entries, chunks.size(), 0};
+        Group g{gi, ge, entries, fblocks, use_f, chunks.size(), 0};
         const size_t i_first = all.size();
         for (size_t li = 0; li < ge - gi; ++li) {
             const int L = lengths[gi + li];
@@ -496,12 +716,12 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
         g.c1 = chunks.size();
         groups.push_back(g);
         max_entries = std::max(max_entries, entries);
-        max_nl = std::max(max_nl, ge - gi);
+        if (use_f) max_f = std::max(max_f, (int64_t)N * entries);
         gi = ge;
     }
     for (const Chunk& ch : chunks) max_piv = std::max(max_piv, ch.piv);
-
     PROF("plan");
+
     // dist kernel: carries in shared memory when they fit
     const int64_t ucap = longest - lengths.front() + 1;
     size_t dist_smem = (size_t)kDistWarps * 2 * ucap * sizeof(double);
@@ -522,103 +742,138 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     const int gain_blocks_max = std::max(1, gain_bps) * sms;
     const bool dev_top = k <= kDevTopK;
     const int64_t n_lists = (int64_t)gain_blocks_max * gain_wpb;
-
     PROF("func_attrs_occupancy");
-    // every device buffer, once
-    Buffer<double> X, PART, GCARRY;
-    Buffer<int64_t> XO, XN, T, TOT;
-    Buffer<int32_t> Y;
-    Buffer<Item> ITEMS;
-    upload(X, xh, stream, "shapelet series");
-    upload(XO, xo, stream, "shapelet offsets");
-    upload(XN, xn, stream, "shapelet lengths");
-    upload(Y, d.y, stream, "shapelet labels");
-    upload(T, Th, stream, "entropy table");
-    upload(TOT, toth, stream, "class counts");
-    upload(ITEMS, all, stream, "shapelet work items");
-    std::vector<double> parth;
-    if (partner.d) parth.assign(partner.d, partner.d + N);
-    if (partner.d) upload(PART, parth, stream, "partner distances");
-    if (!carry_in_shared) GCARRY.allocate((size_t)dist_blocks * kDistWarps * 2 * ucap, "shapelet carries");
-    Buffer<double> MU(max_entries, "window means"), ISD(max_entries, "window inverse stds");
-    Buffer<double> DF(max_entries, "shapelet df"), DG(max_entries, "shapelet dg");
-    Buffer<int64_t> SO(max_nl * N, "window offsets");
-    Buffer<uint8_t> FLAT(max_nl * N, "flat flags");
-    Buffer<int32_t> LS(max_nl, "lengths");
-    Buffer<double> Dm((size_t)max_piv * N, "shapelet distance batch");
-    Buffer<unsigned long long> COUNTER(1, "task counter");
-    Buffer<DevCand> TOP;
-    Buffer<int64_t> OG;
-    Buffer<double> OGAP, OTHR;
+
+    // ---- every device buffer, carved from one allocation: first what goes up in one
+    // copy, then what is zeroed, then the rest
+    Arena ar;
+    const size_t oX = ar.take<double>(total), oXO = ar.take<int64_t>(N), oXN = ar.take<int64_t>(N);
+    const size_t oY = ar.take<int32_t>(N), oT = ar.take<int64_t>(Th.size()), oTOT = ar.take<int64_t>(C);
+    const size_t oITEMS = ar.take<Item>(all.size()), oPART = ar.take<double>(partner.d ? N : 0);
+    const size_t oSO = ar.take<int64_t>(nLen * N), oST = ar.take<int64_t>(nLen * N), oLS = ar.take<int32_t>(nLen);
+    const size_t oE = ar.take<int64_t>(nLen), oEOFF = ar.take<int64_t>(nLen), oFBLK = ar.take<int64_t>(nLen);
+    const size_t up_end = ar.off;
+    const size_t oFLAT = ar.take<uint8_t>(nLen * N), oCNT = ar.take<unsigned long long>(chunks.size());
+    const size_t zero_begin = oFLAT, zero_end = ar.off;
+    const size_t oMU = ar.take<double>(max_entries), oISD = ar.take<double>(max_entries);
+    const size_t oDFG = ar.take<double2>(max_entries), oF = ar.take<double>(max_f);
+    const size_t oD = ar.take<double>((size_t)max_piv * N);
+    const size_t oCARRY = ar.take<double>(carry_in_shared ? 0 : (size_t)dist_blocks * kDistWarps * 2 * ucap);
+    const size_t oTOP = ar.take<DevCand>(dev_top ? (size_t)n_lists * k : 0), oOUT = ar.take<DevCand>(dev_top ? k : 0);
+    const size_t oOG = ar.take<int64_t>(dev_top ? 0 : max_piv), oOGAP = ar.take<double>(dev_top ? 0 : max_piv);
+    const size_t oOTHR = ar.take<double>(dev_top ? 0 : max_piv);
+    Buffer<unsigned char> mem(ar.off, "shapelet device memory");
+    PROF("alloc");
+    unsigned char* const mb = mem.get();
+    auto dp = [&](size_t o) { return mb + o; };
+    const double* X = reinterpret_cast<const double*>(dp(oX));
+    const int64_t* XO = reinterpret_cast<const int64_t*>(dp(oXO));
+    const int64_t* XN = reinterpret_cast<const int64_t*>(dp(oXN));
+    const int32_t* Y = reinterpret_cast<const int32_t*>(dp(oY));
+    const int64_t* T = reinterpret_cast<const int64_t*>(dp(oT));
+    const int64_t* TOT = reinterpret_cast<const int64_t*>(dp(oTOT));
+    const Item* ITEMS = reinterpret_cast<const Item*>(dp(oITEMS));
+    const double* PART = partner.d ? reinterpret_cast<const double*>(dp(oPART)) : nullptr;
+    const int64_t* SO = reinterpret_cast<const int64_t*>(dp(oSO));
+    const int64_t* ST = reinterpret_cast<const int64_t*>(dp(oST));
+    const int32_t* LS = reinterpret_cast<const int32_t*>(dp(oLS));
+    const int64_t* EL = reinterpret_cast<const int64_t*>(dp(oE));
+    const int64_t* EOFF = reinterpret_cast<const int64_t*>(dp(oEOFF));
+    const int64_t* FBLK = reinterpret_cast<const int64_t*>(dp(oFBLK));
+    uint8_t* FLAT = reinterpret_cast<uint8_t*>(dp(oFLAT));
+    unsigned long long* COUNTERS = reinterpret_cast<unsigned long long*>(dp(oCNT));
+    double* MU = reinterpret_cast<double*>(dp(oMU));
+    double* ISD = reinterpret_cast<double*>(dp(oISD));
+    double2* DFG = reinterpret_cast<double2*>(dp(oDFG));
+    double* F = reinterpret_cast<double*>(dp(oF));
+    double* Dm = reinterpret_cast<double*>(dp(oD));
+    double* GCARRY = carry_in_shared ? nullptr : reinterpret_cast<double*>(dp(oCARRY));
+    DevCand* TOP = dev_top ? reinterpret_cast<DevCand*>(dp(oTOP)) : nullptr;
+    DevCand* OUT = dev_top ? reinterpret_cast<DevCand*>(dp(oOUT)) : nullptr;
+    int64_t* OG = dev_top ? nullptr : reinterpret_cast<int64_t*>(dp(oOG));
+    double* OGAP = dev_top ? nullptr : reinterpret_cast<double*>(dp(oOGAP));
+    double* OTHR = dev_top ? nullptr : reinterpret_cast<double*>(dp(oOTHR));
+
+    {  // one upload (pageable: staged before the call returns, so `stage` may go)
+        std::vector<unsigned char> stage(up_end);
+        auto put = [&](size_t o, const void* src, size_t bytes) { if (bytes) std::memcpy(stage.data() + o, src, bytes); };
+        for (int j = 0; j < N; ++j) put(oX + (size_t)xo[j] * sizeof(double), d.x[j], (size_t)d.n[j] * sizeof(double));
+        put(oXO, xo.data(), N * sizeof(int64_t));
+        put(oXN, xn.data(), N * sizeof(int64_t));
+        put(oY, d.y.data(), N * sizeof(int32_t));
+        put(oT, Th.data(), Th.size() * sizeof(int64_t));
+        put(oTOT, toth.data(), C * sizeof(int64_t));
+        put(oITEMS, all.data(), all.size() * sizeof(Item));
+        if (partner.d) put(oPART, partner.d, N * sizeof(double));
+        put(oSO, so.data(), so.size() * sizeof(int64_t));
+        put(oST, st.data(), st.size() * sizeof(int64_t));
+        put(oLS, Lh.data(), nLen * sizeof(int32_t));
+        put(oE, El.data(), nLen * sizeof(int64_t));
+        put(oEOFF, eoff.data(), nLen * sizeof(int64_t));
+        put(oFBLK, fblk.data(), nLen * sizeof(int64_t));
+        check(cudaMemcpyAsync(mb, stage.data(), up_end, cudaMemcpyHostToDevice, stream), "shapelet upload");
+    }
+    check(cudaMemsetAsync(dp(zero_begin), 0, zero_end - zero_begin, stream), "cudaMemsetAsync");
+    if (dev_top) check(cudaMemsetAsync(TOP, 0xff, (size_t)n_lists * k * sizeof(DevCand), stream), "cudaMemsetAsync");  // g = -1: empty
     std::vector<int64_t> hg;
     std::vector<double> hgap, hthr;
-    if (dev_top) {
-        TOP.allocate((size_t)n_lists * k, "shapelet best lists");
-        check(cudaMemsetAsync(TOP.get(), 0xff, TOP.bytes(), stream), "cudaMemsetAsync");  // g = -1: empty
-    } else {
-        OG.allocate(max_piv, "shapelet gains");
-        OGAP.allocate(max_piv, "shapelet gaps");
-        OTHR.allocate(max_piv, "shapelet thresholds");
+    if (!dev_top) {
         hg.resize(max_piv);
         hgap.resize(max_piv);
         hthr.resize(max_piv);
     }
+    PROF("upload");
 
-    PROF("alloc_upload");
-    // window offsets of one group (the statistics themselves are computed on the device)
-    std::vector<int64_t> so(max_nl * N);
-    std::vector<int32_t> Lh(max_nl);
     double since_wait = 0;  // estimated work launched since the last tsm::gpu::wait
     bool timing = false;
-
     for (size_t gi = 0; gi < groups.size(); ++gi) {
         const Group& g = groups[gi];
         const int nL = (int)(g.l1 - g.l0);
-        int64_t o = 0;
-        for (int li = 0; li < nL; ++li) {
-            Lh[li] = lengths[g.l0 + li];
-            for (int j = 0; j < N; ++j) {
-                so[(size_t)li * N + j] = d.n[j] >= Lh[li] ? o : -1;
-                if (d.n[j] >= Lh[li]) o += d.n[j] - Lh[li] + 1;
-            }
-        }
-        // (pageable uploads are staged before the calls return: the host arrays may be refilled next)
-        check(cudaMemcpyAsync(SO.get(), so.data(), (size_t)nL * N * sizeof(int64_t), cudaMemcpyHostToDevice, stream), "window offsets");
-        check(cudaMemcpyAsync(LS.get(), Lh.data(), (size_t)nL * sizeof(int32_t), cudaMemcpyHostToDevice, stream), "lengths");
-        check(cudaMemsetAsync(FLAT.get(), 0, (size_t)nL * N, stream), "cudaMemsetAsync");
+        const int64_t* gSO = SO + g.l0 * N;
+        const int32_t* gLS = LS + g.l0;
+        uint8_t* gFLAT = FLAT + g.l0 * N;
+        if (!timing) { timer.start(); timing = true; }
         stats_kernel<<<(unsigned)std::min<int64_t>(((int64_t)nL * N + 3) / 4, 65535), 128, 0, stream>>>(
-            X.get(), XO.get(), XN.get(), SO.get(), LS.get(), N, nL, MU.get(), ISD.get(), FLAT.get());
+            X, XO, XN, gSO, gLS, N, nL, MU, ISD, gFLAT);
         check(cudaGetLastError(), "stats_kernel launch");
         terms_kernel<<<(unsigned)std::min<int64_t>((int64_t)nL * N, 65535), 128, 0, stream>>>(
-            X.get(), XO.get(), XN.get(), SO.get(), LS.get(), N, nL, MU.get(), DF.get(), DG.get());
+            X, XO, XN, gSO, gLS, N, nL, MU, DFG);
         check(cudaGetLastError(), "terms_kernel launch");
+        if (g.use_f) {
+            f_kernel<<<dim3((unsigned)g.fblocks, (unsigned)((N + kFS - 1) / kFS)), kFT, 0, stream>>>(
+                X, XO, gSO, ST + g.l0 * N, gLS, EL + g.l0, EOFF + g.l0, FBLK + g.l0, N, nL, MU, F);
+            check(cudaGetLastError(), "f_kernel launch");
+        }
 
         for (size_t ci = g.c0; ci < g.c1; ++ci) {
             const Chunk& ch = chunks[ci];
-            const Item* items = ITEMS.get() + ch.i0;
+            const Item* items = ITEMS + ch.i0;
             const int n_items = (int)(ch.i1 - ch.i0);
             if (!timing) { timer.start(); timing = true; }
-            check(cudaMemsetAsync(COUNTER.get(), 0, sizeof(unsigned long long), stream), "cudaMemsetAsync");
             dist_kernel<<<dist_blocks, kDistWarps * 32, dist_smem, stream>>>(
-                items, n_items, ch.tasks, N, X.get(), XO.get(), XN.get(), SO.get(), FLAT.get(), MU.get(),
-                ISD.get(), DF.get(), DG.get(), Dm.get(), max_piv, COUNTER.get(), GCARRY.get(), ucap, carry_in_shared);
+                items, n_items, ch.tasks, N, X, XO, XN, gSO, gFLAT, MU, ISD, DFG, g.use_f ? F : nullptr,
+                EL + g.l0, EOFF + g.l0, tune.rows_per_lane, Dm, max_piv, COUNTERS + ci, GCARRY, ucap, carry_in_shared);
             check(cudaGetLastError(), "dist_kernel launch");
             const int gblocks = (int)std::min<int64_t>(gain_blocks_max, (ch.piv + gain_wpb - 1) / gain_wpb);
             gain_kernel<<<gblocks, gain_wpb * 32, gain_smem, stream>>>(
-                items, n_items, ch.piv, N, C, Y.get(), T.get(), TOT.get(), base_g, Dm.get(), max_piv,
-                ISD.get(), SO.get(), partner.d ? PART.get() : nullptr, partner.op, OG.get(), OGAP.get(), OTHR.get(),
-                dev_top ? TOP.get() : nullptr, k);
+                items, n_items, ch.piv, N, C, Y, T, TOT, base_g, Dm, max_piv, ISD, gSO, PART, partner.op,
+                OG, OGAP, OTHR, TOP, k);
             check(cudaGetLastError(), "gain_kernel launch");
             if (!dev_top) {
-                check(cudaMemcpyAsync(hg.data(), OG.get(), ch.piv * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), "copy gains");
-                check(cudaMemcpyAsync(hgap.data(), OGAP.get(), ch.piv * sizeof(double), cudaMemcpyDeviceToHost, stream), "copy gaps");
-                check(cudaMemcpyAsync(hthr.data(), OTHR.get(), ch.piv * sizeof(double), cudaMemcpyDeviceToHost, stream),
+                check(cudaMemcpyAsync(hg.data(), OG, ch.piv * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), "copy gains");
+                check(cudaMemcpyAsync(hgap.data(), OGAP, ch.piv * sizeof(double), cudaMemcpyDeviceToHost, stream), "copy gaps");
+                check(cudaMemcpyAsync(hthr.data(), OTHR, ch.piv * sizeof(double), cudaMemcpyDeviceToHost, stream),
                       "copy thresholds");
             }
             // launches queue up without host round trips; wait (and poll for cancel)
             // after about kChunkCost of work, per launch when results come back per pivot
             since_wait += ch.cost;
-            if (!dev_top || since_wait >= kChunkCost || (gi + 1 == groups.size() && ci + 1 == g.c1)) {
+            const bool last = gi + 1 == groups.size() && ci + 1 == g.c1;
+            if (dev_top && last) {
+                merge_kernel<<<1, 1024, 0, stream>>>(TOP, n_lists * k, k, OUT);
+                check(cudaGetLastError(), "merge_kernel launch");
+            }
+            if (!dev_top || since_wait >= kChunkCost || last) {
                 timer.stop();
                 PROF("queue");
                 tsm::gpu::wait(stream, ex);
@@ -647,11 +902,11 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
         }
     }
     if (dev_top) {
-        std::vector<DevCand> lists((size_t)n_lists * k);
-        check(cudaMemcpyAsync(lists.data(), TOP.get(), TOP.bytes(), cudaMemcpyDeviceToHost, stream), "copy best lists");
+        std::vector<DevCand> out(k);
+        check(cudaMemcpyAsync(out.data(), OUT, (size_t)k * sizeof(DevCand), cudaMemcpyDeviceToHost, stream), "copy best");
         stream.sync();
-        PROF("copy_lists");
-        for (const DevCand& c : lists) {
+        PROF("copy_best");
+        for (const DevCand& c : out) {
             if (c.g < 0) continue;
             Cand cd;
             cd.g = c.g;
@@ -666,8 +921,10 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     }
     stream.sync();
     PROF("merge");
-    std::fprintf(stderr, "SHPPROF groups=%zu chunks=%zu items=%zu max_piv=%lld max_entries=%lld dist_blocks=%d gain_blocks=%d gain_wpb=%d n_lists=%lld kernel_ms=%.3f smem=%zu\n",
-                 groups.size(), chunks.size(), all.size(), (long long)max_piv, (long long)max_entries, dist_blocks, gain_blocks_max, gain_wpb, (long long)n_lists, kernel_ms, dist_smem);
+    std::fprintf(stderr, "SHPPROF groups=%zu fgroups=%d chunks=%zu items=%zu max_piv=%lld max_entries=%lld max_f=%lld arena_MB=%.1f dist_blocks=%d gain_blocks=%d n_lists=%lld kernel_ms=%.3f smem=%zu\n",
+                 groups.size(), (int)std::count_if(groups.begin(), groups.end(), [](const Group& g) { return g.use_f; }),
+                 chunks.size(), all.size(), (long long)max_piv, (long long)max_entries, (long long)max_f, ar.off / 1048576.0,
+                 dist_blocks, gain_blocks_max, (long long)n_lists, kernel_ms, dist_smem);
     ex->kernel_ms += kernel_ms;
     ex->device_ms += tsm::gpu::now_ms() - t_start;
     return best.take();
