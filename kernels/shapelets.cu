@@ -45,6 +45,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "api_shapelets.h"
@@ -292,7 +293,7 @@ f_kernel(const double* X, const int64_t* xo, const int64_t* so, const int64_t* s
 // every window of the target.  bufA: the row before the tile (lane 0's left
 // neighbour), or the group's first row when `first`; bufB: this tile's last row.
 template <int RPL>
-__device__ __forceinline__ void dist_tile(int lane, int64_t pt, int64_t g0, int64_t g1, int64_t U, int L, bool first,
+__device__ __forceinline__ void dist_tile(int lane, int64_t pt, int64_t g0, int64_t g1, int U, int L, bool first,
                                           const double* a, const double* mua, const double* isa, const double2* tfa,
                                           const double* b, const double* mub, const double* isb, const double2* tfb,
                                           const double* Fcol, bool flat, const double* bufA, double* bufB,
@@ -316,13 +317,13 @@ __device__ __forceinline__ void dist_tile(int lane, int64_t pt, int64_t g0, int6
     }
     if (lane == 31) bufB[0] = c[RPL - 1];
 #pragma unroll 4
-    for (int64_t u = 1; u < U; ++u) {
+    for (int u = 1; u < U; ++u) {
         const double up = __shfl_up_sync(kFull, c[RPL - 1], 1);
         const double2 tb = tfb[u - 1];
         const double ib = isb[u];
-        const double left = bufA[u - 1];  // shared broadcast; lane 0's left neighbour
 #pragma unroll
         for (int r = RPL - 1; r >= 1; --r) c[r] = comoment_step(c[r - 1], fa[r], ga[r], tb.x, tb.y);
+        const double left = bufA[u - 1];  // shared broadcast; lane 0's left neighbour
         double cn = comoment_step(lane == 0 ? left : up, fa[0], ga[0], tb.x, tb.y);
         if (first && lane == 0) cn = bufA[u];  // the group's first row: direct
         c[0] = cn;
@@ -341,10 +342,30 @@ __device__ __forceinline__ void dist_tile(int lane, int64_t pt, int64_t g0, int6
     }
 }
 
+template <int MAXRPL>
+__device__ __forceinline__ int64_t dist_tile_any(int lane, int64_t pt, int64_t g0, int64_t g1, int U, int L, bool first,
+                                                 const double* a, const double* mua, const double* isa,
+                                                 const double2* tfa, const double* b, const double* mub,
+                                                 const double* isb, const double2* tfb, const double* Fcol, bool flat,
+                                                 const double* bufA, double* bufB, double* Dcol) {
+    const int64_t rem = g1 - pt;
+    if (MAXRPL >= 4 && rem > 96) {
+        dist_tile<4>(lane, pt, g0, g1, U, L, first, a, mua, isa, tfa, b, mub, isb, tfb, Fcol, flat, bufA, bufB, Dcol);
+        return 128;
+    }
+    if (MAXRPL >= 2 && rem > 32) {
+        dist_tile<2>(lane, pt, g0, g1, U, L, first, a, mua, isa, tfa, b, mub, isb, tfb, Fcol, flat, bufA, bufB, Dcol);
+        return 64;
+    }
+    dist_tile<1>(lane, pt, g0, g1, U, L, first, a, mua, isa, tfa, b, mub, isb, tfb, Fcol, flat, bufA, bufB, Dcol);
+    return 32;
+}
+
+template <int MAXRPL>
 __global__ void __launch_bounds__(kDistWarps * 32)
 dist_kernel(const Item* items, int n_items, int64_t n_tasks, int N, const double* X, const int64_t* xo,
             const int64_t* xn, const int64_t* so, const uint8_t* has_flat, const double* MU, const double* ISD,
-            const double2* DFG, const double* F, const int64_t* E, const int64_t* eoff, int max_rpl, double* D,
+            const double2* DFG, const double* F, const int64_t* E, const int64_t* eoff, double* D,
             int64_t Pb, unsigned long long* counter, double* gcarry, int64_t ucap, int carry_in_shared) {
     extern __shared__ double smem[];
     const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
@@ -390,17 +411,10 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, int N, const double
         else
             for (int64_t u = lane; u < U; u += 32) bufA[u] = direct_comoment(a + g0, mua[g0], b + u, mub[u], L);
         __syncwarp();
-        bool first = true;
         for (int64_t pt = g0; pt < g1;) {
-            if (max_rpl >= 2 && g1 - pt > 32) {
-                dist_tile<2>(lane, pt, g0, g1, U, L, first, a, mua, isa, tfa, b, mub, isb, tfb, Fcol, flat, bufA, bufB, Dcol);
-                pt += 64;
-            } else {
-                dist_tile<1>(lane, pt, g0, g1, U, L, first, a, mua, isa, tfa, b, mub, isb, tfb, Fcol, flat, bufA, bufB, Dcol);
-                pt += 32;
-            }
+            pt += dist_tile_any<MAXRPL>(lane, pt, g0, g1, (int)U, L, pt == g0, a, mua, isa, tfa, b, mub, isb, tfb, Fcol,
+                                        flat, bufA, bufB, Dcol);
             double* tmp = bufA; bufA = bufB; bufB = tmp;
-            first = false;
         }
         __syncwarp();  // every lane done with the buffers before the next task writes them
     }
@@ -429,8 +443,13 @@ __global__ void gain_kernel(const Item* items, int n_items, int64_t n_piv, int N
     // across launches; `worst` is the gain of its last entry (-1 while not full)
     DevCand* list = top ? top + ((int64_t)blockIdx.x * wpb + wib) * k : nullptr;
     long long worst = list ? list[k - 1].g : -1;
-    for (int64_t pv = (int64_t)blockIdx.x * wpb + wib; pv < n_piv; pv += (int64_t)gridDim.x * wpb) {
-        const Item it = items[find_item_by_pivot(items, n_items, pv)];
+    // a contiguous range of pivots per warp: the item of the next pivot is this one or a later one
+    const int64_t nw = (int64_t)gridDim.x * wpb, per = (n_piv + nw - 1) / nw;
+    const int64_t pv0 = ((int64_t)blockIdx.x * wpb + wib) * per, pv1 = min(n_piv, pv0 + per);
+    int idx = pv0 < pv1 ? find_item_by_pivot(items, n_items, pv0) : 0;
+    for (int64_t pv = pv0; pv < pv1; ++pv) {
+        while (idx + 1 < n_items && items[idx + 1].pivot_base <= pv) ++idx;
+        const Item it = items[idx];
         const int64_t p = pv - it.pivot_base;
         if (ISD[so[(int64_t)it.li * N + it.s] + p] == 0.0) {  // flat: not a candidate
             if (lane == 0 && !top) outG[pv] = -1;
@@ -444,14 +463,30 @@ __global__ void gain_kernel(const Item* items, int n_items, int64_t n_piv, int N
         }
         for (int c = lane; c < C; c += 32) base[c] = 0;
         __syncwarp();
-        for (int j = lane; j < N; j += 32) {  // rank = position on the order line, ties by index
+        // rank = position on the order line: the number of smaller distances, plus (ties)
+        // the number of equal ones at smaller indexes.  The ranks of smaller distances sum
+        // to N(N-1)/2 exactly when there are no ties; only then is the second count skipped.
+        int32_t* rk = reinterpret_cast<int32_t*>(suml);  // scratch until the prefix sums
+        int rsum = 0;
+        for (int j = lane; j < N; j += 32) {
             const double dj = sd[j];
             int r = 0;
-            for (int i = 0; i < N; ++i) {
-                const double di = sd[i];
-                r += (di < dj) || (di == dj && i < j);
+#pragma unroll 8
+            for (int i = 0; i < N; ++i) r += sd[i] < dj;
+            rk[j] = r;
+            rsum += r;
+        }
+        for (int off = 16; off > 0; off >>= 1) rsum += __shfl_xor_sync(kFull, rsum, off);
+        if (rsum != N * (N - 1) / 2)
+            for (int j = lane; j < N; j += 32) {
+                const double dj = sd[j];
+                int e = 0;
+                for (int i = 0; i < j; ++i) e += sd[i] == dj;
+                rk[j] += e;
             }
-            od[r] = dj;
+        for (int j = lane; j < N; j += 32) {
+            const int r = rk[j];
+            od[r] = sd[j];
             oy[r] = sy[j];
         }
         __syncwarp();
@@ -639,10 +674,37 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     // from it.  Per length (index gl into `lengths`): the windows of each series in
     // its group's arrays (so: offset or -1; st: offset, the next one for a series
     // shorter than the length), their number E, the group offset eoff of the first,
-    // and fblk, the first f_kernel block of the length within its group.
+    // and fblk, the first f_kernel block of the length within its group.  All of it,
+    // with the series, labels and work items, is written straight into the staging
+    // buffer of the one upload (its layout: the first part of the device memory).
     const size_t nLen = lengths.size();
-    std::vector<int64_t> so(nLen * N), st(nLen * N), El(nLen), eoff(nLen), fblk(nLen);
-    std::vector<int32_t> Lh(nLen);
+    size_t n_items = 0;
+    for (int L : lengths)
+        for (int j = 0; j < N; ++j) n_items += d.n[j] >= L;
+    Arena ar;
+    const size_t oX = ar.take<double>(total), oXO = ar.take<int64_t>(N), oXN = ar.take<int64_t>(N);
+    const size_t oY = ar.take<int32_t>(N), oT = ar.take<int64_t>(Th.size()), oTOT = ar.take<int64_t>(C);
+    const size_t oITEMS = ar.take<Item>(n_items), oPART = ar.take<double>(partner.d ? N : 0);
+    const size_t oSO = ar.take<int64_t>(nLen * N), oST = ar.take<int64_t>(nLen * N), oLS = ar.take<int32_t>(nLen);
+    const size_t oE = ar.take<int64_t>(nLen), oEOFF = ar.take<int64_t>(nLen), oFBLK = ar.take<int64_t>(nLen);
+    const size_t up_end = ar.off;
+    std::unique_ptr<unsigned char[]> stage(new unsigned char[up_end]);
+    auto hp = [&](size_t o) { return stage.get() + o; };
+    auto put = [&](size_t o, const void* src, size_t bytes) { if (bytes) std::memcpy(hp(o), src, bytes); };
+    for (int j = 0; j < N; ++j) put(oX + (size_t)xo[j] * sizeof(double), d.x[j], (size_t)d.n[j] * sizeof(double));
+    put(oXO, xo.data(), N * sizeof(int64_t));
+    put(oXN, xn.data(), N * sizeof(int64_t));
+    put(oY, d.y.data(), N * sizeof(int32_t));
+    put(oT, Th.data(), Th.size() * sizeof(int64_t));
+    put(oTOT, toth.data(), C * sizeof(int64_t));
+    if (partner.d) put(oPART, partner.d, N * sizeof(double));
+    Item* const all = reinterpret_cast<Item*>(hp(oITEMS));
+    int64_t* const so = reinterpret_cast<int64_t*>(hp(oSO));
+    int64_t* const st = reinterpret_cast<int64_t*>(hp(oST));
+    int32_t* const Lh = reinterpret_cast<int32_t*>(hp(oLS));
+    int64_t* const El = reinterpret_cast<int64_t*>(hp(oE));
+    int64_t* const eoff = reinterpret_cast<int64_t*>(hp(oEOFF));
+    int64_t* const fblk = reinterpret_cast<int64_t*>(hp(oFBLK));
     for (size_t gl = 0; gl < nLen; ++gl) {
         Lh[gl] = lengths[gl];
         int64_t e = 0;
@@ -653,7 +715,7 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     struct Chunk { size_t i0, i1; int64_t piv, tasks; double cost; };
     std::vector<Group> groups;
     std::vector<Chunk> chunks;
-    std::vector<Item> all;
+    size_t ni = 0;  // items written
     const int64_t piv_cap = std::max<int64_t>(longest, (int64_t)(kMaxBatchBytes / ((size_t)N * sizeof(double))));
     int64_t max_entries = 0, max_piv = 0, max_f = 0;
     for (size_t gi = 0; gi < nLen;) {
@@ -676,13 +738,14 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
             ++ge;
         }
         Group g{gi, ge, entries, fblocks, use_f, chunks.size(), 0};
-        const size_t i_first = all.size();
+        const size_t i_first = ni;
         for (size_t li = 0; li < ge - gi; ++li) {
             const int L = lengths[gi + li];
             const int64_t R = rows_per_group(L);
             for (int s = 0; s < N; ++s) {
                 if (d.n[s] < L) continue;
-                Item it{};
+                Item& it = all[ni++];
+                it = Item{};
                 it.s = s;
                 it.li = (int32_t)li;
                 it.L = L;
@@ -690,12 +753,11 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
                 it.R = (int32_t)R;
                 it.ngroups = (int32_t)((it.P + R - 1) / R);
                 it.row = d.row[s];
-                all.push_back(it);
             }
         }
         double c = 0;
         Chunk ch{i_first, i_first, 0, 0, 0};
-        for (size_t i = i_first; i < all.size(); ++i) {
+        for (size_t i = i_first; i < ni; ++i) {
             Item& it = all[i];
             const double cost = (double)it.P * (double)total;
             if (ch.i1 > ch.i0 && (ch.piv + it.P > piv_cap || c + cost > kChunkCost)) {
@@ -722,15 +784,16 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     for (const Chunk& ch : chunks) max_piv = std::max(max_piv, ch.piv);
     PROF("plan");
 
-    // dist kernel: carries in shared memory when they fit
+    // dist kernel (rows per lane: up to 1, 2 or 4): carries in shared memory when they fit
+    auto dist_fn = tune.rows_per_lane >= 4 ? dist_kernel<4> : tune.rows_per_lane >= 2 ? dist_kernel<2> : dist_kernel<1>;
     const int64_t ucap = longest - lengths.front() + 1;
     size_t dist_smem = (size_t)kDistWarps * 2 * ucap * sizeof(double);
     int carry_in_shared = dist_smem <= (size_t)std::min(smem_optin, 100 * 1024);
     if (!carry_in_shared) dist_smem = 0;
-    check(cudaFuncSetAttribute(dist_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dist_smem),
+    check(cudaFuncSetAttribute(dist_fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dist_smem),
           "cudaFuncSetAttribute");
     int dist_bps = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&dist_bps, dist_kernel, kDistWarps * 32, dist_smem),
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&dist_bps, dist_fn, kDistWarps * 32, dist_smem),
           "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     const int dist_blocks = std::max(1, dist_bps) * sms;
     const size_t gain_smem = gain_per_warp * gain_wpb;
@@ -744,15 +807,8 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     const int64_t n_lists = (int64_t)gain_blocks_max * gain_wpb;
     PROF("func_attrs_occupancy");
 
-    // ---- every device buffer, carved from one allocation: first what goes up in one
-    // copy, then what is zeroed, then the rest
-    Arena ar;
-    const size_t oX = ar.take<double>(total), oXO = ar.take<int64_t>(N), oXN = ar.take<int64_t>(N);
-    const size_t oY = ar.take<int32_t>(N), oT = ar.take<int64_t>(Th.size()), oTOT = ar.take<int64_t>(C);
-    const size_t oITEMS = ar.take<Item>(all.size()), oPART = ar.take<double>(partner.d ? N : 0);
-    const size_t oSO = ar.take<int64_t>(nLen * N), oST = ar.take<int64_t>(nLen * N), oLS = ar.take<int32_t>(nLen);
-    const size_t oE = ar.take<int64_t>(nLen), oEOFF = ar.take<int64_t>(nLen), oFBLK = ar.take<int64_t>(nLen);
-    const size_t up_end = ar.off;
+    // ---- every device buffer, carved from one allocation: first what goes up in the
+    // one copy (laid out above), then what is zeroed, then the rest
     const size_t oFLAT = ar.take<uint8_t>(nLen * N), oCNT = ar.take<unsigned long long>(chunks.size());
     const size_t zero_begin = oFLAT, zero_end = ar.off;
     const size_t oMU = ar.take<double>(max_entries), oISD = ar.take<double>(max_entries);
@@ -794,25 +850,8 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     double* OGAP = dev_top ? nullptr : reinterpret_cast<double*>(dp(oOGAP));
     double* OTHR = dev_top ? nullptr : reinterpret_cast<double*>(dp(oOTHR));
 
-    {  // one upload (pageable: staged before the call returns, so `stage` may go)
-        std::vector<unsigned char> stage(up_end);
-        auto put = [&](size_t o, const void* src, size_t bytes) { if (bytes) std::memcpy(stage.data() + o, src, bytes); };
-        for (int j = 0; j < N; ++j) put(oX + (size_t)xo[j] * sizeof(double), d.x[j], (size_t)d.n[j] * sizeof(double));
-        put(oXO, xo.data(), N * sizeof(int64_t));
-        put(oXN, xn.data(), N * sizeof(int64_t));
-        put(oY, d.y.data(), N * sizeof(int32_t));
-        put(oT, Th.data(), Th.size() * sizeof(int64_t));
-        put(oTOT, toth.data(), C * sizeof(int64_t));
-        put(oITEMS, all.data(), all.size() * sizeof(Item));
-        if (partner.d) put(oPART, partner.d, N * sizeof(double));
-        put(oSO, so.data(), so.size() * sizeof(int64_t));
-        put(oST, st.data(), st.size() * sizeof(int64_t));
-        put(oLS, Lh.data(), nLen * sizeof(int32_t));
-        put(oE, El.data(), nLen * sizeof(int64_t));
-        put(oEOFF, eoff.data(), nLen * sizeof(int64_t));
-        put(oFBLK, fblk.data(), nLen * sizeof(int64_t));
-        check(cudaMemcpyAsync(mb, stage.data(), up_end, cudaMemcpyHostToDevice, stream), "shapelet upload");
-    }
+    // the one upload (pageable: staged before the call returns; `stage` lives on anyway)
+    check(cudaMemcpyAsync(mb, stage.get(), up_end, cudaMemcpyHostToDevice, stream), "shapelet upload");
     check(cudaMemsetAsync(dp(zero_begin), 0, zero_end - zero_begin, stream), "cudaMemsetAsync");
     if (dev_top) check(cudaMemsetAsync(TOP, 0xff, (size_t)n_lists * k * sizeof(DevCand), stream), "cudaMemsetAsync");  // g = -1: empty
     std::vector<int64_t> hg;
@@ -850,9 +889,9 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
             const Item* items = ITEMS + ch.i0;
             const int n_items = (int)(ch.i1 - ch.i0);
             if (!timing) { timer.start(); timing = true; }
-            dist_kernel<<<dist_blocks, kDistWarps * 32, dist_smem, stream>>>(
+            dist_fn<<<dist_blocks, kDistWarps * 32, dist_smem, stream>>>(
                 items, n_items, ch.tasks, N, X, XO, XN, gSO, gFLAT, MU, ISD, DFG, g.use_f ? F : nullptr,
-                EL + g.l0, EOFF + g.l0, tune.rows_per_lane, Dm, max_piv, COUNTERS + ci, GCARRY, ucap, carry_in_shared);
+                EL + g.l0, EOFF + g.l0, Dm, max_piv, COUNTERS + ci, GCARRY, ucap, carry_in_shared);
             check(cudaGetLastError(), "dist_kernel launch");
             const int gblocks = (int)std::min<int64_t>(gain_blocks_max, (ch.piv + gain_wpb - 1) / gain_wpb);
             gain_kernel<<<gblocks, gain_wpb * 32, gain_smem, stream>>>(
@@ -923,7 +962,7 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     PROF("merge");
     std::fprintf(stderr, "SHPPROF groups=%zu fgroups=%d chunks=%zu items=%zu max_piv=%lld max_entries=%lld max_f=%lld arena_MB=%.1f dist_blocks=%d gain_blocks=%d n_lists=%lld kernel_ms=%.3f smem=%zu\n",
                  groups.size(), (int)std::count_if(groups.begin(), groups.end(), [](const Group& g) { return g.use_f; }),
-                 chunks.size(), all.size(), (long long)max_piv, (long long)max_entries, (long long)max_f, ar.off / 1048576.0,
+                 chunks.size(), n_items, (long long)max_piv, (long long)max_entries, (long long)max_f, ar.off / 1048576.0,
                  dist_blocks, gain_blocks_max, (long long)n_lists, kernel_ms, dist_smem);
     ex->kernel_ms += kernel_ms;
     ex->device_ms += tsm::gpu::now_ms() - t_start;

@@ -181,7 +181,7 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
 // to cover every path, results are the same with any setting):
 //  f_cap: doubles of the table of direct diagonal starts per length group (0: the
 //         distance kernel computes every start itself);
-//  rows_per_lane: pivot rows per lane of the distance kernel (1 or 2).
+//  rows_per_lane: pivot rows per lane of the distance kernel (at most 1, 2 or 4).
 struct Tuning {
     int64_t f_cap = int64_t(8) << 20;
     int rows_per_lane = 2;

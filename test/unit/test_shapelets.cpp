@@ -670,7 +670,7 @@ GPU_TEST(shapelets_gpu_table2_timings) {
 GPU_TEST(shapelets_gpu_every_tuning_matches_cpu) {
     // The GPU engine's paths: direct diagonal starts from the F table or computed by the
     // distance kernel (f_cap 0), F groups split by a small cap (some lengths too big for
-    // it: mixed groups), one or two pivot rows per lane; series of unequal lengths
+    // it: mixed groups), one, two or four pivot rows per lane; series of unequal lengths
     // (shorter than some pivots), long series (several row groups), more than 32 and 64
     // series (several rounds of the gain kernel), device best-k lists (k <= 64) and
     // per-pivot results (k > 64), logical trees (partner distances).  Every setting must
@@ -679,7 +679,8 @@ GPU_TEST(shapelets_gpu_every_tuning_matches_cpu) {
     using tsm::shp::gpu::tuning;
     const Tuning saved = tuning();
     struct Case { int64_t f_cap; int rpl; };
-    const Case cases[] = {{saved.f_cap, 2}, {saved.f_cap, 1}, {0, 1}, {0, 2}, {3000, 2}, {40000, 1}};
+    const Case cases[] = {{saved.f_cap, saved.rows_per_lane}, {saved.f_cap, 1}, {saved.f_cap, 2}, {saved.f_cap, 4},
+                          {0, 1}, {0, 2}, {0, 4}, {3000, 2}, {40000, 1}, {40000, 4}};
     auto A = random_set(501, 13, 3, 30, 95);    // unequal lengths: series shorter than the longest pivots
     auto B = random_set(502, 70, 4, 60, 64);    // N > 64
     auto Lg = random_set(503, 5, 2, 600, 700);  // several row groups of 256 rows
