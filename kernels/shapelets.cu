@@ -13,37 +13,41 @@
 //    full lane use (the distance kernel used to compute each twice, with idle
 //    lanes for short rows).  Groups whose table would pass Tuning::f_cap leave
 //    the starts to the distance kernel, as before.
-//  * dist_kernel: one warp per task (s, L, target j, row group); a lane per one
-//    or two consecutive pivot rows (the paper's thread per pivot), 32 or 64
-//    rows a tile.  The warp walks the target's windows u in lockstep: the first
-//    row of a lane gets c(p-1,u-1) from the lane before by a shuffle (lane 0
-//    from the previous tile's last row kept in shared memory), the second from
-//    the lane's own first row, so each step is O(1) (recurrence (6)-(7)) and a
-//    pivot's distance to a series costs O(n_j); two rows a lane halve the
-//    shared/L1 traffic per cell (the kernel is bound by it).  Tasks are taken
-//    from an atomic counter by persistent warps (balanced).  Per-pivot distances
-//    go to a bounded batch matrix D[j][pivot].
-//  * gain_kernel: one warp per pivot: the order line (rank sort in shared
-//    memory), class counts by ballots, the gain of every split in fixed point;
-//    then, only where the best gain can still enter the warp's best-k list,
-//    the prefix sums and separation gaps of the splits with that gain.  For
-//    k <= kDevTopK each warp keeps its own sorted best-k list on the device
+//  * dist_kernel: one warp per task (s, L, target j, row group); a lane per one,
+//    two or four consecutive pivot rows (the paper's thread per pivot; at most
+//    Tuning::rows_per_lane, fewer for a tile's last rows), 32 to 128 rows a tile.
+//    The warp walks the target's windows u in lockstep: the first row of a lane
+//    gets c(p-1,u-1) from the lane before by a shuffle (lane 0 from the previous
+//    tile's last row kept in shared memory), the next ones from the lane's own
+//    rows, so each step is O(1) (recurrence (6)-(7)) and a pivot's distance to
+//    a series costs O(n_j).  The kernel is bound by shared/L1 traffic (the
+//    target's terms, the carry, the shuffle): two rows a lane halve it per
+//    cell; four cost more registers than they save (measured).  Persistent
+//    warps take batches of kTaskBatch consecutive tasks (mostly one source and
+//    length) from an atomic counter.  Per-pivot distances go to a bounded batch
+//    matrix D[j][pivot].
+//  * gain_kernel: one warp per pivot, a contiguous range of pivots per warp:
+//    the order line (rank sort in shared memory; the tie count only when there
+//    are ties), class counts by ballots, the gain of every split in fixed
+//    point; then, only where the best gain can still enter the warp's best-k
+//    list, the prefix sums and separation gaps of the splits with that gain.
+//    For k <= kDevTopK each warp keeps its own sorted best-k list on the device
 //    across launches (the order of cand_better), merge_kernel merges them at
 //    the end and only the k best come back; for larger k, (gain, gap,
 //    threshold) per pivot come back per launch.
 // The whole call is planned first (length groups whose window statistics and F
 // table fit, launches within them); every device buffer is carved from one
-// allocation sized from the plan, and everything the host prepares (series,
-// labels, work items, window offsets of every length) goes up in one copy.  A
-// launch holds at most kMaxBatchBytes of distances; launches queue up without
-// host round trips, with tsm::gpu::wait after about kChunkCost cell updates
-// (tens of ms) of them.  Window statistics are computed on the device
-// (stats_kernel, bit-identical with the host's).
+// allocation sized from the plan (one cudaMalloc and one cudaFree a call, so the
+// accounting of gpu_runtime.h sees the call's whole footprint and nothing
+// stays), and everything the host prepares (series, labels, work items, window
+// offsets of every length) is written in place into one staging buffer and goes
+// up in one copy.  A launch holds at most kMaxBatchBytes of distances; launches
+// queue up without host round trips, with tsm::gpu::wait after about kChunkCost
+// cell updates (tens of ms) of them.  Window statistics are computed on the
+// device (stats_kernel, bit-identical with the host's).
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -70,6 +74,7 @@ namespace {
 
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kDistWarps = 4;                        // warps per block of dist_kernel
+constexpr int kTaskBatch = 4;                        // dist_kernel tasks taken at a time by a warp
 constexpr double kChunkCost = 2.5e10;                // cell updates per launch (~20-40 ms on an H100)
 constexpr size_t kMaxBatchBytes = size_t(32) << 20;  // D matrix of one launch
 constexpr int64_t kStatsEntries = int64_t(1) << 20;  // windows of one length group
@@ -327,11 +332,10 @@ __device__ __forceinline__ void dist_tile(int lane, int64_t pt, int64_t g0, int6
         double cn = comoment_step(lane == 0 ? left : up, fa[0], ga[0], tb.x, tb.y);
         if (first && lane == 0) cn = bufA[u];  // the group's first row: direct
         c[0] = cn;
+        // (fmax: the CPU's "if (v > vmax)" up to the sign of a zero maximum, which
+        // distance_from_best does not see)
 #pragma unroll
-        for (int r = 0; r < RPL; ++r) {
-            const double v = dmul(c[r], ib);
-            if (v > vmax[r]) vmax[r] = v;
-        }
+        for (int r = 0; r < RPL; ++r) vmax[r] = fmax(vmax[r], dmul(c[r], ib));
         if (lane == 31) bufB[u] = c[RPL - 1];
     }
     __syncwarp();
@@ -373,12 +377,17 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, int N, const double
     double* bufA = carry_in_shared ? smem + (size_t)wib * 2 * ucap : gcarry + (size_t)gw * 2 * ucap;
     double* bufB = bufA + ucap;
     for (;;) {
-        unsigned long long t = 0;
-        if (lane == 0) t = atomicAdd(counter, 1ULL);
-        t = __shfl_sync(kFull, t, 0);
-        if ((int64_t)t >= n_tasks) break;
-        const Item it = items[find_item_by_task(items, n_items, (int64_t)t)];
-        const int64_t local = (int64_t)t - it.task_base;
+        // a batch of consecutive tasks (mostly one item: the same source and length)
+        unsigned long long tb = 0;
+        if (lane == 0) tb = atomicAdd(counter, (unsigned long long)kTaskBatch);
+        tb = __shfl_sync(kFull, tb, 0);
+        if ((int64_t)tb >= n_tasks) break;
+        const int64_t t_end = min(n_tasks, (int64_t)tb + kTaskBatch);
+        int idx = find_item_by_task(items, n_items, (int64_t)tb);
+    for (int64_t t = (int64_t)tb; t < t_end; ++t) {
+        while (idx + 1 < n_items && items[idx + 1].task_base <= t) ++idx;
+        const Item it = items[idx];
+        const int64_t local = t - it.task_base;
         const int j = (int)(local % N);
         const int64_t grp = local / N;
         const int64_t g0 = grp * it.R, g1 = min((int64_t)it.P, g0 + it.R);
@@ -417,6 +426,7 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, int N, const double
             double* tmp = bufA; bufA = bufB; bufB = tmp;
         }
         __syncwarp();  // every lane done with the buffers before the next task writes them
+    }
     }
 }
 
@@ -615,22 +625,10 @@ struct Arena {
 
 }  // namespace
 
-static double g_prof[64]; static const char* g_profn[64]; static int g_np = 0;
-#define PROF(nm) do { if (g_np < 64) { g_prof[g_np] = tsm::gpu::now_ms(); g_profn[g_np++] = nm; } } while (0)
-static void prof_dump() {
-    std::fprintf(stderr, "SHPPROF gpu:");
-    for (int i = 1; i < g_np; ++i) std::fprintf(stderr, " %s=%.3f", g_profn[i], g_prof[i] - g_prof[i - 1]);
-    std::fprintf(stderr, " total=%.3f\n", g_np ? g_prof[g_np - 1] - g_prof[0] : 0.0);
-    g_np = 0;
-}
-void prof_end() { PROF("frees"); prof_dump(); }
 
 std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int k, const Partner& partner,
                            TsExec* ex) {
-    g_np = 0;
-    PROF("begin");
     tsm::gpu::use_device(ex);
-    PROF("use_device");
     const double t_start = tsm::gpu::now_ms();
     const int N = (int)d.x.size(), C = d.C;
     TopK best(k);
@@ -651,12 +649,10 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
                     format("too many training series (%d) for the shared memory of the GPU shapelet engine", N),
                     "SET tsmine.backend = auto or cpu for this query.");
     const int gain_wpb = (int)std::max<size_t>(1, std::min<size_t>(8, (size_t)smem_optin / 2 / gain_per_warp));
-    PROF("attrs");
 
     tsm::gpu::Stream stream;
     tsm::gpu::EventTimer timer(stream);
     double kernel_ms = 0;
-    PROF("stream_events");
 
     // series, labels, entropy table
     std::vector<int64_t> xo(N), xn(N);
@@ -782,7 +778,6 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
         gi = ge;
     }
     for (const Chunk& ch : chunks) max_piv = std::max(max_piv, ch.piv);
-    PROF("plan");
 
     // dist kernel (rows per lane: up to 1, 2 or 4): carries in shared memory when they fit
     auto dist_fn = tune.rows_per_lane >= 4 ? dist_kernel<4> : tune.rows_per_lane >= 2 ? dist_kernel<2> : dist_kernel<1>;
@@ -805,7 +800,6 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     const int gain_blocks_max = std::max(1, gain_bps) * sms;
     const bool dev_top = k <= kDevTopK;
     const int64_t n_lists = (int64_t)gain_blocks_max * gain_wpb;
-    PROF("func_attrs_occupancy");
 
     // ---- every device buffer, carved from one allocation: first what goes up in the
     // one copy (laid out above), then what is zeroed, then the rest
@@ -819,7 +813,6 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     const size_t oOG = ar.take<int64_t>(dev_top ? 0 : max_piv), oOGAP = ar.take<double>(dev_top ? 0 : max_piv);
     const size_t oOTHR = ar.take<double>(dev_top ? 0 : max_piv);
     Buffer<unsigned char> mem(ar.off, "shapelet device memory");
-    PROF("alloc");
     unsigned char* const mb = mem.get();
     auto dp = [&](size_t o) { return mb + o; };
     const double* X = reinterpret_cast<const double*>(dp(oX));
@@ -861,7 +854,6 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
         hgap.resize(max_piv);
         hthr.resize(max_piv);
     }
-    PROF("upload");
 
     double since_wait = 0;  // estimated work launched since the last tsm::gpu::wait
     bool timing = false;
@@ -914,9 +906,7 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
             }
             if (!dev_top || since_wait >= kChunkCost || last) {
                 timer.stop();
-                PROF("queue");
                 tsm::gpu::wait(stream, ex);
-                PROF("wait");
                 kernel_ms += timer.ms();
                 timing = false;
                 since_wait = 0;
@@ -944,7 +934,6 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
         std::vector<DevCand> out(k);
         check(cudaMemcpyAsync(out.data(), OUT, (size_t)k * sizeof(DevCand), cudaMemcpyDeviceToHost, stream), "copy best");
         stream.sync();
-        PROF("copy_best");
         for (const DevCand& c : out) {
             if (c.g < 0) continue;
             Cand cd;
@@ -959,11 +948,6 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
         }
     }
     stream.sync();
-    PROF("merge");
-    std::fprintf(stderr, "SHPPROF groups=%zu fgroups=%d chunks=%zu items=%zu max_piv=%lld max_entries=%lld max_f=%lld arena_MB=%.1f dist_blocks=%d gain_blocks=%d n_lists=%lld kernel_ms=%.3f smem=%zu\n",
-                 groups.size(), (int)std::count_if(groups.begin(), groups.end(), [](const Group& g) { return g.use_f; }),
-                 chunks.size(), n_items, (long long)max_piv, (long long)max_entries, (long long)max_f, ar.off / 1048576.0,
-                 dist_blocks, gain_blocks_max, (long long)n_lists, kernel_ms, dist_smem);
     ex->kernel_ms += kernel_ms;
     ex->device_ms += tsm::gpu::now_ms() - t_start;
     return best.take();

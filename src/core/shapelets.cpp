@@ -560,9 +560,6 @@ extern "C" int tsm_shapelets(const double* const* series, const int64_t* lengths
         Subset sub = make_subset(in, rows);
         auto lens = pivot_lengths(sub, min_length, max_length, step);
         auto best = discover(sub, lens, k, Partner{}, ex);
-#ifdef TSMINE_WITH_CUDA
-        if (ex->used_backend == TS_BACKEND_GPU) gpu::prof_end();
-#endif
         out->count = (int32_t)best.size();
         out->items = alloc_result<TsShapelet>(ex, best.size());
         for (size_t i = 0; i < best.size(); ++i) {

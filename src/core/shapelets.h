@@ -174,7 +174,6 @@ std::vector<Cand> discover_cpu(const Subset& d, const std::vector<int>& lengths,
                                const Partner& partner, TsExec* ex);
 #ifdef TSMINE_WITH_CUDA
 namespace gpu {
-void prof_end();
 std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int k,
                            const Partner& partner, TsExec* ex);
 // Tuning of the GPU engine (the defaults are the measured best; tests change them

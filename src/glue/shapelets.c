@@ -99,9 +99,7 @@ read_training(text *sql, TrainingSet *t)
 	char	  **sorted;
 	TupleDesc	desc;
 
-	double pa = tsm_now_ms(), pb, pc, pd;
 	desc = spi_select_series(query, "training_sql", 2, "two columns, a label and a float8[] series");
-	pb = tsm_now_ms();
 	t->n = (int64) SPI_processed;
 	MemoryContextSwitchTo(outer);
 	t->x = palloc0(sizeof(double *) * Max(t->n, 1));
@@ -121,9 +119,7 @@ read_training(text *sql, TrainingSet *t)
 		t->x[i] = spi_copy_series(desc, i, "training_sql", outer, &t->len[i]);
 		t->total_values += t->len[i];
 	}
-	pc = tsm_now_ms();
 	SPI_finish();
-	pd = tsm_now_ms();
 
 	/* labels → dense ids in byte order of their text */
 	sorted = palloc(sizeof(char *) * Max(t->n, 1));
@@ -140,7 +136,6 @@ read_training(text *sql, TrainingSet *t)
 
 		t->y[i] = (int32) (hit - sorted);
 	}
-	fprintf(stderr, "SHPPROF glue read: spi_exec=%.3f rows=%.3f spi_finish=%.3f labels=%.3f\n", pb - pa, pc - pb, pd - pc, tsm_now_ms() - pd);
 }
 
 static void
@@ -202,20 +197,14 @@ ts_shapelets(PG_FUNCTION_ARGS)
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
 
-	double		p1, p2, p3, p4, p5;
 	TSM_REQUIRE_ARG(fcinfo, 0, "training_sql");
 	length_args(fcinfo, &minL, &maxL, &step);
 	read_training(PG_GETARG_TEXT_PP(0), &t);
-	p1 = tsm_now_ms();
 	InitMaterializedSRF(fcinfo, 0);
-	p2 = tsm_now_ms();
 	tsm_exec_prepare(&ex, TS_WORK_SHAPELETS, shapelet_work(&t, minL, maxL, step), minL);
-	p3 = tsm_now_ms();
 	TSM_CALL(ex, st, tsm_shapelets(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step,
 								   (int32) Min(k, PG_INT32_MAX), &ex, &out, &st));
-	p4 = tsm_now_ms();
 	tsm_exec_finish("ts_shapelets", &ex, t.total_values, &st, t0);
-	p5 = tsm_now_ms();
 	for (int i = 0; i < out.count; i++)
 	{
 		TsShapelet *s = &out.items[i];
@@ -232,8 +221,6 @@ ts_shapelets(PG_FUNCTION_ARGS)
 		values[7] = float8_array(s->values, s->length);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	fprintf(stderr, "SHPPROF glue: read_total=%.3f srf=%.3f prepare=%.3f core=%.3f(device %.3f kernel %.3f) finish=%.3f out=%.3f total=%.3f\n",
-			p1 - t0, p2 - p1, p3 - p2, p4 - p3, ex.device_ms, ex.kernel_ms, p5 - p4, tsm_now_ms() - p5, tsm_now_ms() - t0);
 	return (Datum) 0;
 }
 
