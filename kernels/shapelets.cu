@@ -22,10 +22,10 @@
 //    rows, so each step is O(1) (recurrence (6)-(7)) and a pivot's distance to
 //    a series costs O(n_j).  The kernel is bound by shared/L1 traffic (the
 //    target's terms, the carry, the shuffle): two rows a lane halve it per
-//    cell; four cost more registers than they save (measured).  Persistent
-//    warps take batches of kTaskBatch consecutive tasks (mostly one source and
-//    length) from an atomic counter.  Per-pivot distances go to a bounded batch
-//    matrix D[j][pivot].
+//    cell; four cost more registers than they save (measured).  Tasks are
+//    taken one at a time from an atomic counter by persistent warps (batches of
+//    four consecutive tasks were measured slower on the big sets: longer tails
+//    per launch).  Per-pivot distances go to a bounded batch matrix D[j][pivot].
 //  * gain_kernel: one warp per pivot, a contiguous range of pivots per warp:
 //    the order line (rank sort in shared memory; the tie count only when there
 //    are ties), class counts by ballots, the gain of every split in fixed
@@ -74,7 +74,6 @@ namespace {
 
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kDistWarps = 4;                        // warps per block of dist_kernel
-constexpr int kTaskBatch = 4;                        // dist_kernel tasks taken at a time by a warp
 constexpr double kChunkCost = 2.5e10;                // cell updates per launch (~20-40 ms on an H100)
 constexpr size_t kMaxBatchBytes = size_t(32) << 20;  // D matrix of one launch
 constexpr int64_t kStatsEntries = int64_t(1) << 20;  // windows of one length group
@@ -332,10 +331,11 @@ __device__ __forceinline__ void dist_tile(int lane, int64_t pt, int64_t g0, int6
         double cn = comoment_step(lane == 0 ? left : up, fa[0], ga[0], tb.x, tb.y);
         if (first && lane == 0) cn = bufA[u];  // the group's first row: direct
         c[0] = cn;
-        // (fmax: the CPU's "if (v > vmax)" up to the sign of a zero maximum, which
-        // distance_from_best does not see)
 #pragma unroll
-        for (int r = 0; r < RPL; ++r) vmax[r] = fmax(vmax[r], dmul(c[r], ib));
+        for (int r = 0; r < RPL; ++r) {
+            const double v = dmul(c[r], ib);
+            if (v > vmax[r]) vmax[r] = v;
+        }
         if (lane == 31) bufB[u] = c[RPL - 1];
     }
     __syncwarp();
@@ -377,17 +377,12 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, int N, const double
     double* bufA = carry_in_shared ? smem + (size_t)wib * 2 * ucap : gcarry + (size_t)gw * 2 * ucap;
     double* bufB = bufA + ucap;
     for (;;) {
-        // a batch of consecutive tasks (mostly one item: the same source and length)
-        unsigned long long tb = 0;
-        if (lane == 0) tb = atomicAdd(counter, (unsigned long long)kTaskBatch);
-        tb = __shfl_sync(kFull, tb, 0);
-        if ((int64_t)tb >= n_tasks) break;
-        const int64_t t_end = min(n_tasks, (int64_t)tb + kTaskBatch);
-        int idx = find_item_by_task(items, n_items, (int64_t)tb);
-    for (int64_t t = (int64_t)tb; t < t_end; ++t) {
-        while (idx + 1 < n_items && items[idx + 1].task_base <= t) ++idx;
-        const Item it = items[idx];
-        const int64_t local = t - it.task_base;
+        unsigned long long t = 0;
+        if (lane == 0) t = atomicAdd(counter, 1ULL);
+        t = __shfl_sync(kFull, t, 0);
+        if ((int64_t)t >= n_tasks) break;
+        const Item it = items[find_item_by_task(items, n_items, (int64_t)t)];
+        const int64_t local = (int64_t)t - it.task_base;
         const int j = (int)(local % N);
         const int64_t grp = local / N;
         const int64_t g0 = grp * it.R, g1 = min((int64_t)it.P, g0 + it.R);
@@ -426,7 +421,6 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, int N, const double
             double* tmp = bufA; bufA = bufB; bufB = tmp;
         }
         __syncwarp();  // every lane done with the buffers before the next task writes them
-    }
     }
 }
 
