@@ -26,6 +26,11 @@ std::atomic<bool> g_context_broken{false};
 
 void probe() {
     std::call_once(g_probe_once, [] {
+        // Load every kernel when the context starts (the first GPU call of a session)
+        // rather than at each kernel's first launch, which would charge the first call
+        // of every method in a session with its modules' loading.  A setting of the
+        // user's own wins.
+        setenv("CUDA_MODULE_LOADING", "EAGER", 0);
         int n = 0;
         cudaError_t e = cudaGetDeviceCount(&n);
         if (e != cudaSuccess) {

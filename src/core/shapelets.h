@@ -176,6 +176,16 @@ std::vector<Cand> discover_cpu(const Subset& d, const std::vector<int>& lengths,
 namespace gpu {
 std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int k,
                            const Partner& partner, TsExec* ex);
+// Tuning of the GPU engine (the defaults are the measured best; tests change them
+// to cover every path, results are the same with any setting):
+//  f_cap: doubles of the table of direct diagonal starts per length group (0: the
+//         distance kernel computes every start itself);
+//  rows_per_lane: pivot rows per lane of the distance kernel (at most 1, 2 or 4).
+struct Tuning {
+    int64_t f_cap = int64_t(8) << 20;
+    int rows_per_lane = 2;
+};
+Tuning& tuning();
 }
 #endif
 

@@ -9,6 +9,7 @@
 
 #include "api_shapelets.h"
 #include "check.h"
+#include "shapelets.h"
 
 namespace {
 
@@ -664,3 +665,44 @@ GPU_TEST(shapelets_gpu_table2_timings) {
     }
     CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
 }
+
+#ifdef TSMINE_WITH_CUDA
+GPU_TEST(shapelets_gpu_every_tuning_matches_cpu) {
+    // The GPU engine's paths: direct diagonal starts from the F table or computed by the
+    // distance kernel (f_cap 0), F groups split by a small cap (some lengths too big for
+    // it: mixed groups), one, two or four pivot rows per lane; series of unequal lengths
+    // (shorter than some pivots), long series (several row groups), more than 32 and 64
+    // series (several rounds of the gain kernel), device best-k lists (k <= 64) and
+    // per-pivot results (k > 64), logical trees (partner distances).  Every setting must
+    // give the CPU's pivots, gains, thresholds and gaps exactly.
+    using tsm::shp::gpu::Tuning;
+    using tsm::shp::gpu::tuning;
+    const Tuning saved = tuning();
+    struct Case { int64_t f_cap; int rpl; };
+    const Case cases[] = {{saved.f_cap, saved.rows_per_lane}, {saved.f_cap, 1}, {saved.f_cap, 2}, {saved.f_cap, 4},
+                          {0, 1}, {0, 2}, {0, 4}, {3000, 2}, {40000, 1}, {40000, 4}};
+    auto A = random_set(501, 13, 3, 30, 95);    // unequal lengths: series shorter than the longest pivots
+    auto B = random_set(502, 70, 4, 60, 64);    // N > 64
+    auto Lg = random_set(503, 5, 2, 600, 700);  // several row groups of 256 rows
+    auto Cc = random_set(504, 40, 2, 20, 140);
+    const TsShapelets ca1 = run_shapelets(A, 2, 95, 1, 7, tsmt::cpu_exec());
+    const TsShapelets ca2 = run_shapelets(A, 3, 60, 4, 90, tsmt::cpu_exec());
+    const TsShapelets cb = run_shapelets(B, 2, 64, 3, 3, tsmt::cpu_exec());
+    const TsShapelets cl = run_shapelets(Lg, 20, 300, 40, 4, tsmt::cpu_exec());
+    const TsShapelets cc = run_shapelets(Cc, 2, 140, 1, 1, tsmt::cpu_exec());
+    const TsShapeletTree ct = run_tree(Cc, 3, 60, 3, 3, 1, tsmt::cpu_exec());
+    for (const Case& c : cases) {
+        tuning().f_cap = c.f_cap;
+        tuning().rows_per_lane = c.rpl;
+        std::printf("    f_cap %lld, rows per lane %d\n", (long long)c.f_cap, c.rpl);
+        same_shapelets(ca1, run_shapelets(A, 2, 95, 1, 7, tsmt::gpu_exec()), 0.0);
+        same_shapelets(ca2, run_shapelets(A, 3, 60, 4, 90, tsmt::gpu_exec()), 0.0);
+        same_shapelets(cb, run_shapelets(B, 2, 64, 3, 3, tsmt::gpu_exec()), 0.0);
+        same_shapelets(cl, run_shapelets(Lg, 20, 300, 40, 4, tsmt::gpu_exec()), 0.0);
+        same_shapelets(cc, run_shapelets(Cc, 2, 140, 1, 1, tsmt::gpu_exec()), 0.0);
+        same_tree(ct, run_tree(Cc, 3, 60, 3, 3, 1, tsmt::gpu_exec()));
+        CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
+    }
+    tuning() = saved;
+}
+#endif
