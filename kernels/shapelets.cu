@@ -125,31 +125,14 @@ __device__ __forceinline__ int find_item_by_pivot(const Item* it, int n, int64_t
 
 __device__ __forceinline__ double direct_comoment(const double* a, double mua, const double* b, double mub, int L) {
     double s = 0;
-    for (int t = 0; t < L; ++t) s = dadd(s, dmul(dsub(a[t], mua), dsub(b[t], mub)));
+    for (int t = 0; t < L; ++t) s = hd::add(s, hd::mul(hd::sub(a[t], mua), hd::sub(b[t], mub)));
     return s;
 }
 
-// Window statistics on the device, bit-identical with length_stats (sliding.cpp's
-// window_stats: blocks of 4096 windows relative to ref = x[block start], an exact
-// two-pass restart every 256 windows, difference updates in between, constant
-// windows from runs of equal values; then shapelets.cpp's flat rule).  One warp
-// per (length, series), a lane per segment of 256 windows.  FLAT must be zeroed.
-__device__ __forceinline__ void stats_restart(const double* x, int64_t i, int m, double ref, double& mu, double& sd) {
-    const double md = (double)m;
-    double a = 0;
-    for (int j = 0; j < m; ++j) a = dadd(a, dsub(x[i + j], ref));
-    mu = ddiv(a, md);
-    double dd = 0, q = 0;
-    for (int j = 0; j < m; ++j) {
-        const double t = dsub(dsub(x[i + j], ref), mu);
-        dd = dadd(dd, t);
-        q = dadd(q, dmul(t, t));
-    }
-    mu = dadd(mu, ddiv(dd, md));
-    const double var = ddiv(dsub(q, ddiv(dmul(dd, dd), md)), md);
-    sd = var > 0 ? __dsqrt_rn(var) : 0.0;
-}
-
+// Window statistics on the device, bit-identical with the host's
+// window_stats_flat: the chunks of sliding_detail.h (the host's own code), then
+// the flat rule (window_is_flat).  One warp per (length, series), a lane per
+// chunk of kStatsChunk windows.  FLAT must be zeroed.
 __global__ void stats_kernel(const double* X, const int64_t* xo, const int64_t* xn, const int64_t* so,
                              const int32_t* Ls, int N, int nL, double* MU, double* ISD, uint8_t* FLAT) {
     const int lane = threadIdx.x & 31;
@@ -160,43 +143,17 @@ __global__ void stats_kernel(const double* X, const int64_t* xo, const int64_t* 
         if (o < 0) continue;
         const int li = (int)(q / N), j = (int)(q % N);
         const int m = Ls[li];
-        const double md = (double)m;
         const double* x = X + xo[j];
         const int64_t count = xn[j] - m + 1;
         bool any_flat = false;
-        for (int64_t i0 = (int64_t)lane * 256; i0 < count; i0 += 32 * 256) {
-            const int64_t i1 = min(count, i0 + 256);
-            const double ref = x[(i0 / 4096) * 4096];
-            double mu, sd;
-            stats_restart(x, i0, m, ref, mu, sd);
-            double m2 = dmul(dmul(sd, sd), md);
-            int64_t brk = -1;  // last t <= i + m - 2 with x[t] != x[t+1]
-            for (int64_t t = i0; t + 1 < i0 + m; ++t)
-                if (x[t] != x[t + 1]) brk = t;
-            for (int64_t i = i0; i < i1; ++i) {
-                if (i > i0) {
-                    const double xin = dsub(x[i + m - 1], ref), xout = dsub(x[i - 1], ref);
-                    const double mu_new = dadd(mu, ddiv(dsub(xin, xout), md));
-                    m2 = dadd(m2, dmul(dsub(xin, xout), dsub(dadd(dsub(xin, mu_new), xout), mu)));
-                    mu = mu_new;
-                    if (m2 < 0) m2 = 0;
-                    const int64_t t = i + m - 2;
-                    if (t >= i && x[t] != x[t + 1]) brk = t;
-                }
-                const bool constant = brk < i;
-                double mean = constant ? x[i] : dadd(ref, mu);
-                double sv = constant ? 0.0 : __dsqrt_rn(ddiv(m2, md));
-                if (!constant && !(sv > 0)) {
-                    stats_restart(x, i, m, ref, mu, sd);
-                    sv = sd;
-                    m2 = dmul(dmul(sv, sv), md);
-                    mean = dadd(ref, mu);
-                }
-                const bool flat = constant || !(sv > dmul(kFlatRel, fabs(mean))) || sv < kFlatAbs;
-                MU[o + i] = mean;
-                ISD[o + i] = flat ? 0.0 : ddiv(1.0, sv);
-                any_flat |= flat;
-            }
+        for (int64_t i0 = (int64_t)lane * kStatsChunk; i0 < count; i0 += 32 * kStatsChunk) {
+            detail::window_stats_chunk_emit(x, m, i0, min(count, i0 + kStatsChunk),
+                                            [&](int64_t i, double mean, double sv, bool constant) {
+                                                const bool flat = window_is_flat(mean, sv, constant);
+                                                MU[o + i] = mean;
+                                                ISD[o + i] = flat ? 0.0 : hd::div(1.0, sv);
+                                                any_flat |= flat;
+                                            });
         }
         if (__any_sync(kFull, any_flat) && lane == 0) FLAT[q] = 1;
     }
@@ -213,8 +170,8 @@ __global__ void terms_kernel(const double* X, const int64_t* xo, const int64_t* 
         const double* x = X + xo[j];
         const int64_t U = xn[j] - L + 1;
         for (int64_t u = threadIdx.x; u + 1 < U; u += blockDim.x)
-            DFG[o + u] = make_double2(dmul(dsub(x[u + L], x[u]), 0.5),
-                                      dadd(dsub(x[u + L], MU[o + u + 1]), dsub(x[u], MU[o + u])));
+            DFG[o + u] = make_double2(hd::mul(hd::sub(x[u + L], x[u]), 0.5),
+                                      hd::add(hd::sub(x[u + L], MU[o + u + 1]), hd::sub(x[u], MU[o + u])));
     }
 }
 
@@ -268,19 +225,19 @@ f_kernel(const double* X, const int64_t* xo, const int64_t* so, const int64_t* s
             double v = 0.0;
             if (t < tn && s < N) {
                 const int64_t os = sol[s];
-                if (os >= 0) v = dsub(X[xo[s] + t0 + t], MU[os]);
+                if (os >= 0) v = hd::sub(X[xo[s] + t0 + t], MU[os]);
             }
             cad[t * kFS + r] = v;
         }
         __syncthreads();
         if (valid)
             for (int t = 0; t < tn; ++t) {
-                const double cb = dsub(xj[t0 + t], muj);
+                const double cb = hd::sub(xj[t0 + t], muj);
 #pragma unroll
                 for (int r2 = 0; r2 < kFS / 2; ++r2) {
                     const double2 a2 = ca[t][r2];
-                    acc[2 * r2] = dadd(acc[2 * r2], dmul(a2.x, cb));
-                    acc[2 * r2 + 1] = dadd(acc[2 * r2 + 1], dmul(a2.y, cb));
+                    acc[2 * r2] = hd::add(acc[2 * r2], hd::mul(a2.x, cb));
+                    acc[2 * r2 + 1] = hd::add(acc[2 * r2 + 1], hd::mul(a2.y, cb));
                 }
             }
     }
@@ -317,7 +274,7 @@ __device__ __forceinline__ void dist_tile(int lane, int64_t pt, int64_t g0, int6
             }
             c[r] = Fcol ? Fcol[p] : direct_comoment(a + p, mua[p], b, mub[0], L);  // column 0 (diagonal start)
         }
-        vmax[r] = dmul(c[r], ib0);
+        vmax[r] = hd::mul(c[r], ib0);
     }
     if (lane == 31) bufB[0] = c[RPL - 1];
 #pragma unroll 4
@@ -333,7 +290,7 @@ __device__ __forceinline__ void dist_tile(int lane, int64_t pt, int64_t g0, int6
         c[0] = cn;
 #pragma unroll
         for (int r = 0; r < RPL; ++r) {
-            const double v = dmul(c[r], ib);
+            const double v = hd::mul(c[r], ib);
             if (v > vmax[r]) vmax[r] = v;
         }
         if (lane == 31) bufB[u] = c[RPL - 1];
@@ -533,7 +490,7 @@ __global__ void gain_kernel(const Item* items, int n_items, int64_t n_piv, int N
         // prefix sums in the CPU's order, then the best gap among the splits of gain bg
         if (lane == 0) {
             double s = 0;
-            for (int i = 0; i < N; ++i) { s = dadd(s, od[i]); suml[i] = s; }
+            for (int i = 0; i < N; ++i) { s = hd::add(s, od[i]); suml[i] = s; }
         }
         __syncwarp();
         const double total = suml[N - 1];

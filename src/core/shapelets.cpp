@@ -61,10 +61,6 @@ std::vector<int> pivot_lengths(const Subset& d, int min_length, int max_length, 
     return out;
 }
 
-static bool window_is_flat(double mean, double sd, bool constant) {
-    return constant || !(sd > kFlatRel * std::fabs(mean)) || sd < kFlatAbs;
-}
-
 bool window_stats_flat(const double* x, int64_t n, int L, double* mu, double* isd) {
     TsExec seq{};
     seq.cpu_threads = 1;  // window_stats inline on this thread, no interrupt polling
@@ -98,8 +94,8 @@ void length_stats(const Subset& d, int L, LengthStats& out, bool with_terms) {
         out.has_flat[j] = window_stats_flat(x, n, L, out.mu.data() + o, out.isd.data() + o) ? 1 : 0;
         if (with_terms)
             for (int64_t u = 0; u + 1 < U; ++u) {
-                out.df[o + u] = dmul(dsub(x[u + L], x[u]), 0.5);
-                out.dg[o + u] = dadd(dsub(x[u + L], out.mu[o + u + 1]), dsub(x[u], out.mu[o + u]));
+                out.df[o + u] = hd::mul(hd::sub(x[u + L], x[u]), 0.5);
+                out.dg[o + u] = hd::add(hd::sub(x[u + L], out.mu[o + u + 1]), hd::sub(x[u], out.mu[o + u]));
             }
     }
 }
@@ -110,7 +106,7 @@ namespace {
 
 double direct_comoment(const double* a, double mua, const double* b, double mub, int L) {
     double s = 0;
-    for (int t = 0; t < L; ++t) s = dadd(s, dmul(dsub(a[t], mua), dsub(b[t], mub)));
+    for (int t = 0; t < L; ++t) s = hd::add(s, hd::mul(hd::sub(a[t], mua), hd::sub(b[t], mub)));
     return s;
 }
 
@@ -143,7 +139,7 @@ void rows_to_target(const double* a, int64_t oa, const double* b, int64_t ob, in
         if (p >= r0) {
             double vmax = -std::numeric_limits<double>::infinity();
             for (int64_t u = 0; u < U; ++u) {
-                double v = dmul(cur[u], isb[u]);
+                double v = hd::mul(cur[u], isb[u]);
                 if (v > vmax) vmax = v;
             }
             out[(p - r0) * stride] = distance_from_best(vmax, isa[p], L, flat);
@@ -166,14 +162,14 @@ void best_split(const double* d, const int32_t* y, int64_t N, int C, const int64
         return d[a] < d[b] || (d[a] == d[b] && a < b);
     });
     double total = 0;
-    for (int64_t i = 0; i < N; ++i) total = dadd(total, d[sc.idx[i]]);
+    for (int64_t i = 0; i < N; ++i) total = hd::add(total, d[sc.idx[i]]);
     sc.left.assign(C, 0);
     double sum_left = 0;
     out.g = -1;
     int64_t best_i = -1;
     for (int64_t i = 0; i + 1 < N; ++i) {
         const int32_t j = sc.idx[i];
-        sum_left = dadd(sum_left, d[j]);
+        sum_left = hd::add(sum_left, d[j]);
         ++sc.left[y[j]];
         const double a = d[j], b = d[sc.idx[i + 1]];
         if (!(a < b)) continue;

@@ -4,8 +4,8 @@
 // Both paths compute bit-identical distances and gains: the same arithmetic in
 // the same order, no fused multiply-add (the device code uses __dadd_rn /
 // __dmul_rn, which nvcc never contracts; shapelets.cpp is compiled with
-// fp-contract off), window statistics computed once on the host, and gains in
-// fixed point.  So GPU and CPU select the same pivots and thresholds.
+// fp-contract off), window statistics from the same chunk arithmetic on both
+// sides (sliding_detail.h), and gains in fixed point.  So GPU and CPU select the same pivots and thresholds.
 //
 // Distances of pivot rows p (of source a) to the windows u of a target b use
 // the centred co-moment c(p,u) = sum_t (a[p+t]-mu_a[p]) (b[u+t]-mu_b[u]) and the
@@ -23,50 +23,22 @@
 
 #include "tsm_api.h"
 
-#ifdef __CUDACC__
-#define TSM_HD __host__ __device__ __forceinline__
-#else
-#define TSM_HD inline
-#endif
+#include "hd.h"
+#include "sliding_detail.h"
 
 namespace tsm {
 namespace shp {
 
-// ---- arithmetic that is identical on host and device ----------------------
-TSM_HD double dadd(double a, double b) {
-#ifdef __CUDA_ARCH__
-    return __dadd_rn(a, b);
-#else
-    return a + b;
-#endif
-}
-TSM_HD double dsub(double a, double b) {
-#ifdef __CUDA_ARCH__
-    return __dsub_rn(a, b);
-#else
-    return a - b;
-#endif
-}
-TSM_HD double dmul(double a, double b) {
-#ifdef __CUDA_ARCH__
-    return __dmul_rn(a, b);
-#else
-    return a * b;
-#endif
-}
-TSM_HD double ddiv(double a, double b) {
-#ifdef __CUDA_ARCH__
-    return __ddiv_rn(a, b);
-#else
-    return a / b;
-#endif
-}
+// Arithmetic that must round identically on host and device: hd.h (hd::add, ...).
 
 // Fixed-point scale of the gains: G = round(2^32 * n * gain).
 constexpr double kGainScale = 4294967296.0;
 // Flat window: all values equal, or std <= kFlatRel * |mean|, or std < kFlatAbs.
 constexpr double kFlatRel = 1e-13;
 constexpr double kFlatAbs = 1e-300;
+TSM_HD bool window_is_flat(double mean, double sd, bool constant) {
+    return constant || !(sd > hd::mul(kFlatRel, fabs(mean))) || sd < kFlatAbs;
+}
 // Distance of a pivot to a series shorter than the pivot (largest possible).
 constexpr double kShorterDistance = 2.0;
 // Correlation used for a flat target window (distance 1).
@@ -81,14 +53,14 @@ TSM_HD int64_t rows_per_group(int L) {
 
 // One co-moment update along a diagonal.
 TSM_HD double comoment_step(double c, double dfa, double dga, double dfb, double dgb) {
-    return dadd(dadd(c, dmul(dfa, dgb)), dmul(dfb, dga));
+    return hd::add(hd::add(c, hd::mul(dfa, dgb)), hd::mul(dfb, dga));
 }
 
 // Distance from the best (largest) c*isd_b over the windows of a target.
 TSM_HD double distance_from_best(double vmax, double isa, int L, bool target_has_flat) {
-    double rho = ddiv(dmul(vmax, isa), (double)L);
+    double rho = hd::div(hd::mul(vmax, isa), (double)L);
     if (target_has_flat && rho < kFlatRho) rho = kFlatRho;
-    double t = dmul(2.0, dsub(1.0, rho));
+    double t = hd::mul(2.0, hd::sub(1.0, rho));
 #ifdef __CUDA_ARCH__
     return t > 0 ? __dsqrt_rn(t) : 0.0;
 #else
@@ -98,13 +70,13 @@ TSM_HD double distance_from_best(double vmax, double isa, int L, bool target_has
 
 // Threshold between neighbours a < b on the order line: a <= t < b.
 TSM_HD double midpoint(double a, double b) {
-    double t = dadd(a, dmul(dsub(b, a), 0.5));
+    double t = hd::add(a, hd::mul(hd::sub(b, a), 0.5));
     return t < b ? t : a;
 }
 
 // Separation gap of a split: mean of the far side minus mean of the near side.
 TSM_HD double split_gap(double sum_left, double total, int64_t n_left, int64_t n_right) {
-    return dsub(ddiv(dsub(total, sum_left), (double)n_right), ddiv(sum_left, (double)n_left));
+    return hd::sub(hd::div(hd::sub(total, sum_left), (double)n_right), hd::div(sum_left, (double)n_left));
 }
 
 // Strict "better" order of (gain, gap, position): larger gain, larger gap, smaller position.

@@ -62,11 +62,14 @@ TSM_HD void constant_chunk(const double* x, int m, int64_t i0, int64_t i1, uint8
     }
 }
 
-// Mean, σ, 1/σ and the constant flag of windows [i0, i1) of x (one chunk:
-// i1 − i0 ≤ kStatsChunk, i0 a multiple of kStatsChunk).  Output pointers are
-// indexed by window; sd may be null.
-TSM_HD void window_stats_chunk(const double* x, int m, int64_t i0, int64_t i1, double* mean, double* sd,
-                               double* inv_std, uint8_t* constant) {
+// Mean, σ and the constant flag of windows [i0, i1) of x (one chunk:
+// i1 − i0 ≤ kStatsChunk, i0 a multiple of kStatsChunk), handed to
+// emit(i, mean, sd, constant) window by window.
+#ifdef __CUDACC__
+#pragma nv_exec_check_disable
+#endif
+template <class Emit>
+TSM_HD void window_stats_chunk_emit(const double* x, int m, int64_t i0, int64_t i1, Emit&& emit) {
     const double md = (double)m;
     const double ref = x[(i0 / kStatsBlock) * kStatsBlock];
     double mu, s0;
@@ -94,11 +97,19 @@ TSM_HD void window_stats_chunk(const double* x, int m, int64_t i0, int64_t i1, d
             m2 = hd::mul(hd::mul(s, s), md);
             mv = hd::add(ref, mu);
         }
+        emit(i, mv, s, cst);
+    }
+}
+
+// The same into arrays indexed by window (sd may be null).
+TSM_HD void window_stats_chunk(const double* x, int m, int64_t i0, int64_t i1, double* mean, double* sd,
+                               double* inv_std, uint8_t* constant) {
+    window_stats_chunk_emit(x, m, i0, i1, [=](int64_t i, double mv, double s, bool cst) {
         mean[i] = mv;
         if (sd) sd[i] = s;
         inv_std[i] = s > 0 ? hd::div(1.0, s) : 0.0;
         constant[i] = cst ? 1 : 0;
-    }
+    });
 }
 
 }  // namespace detail
