@@ -82,6 +82,8 @@ int main(int argc, char** argv) {
     std::printf("%s n=%lld m=%d k=%lld: %.3f s (kernel %.1f ms), offsets %lld (last %lld), pairs computed %lld\n",
                 gpu ? "gpu" : "cpu", (long long)n, m, (long long)k, s, ex.kernel_ms, (long long)st.offsets,
                 (long long)st.last_offset, (long long)st.pairs_computed);
+    std::printf("  setup %.1f ms, scan %.1f ms, distances %.1f ms, key %s, W %d\n", st.setup_ms, st.scan_ms, st.dist_ms,
+                st.order_reference < 0 ? "PAA axis 0" : "reference", st.paa_segments);
     for (auto& p : r) std::printf("  %lld %lld %.9f\n", (long long)p.a, (long long)p.b, p.d);
     return 0;
 }
