@@ -171,22 +171,28 @@ __global__ void k_key(const double* __restrict__ C, const double* __restrict__ D
     }
 }
 
-// The rows in linear order, as float: K (the sorted key), Y[k] (the PAA axes;
-// Y[0] = K when the key is axis 0), Dp[r] (the references).
+// The rows in linear order, as float: Y[k] (the PAA axes; Y[0] = the key
+// when the key is axis 0), Dp[r] (the references), and P4[i] = (key,
+// Y[k0], Y[k0+1], Y[k0+2]) — the key and the next three axes in one load
+// (0 past the last axis).
 __global__ void k_rows(const double* __restrict__ C, const double* __restrict__ D, const double* __restrict__ keys,
                        const int* __restrict__ IS, int64_t N, int W, const double* __restrict__ V, int key_paa,
-                       int R, float* K, float* Y, float* Dp) {
+                       int R, float4* P4, float* Y, float* Dp) {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < N; i += (int64_t)gridDim.x * blockDim.x) {
         const int64_t p = IS[i];
         const float ki = (float)keys[i];
-        K[i] = ki;
         double c[kPaaSegments];
+        float q[3] = {0.0f, 0.0f, 0.0f};
+        const int k0 = key_paa ? 1 : 0;
         for (int a = 0; a < W; ++a) c[a] = C[a * N + p];
         for (int k = 0; k < W; ++k) {
             double y = 0;
             for (int a = 0; a < W; ++a) y += V[a * W + k] * c[a];
-            Y[k * N + i] = (k == 0 && key_paa) ? ki : (float)y;
+            const float f = (k == 0 && key_paa) ? ki : (float)y;
+            Y[k * N + i] = f;
+            if (k >= k0 && k < k0 + 3) q[k - k0] = f;
         }
+        P4[i] = make_float4(ki, q[0], q[1], q[2]);
         for (int r = 0; r < R; ++r) Dp[(int64_t)r * N + i] = (float)D[(int64_t)r * N + p];
     }
 }
@@ -245,13 +251,14 @@ __global__ void k_init_tie(const double* __restrict__ D, int64_t N, int R, const
 // The offset loop's scan: offsets o0 .. o0+C-1, every position i.  Checks:
 // key gap (thrK), PAA partial sums (thr2), references (thrR); then blocked
 // windows and the exclusion zone.
-__global__ void __launch_bounds__(kScanThreads) k_scan(const float* __restrict__ K, const float* __restrict__ Y,
+__global__ void __launch_bounds__(kScanThreads) k_scan(const float4* __restrict__ P4, const float* __restrict__ Y,
                                                       int W, int k0, const float* __restrict__ Dp, int R, int64_t N,
                                                       const int* __restrict__ IS,
                                                       const uint8_t* __restrict__ blockedS, int64_t excl,
                                                       int64_t o0, int C, float thrK, float thr2, float thrR,
                                                       int2* __restrict__ pairs, int cap, int* counters,
                                                       unsigned* mingap) {
+    static_assert(kOffsetsPerBlock == 64, "two offsets per lane hold the warp's minima");
     __shared__ unsigned smin[kOffsetsPerBlock];
     const int tid = threadIdx.x, lane = tid & 31;
     if (tid < kOffsetsPerBlock) smin[tid] = kInfBits;
@@ -260,24 +267,38 @@ __global__ void __launch_bounds__(kScanThreads) k_scan(const float* __restrict__
     const int ob = blockIdx.y * kOffsetsPerBlock;
     const int oe = min(ob + kOffsetsPerBlock, C);
     const bool iv = i < N;
-    const float ki = iv ? K[i] : 0.0f;
+    const float4 pi = iv ? P4[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     const bool bi = iv ? blockedS[i] != 0 : true;
     const int ai = iv ? IS[i] : 0;
-    for (int oo = ob; oo < oe; ++oo) {
-        const int64_t j = i + o0 + oo;
+    // the warp's minimum gap at offset ob + t is kept by lane t % 32 (lo: t < 32, hi: t >= 32)
+    unsigned mlo = kInfBits, mhi = kInfBits;
+    int64_t j = i + o0 + ob;
+    float4 pj = iv && j < N ? P4[j] : pi;
+    for (int oo = ob; oo < oe; ++oo, ++j) {
         const bool valid = iv && j < N;
-        const float g = valid ? K[j] - ki : __uint_as_float(kInfBits);
+        // the next offset's values, loaded while this one is checked
+        const float4 pn = iv && j + 1 < N && oo + 1 < oe ? P4[j + 1] : pi;
+        const float g = valid ? pj.x - pi.x : __uint_as_float(kInfBits);
         const unsigned wmin = __reduce_min_sync(kFullMask, __float_as_uint(g));  // gaps are >= 0: bits order them
-        if (lane == 0) atomicMin(&smin[oo - ob], wmin);
+        const int t = oo - ob;
+        if (lane == (t & 31)) {
+            if (t < 32) mlo = wmin;
+            else mhi = wmin;
+        }
         if (__uint_as_float(wmin) > thrK) {  // warp-uniform: every later offset's gaps are larger still
-            for (int t = oo + 1 + lane; t < oe; t += 32) atomicMin(&smin[t - ob], wmin);
+            if (lane > t && lane < oe - ob) mlo = min(mlo, wmin);
+            if (32 + lane > t && 32 + lane < oe - ob) mhi = min(mhi, wmin);
             break;
         }
         bool surv = valid && g <= thrK && !bi;
-        if (surv) surv = blockedS[j] == 0;
         if (surv) {
+            const float d1 = pj.y - pi.y, d2 = pj.z - pi.z, d3 = pj.w - pi.w;
             float sq = k0 ? g * g : 0.0f;
-            for (int k = k0; k < W; ++k) {
+            sq += d1 * d1;
+            sq += d2 * d2;
+            sq += d3 * d3;
+            if (sq > thr2) surv = false;
+            for (int k = k0 + 3; surv && k < W; ++k) {
                 const float d = Y[(int64_t)k * N + j] - Y[(int64_t)k * N + i];
                 sq += d * d;
                 if (sq > thr2) {
@@ -290,6 +311,7 @@ __global__ void __launch_bounds__(kScanThreads) k_scan(const float* __restrict__
             const float* row = Dp + (int64_t)r * N;
             surv = fabsf(row[j] - row[i]) <= thrR;
         }
+        if (surv) surv = blockedS[j] == 0;
         int b = 0;
         if (surv) {
             b = IS[j];
@@ -310,7 +332,10 @@ __global__ void __launch_bounds__(kScanThreads) k_scan(const float* __restrict__
                     counters[1] = 1;
             }
         }
+        pj = pn;
     }
+    if (mlo != kInfBits) atomicMin(&smin[lane], mlo);
+    if (mhi != kInfBits) atomicMin(&smin[32 + lane], mhi);
     __syncthreads();
     if (tid < kOffsetsPerBlock && ob + tid < C) atomicMin(&mingap[ob + tid], smin[tid]);
 }
@@ -464,9 +489,10 @@ std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, i
     }
     keys.release();
     iota.release();
-    Buffer<float> K(N, "key row"), Y((size_t)W * N, "PAA rows"), Dp((size_t)R * N, "reference rows");
+    Buffer<float4> P4(N, "key rows");
+    Buffer<float> Y((size_t)W * N, "PAA rows"), Dp((size_t)R * N, "reference rows");
     k_rows<<<grid_for(N, 256), 256, 0, st>>>(dC.get(), D.get(), keys_out.get(), IS.get(), N, W, dV.get(), key_paa, R,
-                                            K.get(), Y.get(), Dp.get());
+                                            P4.get(), Y.get(), Dp.get());
     launched("rows");
     wait(st, ex);
     dC.release();
@@ -518,7 +544,7 @@ std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, i
             dim3 grid((unsigned)((N - o0 + kScanThreads - 1) / kScanThreads),
                       (unsigned)((Ce + kOffsetsPerBlock - 1) / kOffsetsPerBlock));
             scan_timer.start();
-            k_scan<<<grid, kScanThreads, 0, st>>>(K.get(), Y.get(), W, k0, Dp.get(), R, N, IS.get(), dblockedS.get(),
+            k_scan<<<grid, kScanThreads, 0, st>>>(P4.get(), Y.get(), W, k0, Dp.get(), R, N, IS.get(), dblockedS.get(),
                                                  excl, o0, Ce, mk_threshold(best.d, slackK),
                                                  mk_threshold2(best.d, slackP), mk_threshold(best.d, slack),
                                                  pairs.get(), cap, counters.get(), mingap.get());
