@@ -172,17 +172,17 @@ __global__ void k_key(const double* __restrict__ C, const double* __restrict__ D
 }
 
 // The rows in linear order, as float: Y[k] (the PAA axes; Y[0] = the key
-// when the key is axis 0), Dp[r] (the references), and P4[i] = (key,
-// Y[k0], Y[k0+1], Y[k0+2]) — the key and the next three axes in one load
-// (0 past the last axis).
+// when the key is axis 0), Dp[r] (the references), and the key with the
+// next seven axes in two loads: P4[i] = (key, Y[k0], Y[k0+1], Y[k0+2]),
+// P4b[i] = (Y[k0+3], .., Y[k0+6]) (0 past the last axis).
 __global__ void k_rows(const double* __restrict__ C, const double* __restrict__ D, const double* __restrict__ keys,
                        const int* __restrict__ IS, int64_t N, int W, const double* __restrict__ V, int key_paa,
-                       int R, float4* P4, float* Y, float* Dp) {
+                       int R, float4* P4, float4* P4b, float* Y, float* Dp) {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < N; i += (int64_t)gridDim.x * blockDim.x) {
         const int64_t p = IS[i];
         const float ki = (float)keys[i];
         double c[kPaaSegments];
-        float q[3] = {0.0f, 0.0f, 0.0f};
+        float q[7] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
         const int k0 = key_paa ? 1 : 0;
         for (int a = 0; a < W; ++a) c[a] = C[a * N + p];
         for (int k = 0; k < W; ++k) {
@@ -190,9 +190,10 @@ __global__ void k_rows(const double* __restrict__ C, const double* __restrict__ 
             for (int a = 0; a < W; ++a) y += V[a * W + k] * c[a];
             const float f = (k == 0 && key_paa) ? ki : (float)y;
             Y[k * N + i] = f;
-            if (k >= k0 && k < k0 + 3) q[k - k0] = f;
+            if (k >= k0 && k < k0 + 7) q[k - k0] = f;
         }
         P4[i] = make_float4(ki, q[0], q[1], q[2]);
+        P4b[i] = make_float4(q[3], q[4], q[5], q[6]);
         for (int r = 0; r < R; ++r) Dp[(int64_t)r * N + i] = (float)D[(int64_t)r * N + p];
     }
 }
@@ -251,7 +252,8 @@ __global__ void k_init_tie(const double* __restrict__ D, int64_t N, int R, const
 // The offset loop's scan: offsets o0 .. o0+C-1, every position i.  Checks:
 // key gap (thrK), PAA partial sums (thr2), references (thrR); then blocked
 // windows and the exclusion zone.
-__global__ void __launch_bounds__(kScanThreads) k_scan(const float4* __restrict__ P4, const float* __restrict__ Y,
+__global__ void __launch_bounds__(kScanThreads, 8) k_scan(const float4* __restrict__ P4, const float4* __restrict__ P4b,
+                                                      const float* __restrict__ Y,
                                                       int W, int k0, const float* __restrict__ Dp, int R, int64_t N,
                                                       const int* __restrict__ IS,
                                                       const uint8_t* __restrict__ blockedS, int64_t excl,
@@ -298,7 +300,16 @@ __global__ void __launch_bounds__(kScanThreads) k_scan(const float4* __restrict_
             sq += d2 * d2;
             sq += d3 * d3;
             if (sq > thr2) surv = false;
-            for (int k = k0 + 3; surv && k < W; ++k) {
+            if (surv) {
+                const float4 qi = P4b[i], qj = P4b[j];
+                const float e0 = qj.x - qi.x, e1 = qj.y - qi.y, e2 = qj.z - qi.z, e3 = qj.w - qi.w;
+                sq += e0 * e0;
+                sq += e1 * e1;
+                sq += e2 * e2;
+                sq += e3 * e3;
+                if (sq > thr2) surv = false;
+            }
+            for (int k = k0 + 7; surv && k < W; ++k) {
                 const float d = Y[(int64_t)k * N + j] - Y[(int64_t)k * N + i];
                 sq += d * d;
                 if (sq > thr2) {
@@ -334,10 +345,14 @@ __global__ void __launch_bounds__(kScanThreads) k_scan(const float4* __restrict_
         }
         pj = pn;
     }
-    if (mlo != kInfBits) atomicMin(&smin[lane], mlo);
-    if (mhi != kInfBits) atomicMin(&smin[32 + lane], mhi);
+    // Only gaps <= thrK are reported: the host stops at the first offset
+    // whose minimum exceeds its threshold (<= thrK), and a minimum above thrK
+    // says "stop" whether it is reported or left at +inf.
+    if (__uint_as_float(mlo) <= thrK) atomicMin(&smin[lane], mlo);
+    if (__uint_as_float(mhi) <= thrK) atomicMin(&smin[32 + lane], mhi);
     __syncthreads();
-    if (tid < kOffsetsPerBlock && ob + tid < C) atomicMin(&mingap[ob + tid], smin[tid]);
+    if (tid < kOffsetsPerBlock && ob + tid < C && __uint_as_float(smin[tid]) <= thrK)
+        atomicMin(&mingap[ob + tid], smin[tid]);
 }
 
 __global__ void k_pair_dist(const double* __restrict__ x, int m, const double* __restrict__ mean,
@@ -404,10 +419,10 @@ std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, i
     S.paa_segments = W;
     const int cap = (int)std::min<int64_t>(std::max<int64_t>(N, int64_t(1) << 20), INT32_MAX / 2);
     const int kMaxChunk = 1 << 16;
-    const int kSumBlocks = 128;
+    const int kSumBlocks = 32;
     // peak: series, statistics, D, PAA coefficients (double) + rows (float),
     // order and sort scratch, the loop's buffers
-    require_bytes((size_t)n * 8 + (size_t)N * 17 + (size_t)R * N * 12 + (size_t)W * N * 12 + (size_t)N * 34 +
+    require_bytes((size_t)n * 8 + (size_t)N * 17 + (size_t)R * N * 12 + (size_t)W * N * 12 + (size_t)N * 50 +
                       (size_t)cap * 16 + (size_t)kSumBlocks * (W + W * W) * 8 + (size_t)R * 8 + (1u << 20),
                   "MK motif search");
 
@@ -422,11 +437,14 @@ std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, i
     k_window_stats<<<grid_for(N, 256), 256, 0, st>>>(dx.get(), N, m, dmean.get(), dinv.get(), dcst.get());
     launched("window statistics");
 
-    // D: a warp per (reference, window), in slices of references (≲ 50 ms each)
+    // D: a warp per (reference, window), in slices of references (≲ 50 ms
+    // each: ~2^32 values of windows per launch)
     Buffer<double> D((size_t)R * N, "reference distances");
-    for (int r = 0; r < R; ++r) {
-        k_ref_dist<<<grid_for(N * 32, 256), 256, 0, st>>>(dx.get(), N, m, dmean.get(), dinv.get(), dcst.get(),
-                                                         drefs.get() + r, 1, D.get() + (size_t)r * N);
+    const int rslice = (int)std::max<int64_t>(1, std::min<int64_t>(R, (int64_t(1) << 32) / ((int64_t)N * m)));
+    for (int r = 0; r < R; r += rslice) {
+        const int rn = std::min(rslice, R - r);
+        k_ref_dist<<<grid_for((int64_t)rn * N * 32, 256), 256, 0, st>>>(
+            dx.get(), N, m, dmean.get(), dinv.get(), dcst.get(), drefs.get() + r, rn, D.get() + (size_t)r * N);
         launched("reference distances");
         wait(st, ex);
     }
@@ -489,10 +507,10 @@ std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, i
     }
     keys.release();
     iota.release();
-    Buffer<float4> P4(N, "key rows");
+    Buffer<float4> P4(N, "key rows"), P4b(N, "key rows");
     Buffer<float> Y((size_t)W * N, "PAA rows"), Dp((size_t)R * N, "reference rows");
     k_rows<<<grid_for(N, 256), 256, 0, st>>>(dC.get(), D.get(), keys_out.get(), IS.get(), N, W, dV.get(), key_paa, R,
-                                            P4.get(), Y.get(), Dp.get());
+                                            P4.get(), P4b.get(), Y.get(), Dp.get());
     launched("rows");
     wait(st, ex);
     dC.release();
@@ -544,7 +562,7 @@ std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, i
             dim3 grid((unsigned)((N - o0 + kScanThreads - 1) / kScanThreads),
                       (unsigned)((Ce + kOffsetsPerBlock - 1) / kOffsetsPerBlock));
             scan_timer.start();
-            k_scan<<<grid, kScanThreads, 0, st>>>(P4.get(), Y.get(), W, k0, Dp.get(), R, N, IS.get(), dblockedS.get(),
+            k_scan<<<grid, kScanThreads, 0, st>>>(P4.get(), P4b.get(), Y.get(), W, k0, Dp.get(), R, N, IS.get(), dblockedS.get(),
                                                  excl, o0, Ce, mk_threshold(best.d, slackK),
                                                  mk_threshold2(best.d, slackP), mk_threshold(best.d, slack),
                                                  pairs.get(), cap, counters.get(), mingap.get());
