@@ -422,7 +422,7 @@ std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, i
     const int kSumBlocks = 32;
     // peak: series, statistics, D, PAA coefficients (double) + rows (float),
     // order and sort scratch, the loop's buffers
-    require_bytes((size_t)n * 8 + (size_t)N * 17 + (size_t)R * N * 12 + (size_t)W * N * 12 + (size_t)N * 50 +
+    require_bytes((size_t)n * 8 + (size_t)N * 17 + (size_t)R * N * 12 + (size_t)W * N * 12 + (size_t)N * 58 +
                       (size_t)cap * 16 + (size_t)kSumBlocks * (W + W * W) * 8 + (size_t)R * 8 + (1u << 20),
                   "MK motif search");
 

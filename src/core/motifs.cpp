@@ -401,15 +401,24 @@ std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t 
     std::vector<int64_t> IS(N);
     std::iota(IS.begin(), IS.end(), 0);
     std::sort(IS.begin(), IS.end(), [&](int64_t a, int64_t b) { return key[a] != key[b] ? key[a] < key[b] : a < b; });
-    // the rows in linear order, float: the key, the PAA axes (row 0 = the key
-    // when it is axis 0), the references
-    std::vector<float> Kf(N), Y((size_t)W * N), Dp((size_t)R * N);
+    // the rows in linear order, float: the PAA axes (row 0 = the key when it
+    // is axis 0), the references, and per window the key with the next seven
+    // axes side by side, Pk[8i .. 8i+7] = (key, Y[k0][i], .., Y[k0+6][i])
+    // (0 past the last axis): one cache line for most pairs
+    constexpr int PK = 8;
+    std::vector<float> Pk((size_t)N * PK, 0.0f), Y((size_t)W * N), Dp((size_t)R * N);
     parallel_for(ex, (N + PB - 1) / PB, [&](int64_t t) {
         int64_t lo = t * PB, hi = std::min(N, lo + PB);
         for (int64_t i = lo; i < hi; ++i) {
             const int64_t p = IS[i];
-            Kf[i] = (float)key[p];
-            for (int kk = 0; kk < W; ++kk) Y[(size_t)kk * N + i] = (kk == 0 && key_paa) ? Kf[i] : (float)axis(p, kk);
+            const float ki = (float)key[p];
+            Pk[(size_t)i * PK] = ki;
+            for (int kk = 0; kk < W; ++kk) {
+                const float f = (kk == 0 && key_paa) ? ki : (float)axis(p, kk);
+                Y[(size_t)kk * N + i] = f;
+                if (kk >= (key_paa ? 1 : 0) && kk < (key_paa ? 1 : 0) + PK - 1)
+                    Pk[(size_t)i * PK + 1 + kk - (key_paa ? 1 : 0)] = f;
+            }
             for (int r = 0; r < R; ++r) Dp[(size_t)r * N + i] = (float)D[(size_t)r * N + p];
         }
     });
@@ -461,24 +470,31 @@ std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t 
                 std::vector<float> brk(Ce, inf);
                 std::fill(mg, mg + Ce, inf);
                 float yi[kPaaSegments];
+                const float* const PkP = Pk.data();
+                float* const __restrict mgp = mg;
                 for (int64_t i = lo; i < hi; ++i) {
-                    const float ki = Kf[i];
-                    for (int kk = k0; kk < W; ++kk) yi[kk] = Y[(size_t)kk * N + i];
+                    float pi[PK];
+                    for (int q = 0; q < PK; ++q) pi[q] = PkP[(size_t)i * PK + q];
+                    for (int kk = k0 + PK - 1; kk < W; ++kk) yi[kk] = Y[(size_t)kk * N + i];
                     const bool bi = blockedS[i] != 0;
                     const int64_t a = IS[i];
                     const int64_t oe = std::min(Ce, N - o0 - i);
                     for (int64_t oo = 0; oo < oe; ++oo) {
                         const int64_t j = i + o0 + oo;
-                        const float g = Kf[j] - ki;
+                        const float* pj = PkP + (size_t)j * PK;
+                        const float g = pj[0] - pi[0];
                         if (g > thrK) {
                             brk[oo] = std::min(brk[oo], g);
                             break;
                         }
-                        mg[oo] = std::min(mg[oo], g);
-                        if (bi || blockedS[j]) continue;
-                        float sq = k0 ? g * g : 0.0f;
-                        bool pruned = false;
-                        for (int kk = k0; kk < W && !pruned; ++kk) {
+                        if (g < mgp[oo]) mgp[oo] = g;
+                        if (bi) continue;
+                        float e[PK];
+                        e[0] = k0 ? g * g : 0.0f;
+                        for (int q = 1; q < PK; ++q) e[q] = (pj[q] - pi[q]) * (pj[q] - pi[q]);
+                        float sq = ((e[0] + e[1]) + (e[2] + e[3])) + ((e[4] + e[5]) + (e[6] + e[7]));
+                        bool pruned = sq > thr2;
+                        for (int kk = k0 + PK - 1; kk < W && !pruned; ++kk) {
                             const float dk = Y[(size_t)kk * N + j] - yi[kk];
                             sq += dk * dk;
                             pruned = sq > thr2;
@@ -487,7 +503,7 @@ std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t 
                             const float* row = &Dp[(size_t)r * N];
                             pruned = std::fabs(row[j] - row[i]) > thrR;
                         }
-                        if (pruned) continue;
+                        if (pruned || blockedS[j]) continue;
                         const int64_t b = IS[j];
                         if (std::llabs(a - b) < excl) continue;
                         // exact distance, abandoned (+inf) once it must exceed bsf + slack
