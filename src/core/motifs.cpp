@@ -21,10 +21,45 @@
 //     D, the order and the bounds are computed once and reused by every rank.
 // Ties everywhere: smaller distance, then smaller pos_a, then smaller pos_b;
 // pruning never drops a pair whose bound equals bsf (slack, see mk_slack).
+//
+// The PAA bound (beyond the thesis; it makes MK fast on smooth series such as
+// random walks, whose reference bounds are weak).  Let ẑ be a window's
+// z-normalised values exactly as zdist computes them, (x_k − μ)·(1/σ) in
+// double, and the zero vector for a constant window (which makes the STUMPY
+// rule Euclidean: |0 − 0| = 0, and |0 − ẑ| ≈ sqrt(m)).  zdist returns
+// d = ||δ − δ̄·1||, δ = ẑa − ẑb.  With u_s = 1_{segment s}/sqrt(len_s)
+// (W segments, orthonormal) and P the orthogonal projection onto
+// span{u_s} ∩ 1⊥, the PAA coefficients c = coordinates of P·ẑ in the u_s
+// (window_paa), Bessel's inequality gives ||c(a) − c(b)|| = ||P(δ − δ̄·1)|| ≤ d.
+// Any rotation y = Vᵀc keeps the norm: the rows y_k are taken along the
+// principal axes of the coefficients (mk_principal_axes), so that the first
+// rows carry most of the energy and the partial sums Σ_{k<K} Δy_k² (each a
+// lower bound of d²) exceed bsf² after a few rows; axis 0 is itself a
+// 1-Lipschitz key (|Δy_0| ≤ d) and orders the windows instead of the best
+// reference when its spread is larger (random walks: ~7.5 against ~3 at
+// m = 128).  Checks per pair (i, j) in linear order: the key gap, then the
+// PAA partial sums, then the other references; survivors get zdist.
+//
+// Rounding (why pruning on the float rows is safe).  Let Z = max(zmax,
+// sqrt(m)), zmax = max ||ẑ|| over the windows (≈ sqrt(m)).  The rows are the
+// floats f = fl(y), y computed in double (relative error < 1e-12, V
+// orthonormal to 1e-12), so ||f(a) − y(a)|| ≤ 2^-24·||y(a)||·(1 + 1e-12) ≤
+// 6e-8·Z.  (1) Key gap g = fl(f_0(b) − f_0(a)) > thr ≥ t := bsf + slackP
+// implies |Δy_0| ≥ g/(1 + 2^-24) − 1.2e-7·Z ≥ t − 6e-8·t − 1.2e-7·Z ≥
+// t − 2.5e-7·Z (t ≤ 2Z + 1).  (2) The float sum s = fl Σ fl(fl(Δf_k)²) of
+// W ≤ 32 terms satisfies s ≤ (1 + γ_34)·Σ Δf_k², γ_34 < 2.1e-6; so
+// s > thr2 ≥ t²/(1 − 1e-5) implies ||Δf|| ≥ t·sqrt((1 − 2.1e-6)/(1 − 1e-5))
+// ≥ t·(1 + 3.9e-6), and ||Δy|| ≥ ||Δf|| − 1.2e-7·Z > t − 1.2e-7·Z.  In both
+// cases the projected distance exceeds bsf + slackP − 2.5e-7·Z, and
+// slackP = mk_slack(m)·Z/sqrt(m) + (zmax − sqrt(m))⁺ ≥ 2e-6·Z + (zmax −
+// sqrt(m))⁺: for non-constant pairs d (computed by zdist to 1e-12 relative)
+// exceeds bsf; for constant vs non-constant ones ||Δy|| ≤ zmax, so
+// sqrt(m) = d > bsf; constant pairs have Δy = 0 and are never pruned by it.
 #include "motifs.h"
 
 #include <algorithm>
 #include <cfloat>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -134,6 +169,124 @@ std::vector<int64_t> mk_references(int64_t N, int nref) {
 
 double mk_slack(int m) { return 1e-6 * (1.0 + 2.0 * std::sqrt((double)m)); }
 
+float mk_threshold(double bsf, double slack) {
+    if (!std::isfinite(bsf)) return std::numeric_limits<float>::infinity();
+    return std::nextafter((float)(bsf + slack), std::numeric_limits<float>::infinity());
+}
+
+float mk_threshold2(double bsf, double slack) {
+    if (!std::isfinite(bsf)) return std::numeric_limits<float>::infinity();
+    const double t = bsf + slack;
+    return std::nextafter((float)(t * t / (1.0 - 1e-5)), std::numeric_limits<float>::infinity());
+}
+
+double mk_paa_slack(int m, double zmax) {
+    const double sm = std::sqrt((double)m), Z = std::max(zmax, sm);
+    return mk_slack(m) * (Z / sm) + std::max(0.0, zmax - sm);
+}
+
+TSM_NO_CONTRACT void window_paa(const double* w, int m, double mean, double inv, bool constant, int W, double* c,
+                                int64_t stride, double* norm2) {
+    if (constant) {
+        for (int s = 0; s < W; ++s) c[s * stride] = 0.0;
+        *norm2 = 0.0;
+        return;
+    }
+    double tot = 0, q = 0;
+    for (int s = 0; s < W; ++s) {
+        const int lo = (int)((int64_t)s * m / W), hi = (int)((int64_t)(s + 1) * m / W);
+        double a = 0;
+        for (int k = lo; k < hi; ++k) {
+            const double z = (w[k] - mean) * inv;  // zdist's value
+            a += z;
+            q += z * z;
+        }
+        tot += a;
+        c[s * stride] = a;
+    }
+    for (int s = 0; s < W; ++s) {
+        const int lo = (int)((int64_t)s * m / W), hi = (int)((int64_t)(s + 1) * m / W);
+        const double r = std::sqrt((double)(hi - lo));
+        c[s * stride] = c[s * stride] / r - r * (tot / m);
+    }
+    *norm2 = q;
+}
+
+void mk_principal_axes(int W, const double* sum, const double* sumsq, double count, std::vector<double>& V,
+                       std::vector<double>& var) {
+    std::vector<double> A((size_t)W * W);
+    bool finite = count > 0;
+    for (int a = 0; a < W; ++a)
+        for (int b = 0; b < W; ++b) {
+            const double u = sumsq[a * W + b] / count - (sum[a] / count) * (sum[b] / count);
+            const double v = sumsq[b * W + a] / count - (sum[b] / count) * (sum[a] / count);
+            A[a * W + b] = 0.5 * (u + v);
+            finite = finite && std::isfinite(A[a * W + b]);
+        }
+    const std::vector<double> A0 = A;
+    V.assign((size_t)W * W, 0.0);
+    for (int a = 0; a < W; ++a) V[a * W + a] = 1.0;
+    // cyclic Jacobi: V accumulates the rotations, A → diagonal
+    for (int sweep = 0; finite && sweep < 64; ++sweep) {
+        double off = 0, dia = 0;
+        for (int a = 0; a < W; ++a) {
+            dia += A[a * W + a] * A[a * W + a];
+            for (int b = a + 1; b < W; ++b) off += A[a * W + b] * A[a * W + b];
+        }
+        if (!(off > 1e-30 * dia)) break;
+        for (int p = 0; p < W; ++p)
+            for (int q = p + 1; q < W; ++q) {
+                const double apq = A[p * W + q];
+                if (apq == 0.0) continue;
+                const double th = (A[q * W + q] - A[p * W + p]) / (2.0 * apq);
+                const double t = std::fabs(th) > 1e150 ? 0.5 / th
+                                                       : (th >= 0 ? 1.0 : -1.0) / (std::fabs(th) + std::sqrt(th * th + 1.0));
+                const double c = 1.0 / std::sqrt(t * t + 1.0), sn = t * c;
+                for (int k = 0; k < W; ++k) {
+                    const double akp = A[k * W + p], akq = A[k * W + q];
+                    A[k * W + p] = c * akp - sn * akq;
+                    A[k * W + q] = sn * akp + c * akq;
+                }
+                for (int k = 0; k < W; ++k) {
+                    const double apk = A[p * W + k], aqk = A[q * W + k];
+                    A[p * W + k] = c * apk - sn * aqk;
+                    A[q * W + k] = sn * apk + c * aqk;
+                }
+                for (int k = 0; k < W; ++k) {
+                    const double vkp = V[k * W + p], vkq = V[k * W + q];
+                    V[k * W + p] = c * vkp - sn * vkq;
+                    V[k * W + q] = sn * vkp + c * vkq;
+                }
+            }
+    }
+    // axes by descending variance (ties: index)
+    std::vector<int> ord(W);
+    std::iota(ord.begin(), ord.end(), 0);
+    std::stable_sort(ord.begin(), ord.end(), [&](int a, int b) { return A[a * W + a] > A[b * W + b]; });
+    std::vector<double> V2((size_t)W * W);
+    var.assign(W, 0.0);
+    for (int k = 0; k < W; ++k) {
+        var[k] = std::max(0.0, A[ord[k] * W + ord[k]]);
+        for (int a = 0; a < W; ++a) V2[a * W + k] = V[a * W + ord[k]];
+    }
+    V.swap(V2);
+    // orthonormal to 1e-12, or no rotation at all (the bound needs ||Vᵀv|| ≤ ||v||)
+    bool ok = finite;
+    for (int k = 0; ok && k < W; ++k)
+        for (int l = 0; ok && l < W; ++l) {
+            double d = 0;
+            for (int a = 0; a < W; ++a) d += V[a * W + k] * V[a * W + l];
+            ok = std::isfinite(d) && std::fabs(d - (k == l ? 1.0 : 0.0)) <= 1e-12;
+        }
+    if (!ok) {
+        V.assign((size_t)W * W, 0.0);
+        for (int a = 0; a < W; ++a) {
+            V[a * W + a] = 1.0;
+            var[a] = std::isfinite(A0[a * W + a]) ? std::max(0.0, A0[a * W + a]) : 0.0;
+        }
+    }
+}
+
 void block_pair(std::vector<uint8_t>& blocked, int64_t a, int64_t b, int m) {
     const int64_t N = (int64_t)blocked.size();
     for (int64_t p : {a, b}) {
@@ -143,12 +296,6 @@ void block_pair(std::vector<uint8_t>& blocked, int64_t a, int64_t b, int m) {
 }
 
 namespace {
-
-// float threshold that is never below bsf + slack
-float prune_threshold(double bsf, double slack) {
-    if (!std::isfinite(bsf)) return std::numeric_limits<float>::infinity();
-    return std::nextafter((float)(bsf + slack), std::numeric_limits<float>::infinity());
-}
 
 struct Best {
     double d = std::numeric_limits<double>::infinity();
@@ -163,6 +310,11 @@ struct Best {
 
 std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t k, int64_t excl, int nref,
                                      TsExec* ex, MkStats* stats) {
+    using clock = std::chrono::steady_clock;
+    auto ms_since = [](clock::time_point t) {
+        return std::chrono::duration<double, std::milli>(clock::now() - t).count();
+    };
+    const auto t_setup = clock::now();
     const int64_t N = n - m + 1;
     MkStats local_stats;
     MkStats& S = stats ? *stats : local_stats;
@@ -186,35 +338,98 @@ std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t 
         for (int64_t j = lo; j < hi; ++j) D[(size_t)r * N + j] = dist(refs[r], j);
     });
     check_interrupt(ex);
-
-    // 2. the ordering reference (largest std of its distances) and the order
-    int r0 = 0;
-    double best_sd = -1;
+    std::vector<double> ref_sd(R);
     for (int r = 0; r < R; ++r) {
         const double* row = &D[(size_t)r * N];
         double s = 0;
         for (int64_t j = 0; j < N; ++j) s += row[j];
         double mu = s / N, q = 0;
         for (int64_t j = 0; j < N; ++j) q += (row[j] - mu) * (row[j] - mu);
-        double sd = std::sqrt(q / N);
-        if (sd > best_sd) { best_sd = sd; r0 = r; }
+        ref_sd[r] = std::sqrt(q / N);
     }
-    S.order_reference = r0;
+
+    // 2. PAA coefficients (C[s·N + p]), their principal axes
+    const int W = mk_paa_count(m);
+    S.paa_segments = W;
+    std::vector<double> paa((size_t)W * N), norm2(N);
+    const int64_t PB = std::max<int64_t>(256, (int64_t(1) << 20) / m);
+    parallel_for(ex, (N + PB - 1) / PB, [&](int64_t t) {
+        int64_t lo = t * PB, hi = std::min(N, lo + PB);
+        for (int64_t p = lo; p < hi; ++p)
+            window_paa(x + p, m, zs.mean[p], zs.inv[p], zs.constant[p], W, &paa[p], N, &norm2[p]);
+    });
+    check_interrupt(ex);
+    double zmax2 = 0;
+    for (int64_t p = 0; p < N; ++p) zmax2 = std::max(zmax2, norm2[p]);
+    const double slackP = mk_paa_slack(m, std::sqrt(zmax2));
+    std::vector<double> V, var;
+    {
+        const int64_t stride = mk_pca_stride(N), cnt = (N + stride - 1) / stride;
+        const int64_t SB = 4096, st = (cnt + SB - 1) / SB;
+        std::vector<double> part((size_t)st * (W + W * W), 0.0);
+        parallel_for(ex, st, [&](int64_t t) {
+            double* sum = &part[(size_t)t * (W + W * W)];
+            double* sq = sum + W;
+            double c[kPaaSegments];
+            for (int64_t e = t * SB; e < std::min(cnt, (t + 1) * SB); ++e) {
+                const int64_t p = e * stride;
+                for (int a = 0; a < W; ++a) c[a] = paa[(size_t)a * N + p];
+                for (int a = 0; a < W; ++a) {
+                    sum[a] += c[a];
+                    for (int b = 0; b < W; ++b) sq[a * W + b] += c[a] * c[b];
+                }
+            }
+        });
+        for (int64_t t = 1; t < st; ++t)
+            for (int e = 0; e < W + W * W; ++e) part[e] += part[(size_t)t * (W + W * W) + e];
+        mk_principal_axes(W, part.data(), part.data() + W, (double)cnt, V, var);
+    }
+
+    // 3. the key: the PAA's first axis or the reference with the largest spread
+    int r0 = 0;
+    for (int r = 1; r < R; ++r)
+        if (ref_sd[r] > ref_sd[r0]) r0 = r;
+    const bool key_paa = std::sqrt(var[0]) > ref_sd[r0];
+    S.order_reference = key_paa ? -1 : r0;
+    auto axis = [&](int64_t p, int kk) {
+        double y = 0;
+        for (int a = 0; a < W; ++a) y += V[a * W + kk] * paa[(size_t)a * N + p];
+        return y;
+    };
+    std::vector<double> key(N);
+    for (int64_t p = 0; p < N; ++p) key[p] = key_paa ? axis(p, 0) : D[(size_t)r0 * N + p];
     std::vector<int64_t> IS(N);
     std::iota(IS.begin(), IS.end(), 0);
-    {
-        const double* d0 = &D[(size_t)r0 * N];
-        std::sort(IS.begin(), IS.end(), [&](int64_t a, int64_t b) { return d0[a] != d0[b] ? d0[a] < d0[b] : a < b; });
-    }
-    // bounds in linear order, float; row 0 is the ordering reference
-    std::vector<int> rows(R);
-    std::iota(rows.begin(), rows.end(), 0);
-    std::swap(rows[0], rows[r0]);
-    std::vector<float> Dp((size_t)R * N);
-    for (int q = 0; q < R; ++q)
-        for (int64_t i = 0; i < N; ++i) Dp[(size_t)q * N + i] = (float)D[(size_t)rows[q] * N + IS[i]];
+    std::sort(IS.begin(), IS.end(), [&](int64_t a, int64_t b) { return key[a] != key[b] ? key[a] < key[b] : a < b; });
+    // the rows in linear order, float: the PAA axes (row 0 = the key when it
+    // is axis 0), the references, and per window the key with the next seven
+    // axes side by side, Pk[8i .. 8i+7] = (key, Y[k0][i], .., Y[k0+6][i])
+    // (0 past the last axis): one cache line for most pairs
+    constexpr int PK = 8;
+    std::vector<float> Pk((size_t)N * PK, 0.0f), Y((size_t)W * N), Dp((size_t)R * N);
+    parallel_for(ex, (N + PB - 1) / PB, [&](int64_t t) {
+        int64_t lo = t * PB, hi = std::min(N, lo + PB);
+        for (int64_t i = lo; i < hi; ++i) {
+            const int64_t p = IS[i];
+            const float ki = (float)key[p];
+            Pk[(size_t)i * PK] = ki;
+            for (int kk = 0; kk < W; ++kk) {
+                const float f = (kk == 0 && key_paa) ? ki : (float)axis(p, kk);
+                Y[(size_t)kk * N + i] = f;
+                if (kk >= (key_paa ? 1 : 0) && kk < (key_paa ? 1 : 0) + PK - 1)
+                    Pk[(size_t)i * PK + 1 + kk - (key_paa ? 1 : 0)] = f;
+            }
+            for (int r = 0; r < R; ++r) Dp[(size_t)r * N + i] = (float)D[(size_t)r * N + p];
+        }
+    });
+    check_interrupt(ex);
+    paa.clear();
+    paa.shrink_to_fit();
+    const int k0 = key_paa ? 1 : 0;  // PAA rows left after the key
+    const double slack = mk_slack(m), slackK = key_paa ? slackP : slack;
+    S.setup_ms = ms_since(t_setup);
 
-    const double slack = mk_slack(m);
+    const auto t_loop = clock::now();
     std::vector<uint8_t> blocked(N, 0), blockedS(N, 0);
     std::vector<MotifPair> result;
     for (int64_t rank = 0; rank < k; ++rank) {
@@ -230,38 +445,66 @@ std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t 
             for (int64_t j = 0; j < N; ++j)
                 if (!blocked[j] && std::llabs(j - p) >= excl && row[j] <= best.d) best.offer(row[j], p, j);
         }
-        // 3–4. the offset loop, in chunks of offsets
-        int64_t o0 = 1, C = 8, last = 0;
-        const int64_t IB = 4096;
+        // 3–4. the offset loop, in chunks of offsets; a tile of positions i
+        // scans each i's offsets in order and stops at the first whose key gap
+        // exceeds the threshold (the gap grows with the offset); that gap is a
+        // lower bound of the gaps at every later offset of the chunk (brk).
+        int64_t o0 = 1, CH = 8, last = 0;
+        const int64_t IB = 1024;
         bool stop = false;
         while (!stop && o0 < N) {
-            const int64_t Ce = std::min(C, N - o0);
+            const int64_t Ce = std::min(CH, N - o0);
             const int64_t span = N - o0;  // i ranges over [0, N - o)
             const int64_t nt = (span + IB - 1) / IB;
             std::vector<Best> tb(nt);
-            std::vector<float> mingap((size_t)nt * Ce, std::numeric_limits<float>::infinity());
+            std::vector<float> mingap((size_t)nt * Ce);
             std::vector<int64_t> computed(nt, 0);
-            const float thr0 = prune_threshold(best.d, slack);
             parallel_for(ex, nt, [&](int64_t t) {
                 Best lb = best;
-                float thr = thr0;
+                float thrK = mk_threshold(lb.d, slackK), thr2 = mk_threshold2(lb.d, slackP),
+                      thrR = mk_threshold(lb.d, slack);
                 int64_t cnt = 0;
-                const int64_t lo = t * IB;
-                for (int64_t oo = 0; oo < Ce; ++oo) {
-                    const int64_t o = o0 + oo, hi = std::min(lo + IB, N - o);
-                    float mg = std::numeric_limits<float>::infinity();
-                    for (int64_t i = lo; i < hi; ++i) {
-                        const int64_t j = i + o;
-                        float g = Dp[j] - Dp[i];
-                        mg = std::min(mg, g);
-                        if (g > thr) continue;
-                        bool pruned = false;
-                        for (int q = 1; q < R && !pruned; ++q) {
-                            const float* row = &Dp[(size_t)q * N];
-                            pruned = std::fabs(row[j] - row[i]) > thr;
+                const int64_t lo = t * IB, hi = std::min(lo + IB, span);
+                const float inf = std::numeric_limits<float>::infinity();
+                float* mg = &mingap[(size_t)t * Ce];
+                std::vector<float> brk(Ce, inf);
+                std::fill(mg, mg + Ce, inf);
+                float yi[kPaaSegments];
+                const float* const PkP = Pk.data();
+                float* const __restrict mgp = mg;
+                for (int64_t i = lo; i < hi; ++i) {
+                    float pi[PK];
+                    for (int q = 0; q < PK; ++q) pi[q] = PkP[(size_t)i * PK + q];
+                    for (int kk = k0 + PK - 1; kk < W; ++kk) yi[kk] = Y[(size_t)kk * N + i];
+                    const bool bi = blockedS[i] != 0;
+                    const int64_t a = IS[i];
+                    const int64_t oe = std::min(Ce, N - o0 - i);
+                    for (int64_t oo = 0; oo < oe; ++oo) {
+                        const int64_t j = i + o0 + oo;
+                        const float* pj = PkP + (size_t)j * PK;
+                        const float g = pj[0] - pi[0];
+                        if (g > thrK) {
+                            brk[oo] = std::min(brk[oo], g);
+                            break;
                         }
-                        if (pruned || blockedS[i] || blockedS[j]) continue;
-                        const int64_t a = IS[i], b = IS[j];
+                        if (g < mgp[oo]) mgp[oo] = g;
+                        if (bi) continue;
+                        float e[PK];
+                        e[0] = k0 ? g * g : 0.0f;
+                        for (int q = 1; q < PK; ++q) e[q] = (pj[q] - pi[q]) * (pj[q] - pi[q]);
+                        float sq = ((e[0] + e[1]) + (e[2] + e[3])) + ((e[4] + e[5]) + (e[6] + e[7]));
+                        bool pruned = sq > thr2;
+                        for (int kk = k0 + PK - 1; kk < W && !pruned; ++kk) {
+                            const float dk = Y[(size_t)kk * N + j] - yi[kk];
+                            sq += dk * dk;
+                            pruned = sq > thr2;
+                        }
+                        for (int r = 0; r < R && !pruned; ++r) {
+                            const float* row = &Dp[(size_t)r * N];
+                            pruned = std::fabs(row[j] - row[i]) > thrR;
+                        }
+                        if (pruned || blockedS[j]) continue;
+                        const int64_t b = IS[j];
                         if (std::llabs(a - b) < excl) continue;
                         // exact distance, abandoned (+inf) once it must exceed bsf + slack
                         const double lim = lb.d + slack;
@@ -270,10 +513,16 @@ std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t 
                         ++cnt;
                         if (d <= lb.d) {
                             lb.offer(d, a, b);
-                            thr = std::min(thr, prune_threshold(lb.d, slack));
+                            thrK = mk_threshold(lb.d, slackK);
+                            thr2 = mk_threshold2(lb.d, slackP);
+                            thrR = mk_threshold(lb.d, slack);
                         }
                     }
-                    mingap[(size_t)t * Ce + oo] = mg;
+                }
+                float run = inf;
+                for (int64_t oo = 0; oo < Ce; ++oo) {
+                    run = std::min(run, brk[oo]);
+                    mg[oo] = std::min(mg[oo], run);
                 }
                 tb[t] = lb;
                 computed[t] = cnt;
@@ -282,7 +531,7 @@ std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t 
                 if (tb[t].a >= 0) best.offer(tb[t].d, tb[t].a, tb[t].b);
                 S.pairs_computed += computed[t];
             }
-            const float thr = prune_threshold(best.d, slack);
+            const float thr = mk_threshold(best.d, slackK);
             for (int64_t oo = 0; oo < Ce; ++oo) {
                 float mg = std::numeric_limits<float>::infinity();
                 for (int64_t t = 0; t < nt; ++t) mg = std::min(mg, mingap[(size_t)t * Ce + oo]);
@@ -297,7 +546,7 @@ std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t 
                 S.offsets += Ce;
                 o0 += Ce;
                 last = o0 - 1;
-                if (C < 1024 && C * N < (int64_t(1) << 26)) C *= 2;
+                if (CH < 1024 && CH * N < (int64_t(1) << 26)) CH *= 2;
             }
         }
         S.last_offset = last;
@@ -305,6 +554,7 @@ std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t 
         result.push_back({best.a, best.b, best.d});
         block_pair(blocked, best.a, best.b, m);
     }
+    S.scan_ms = ms_since(t_loop);
     return result;
 }
 

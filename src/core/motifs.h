@@ -62,6 +62,36 @@ std::vector<int64_t> mk_references(int64_t N, int nref);
 // bounds (z-normalised distances are at most 2·sqrt(m)).
 double mk_slack(int m);
 
+// The smallest float >= bsf + slack (+inf without a bsf): bounds above it prune.
+float mk_threshold(double bsf, double slack);
+// The smallest float >= (bsf + slack)² / (1 − 1e-5): squared PAA bounds above it
+// prune (the factor covers the float rounding of the PAA rows and of their
+// sum; proof in motifs.cpp).
+float mk_threshold2(double bsf, double slack);
+
+// ---- the PAA bound: MK's second lower bound (motifs.cpp) --------------------
+// A window's z-normalised values ẑ (as zdist computes them; constant windows:
+// the zero vector) projected on W orthonormal piecewise-constant vectors
+// (segment s = [s·m/W, (s+1)·m/W), W = min(m, kPaaSegments)), the constant
+// direction taken out, then rotated to principal axes:  for any two windows
+// Σ_k (y_k(a) − y_k(b))² ≤ d(a, b)²  (Bessel's inequality).
+constexpr int kPaaSegments = 32;
+inline int mk_paa_count(int m) { return m < kPaaSegments ? m : kPaaSegments; }
+// c[s·stride], s < W: Σ_{k∈s} ẑ_k / sqrt(len_s) − sqrt(len_s)·Σ_k ẑ_k / m;
+// *norm2 = Σ_k ẑ_k² (0 for a constant window).
+void window_paa(const double* w, int m, double mean, double inv, bool constant, int W, double* c, int64_t stride,
+                double* norm2);
+// Principal axes of the coefficients from their sums over `count` windows
+// (sum: W, sumsq: W×W): V (W×W, column k = axis k, orthonormal) and the
+// variances along them, descending.  Falls back to V = I if the rotation is
+// not orthonormal to 1e-12.
+void mk_principal_axes(int W, const double* sum, const double* sumsq, double count, std::vector<double>& V,
+                       std::vector<double>& var);
+// Windows sampled for the principal axes: every mk_pca_stride(N)-th.
+inline int64_t mk_pca_stride(int64_t N) { return N > 65536 ? (N + 65535) / 65536 : 1; }
+// Slack of the PAA bounds, given zmax = max over windows of ||ẑ||.
+double mk_paa_slack(int m, double zmax);
+
 // Windows blocked by the chosen pairs: |p − q| < m for a member q.
 void block_pair(std::vector<uint8_t>& blocked, int64_t a, int64_t b, int m);
 
@@ -71,7 +101,11 @@ struct MkStats {
     int64_t offsets = 0;         // offsets scanned in all runs
     int64_t last_offset = 0;     // the offset at which the last run stopped
     int64_t pairs_computed = 0;  // exact distances computed in the offset loops
-    int order_reference = -1;    // the reference that orders the windows
+    int order_reference = -1;    // the reference that orders the windows; -1: the PAA's first principal axis
+    int paa_segments = 0;        // W of the PAA bound
+    double setup_ms = 0;         // statistics, references, PAA, order (wall)
+    double scan_ms = 0;          // offset loops: GPU scan kernels; CPU: the whole loops
+    double dist_ms = 0;          // GPU exact-distance kernels (CPU: in scan_ms)
 };
 
 std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t k, int64_t excl,

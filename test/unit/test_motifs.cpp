@@ -313,15 +313,15 @@ TEST(motifs_near_identical_windows_distance_is_zero) {
 }
 
 TEST(motifs_offset_loop_runs_long_and_stays_exact) {
-    // White noise, short windows, one reference: the bounds are weak and the
-    // best pair's distance is large next to the spread of D, so the offset
-    // loop has to run far before the stopping rule holds.
+    // White noise, short windows: the bounds are weak and the best pair's
+    // distance is large next to the spread of the key, so the offset loop has
+    // to run far before the stopping rule holds.
     auto x = tsmt::gaussian(1500, 31);
     for (int nref : {1, 3}) {
         tsm::MkStats s;
         TsExec ex = tsmt::cpu_exec();
-        auto got = tsm::motifs_mk_cpu(x.data(), x.size(), 6, 3, 6, nref, &ex, &s);
-        CHECK(same_pairs(got, oracle_motifs(x, 6, 3, 6), 1e-9, "long loop"));
+        auto got = tsm::motifs_mk_cpu(x.data(), x.size(), 8, 3, 8, nref, &ex, &s);
+        CHECK(same_pairs(got, oracle_motifs(x, 8, 3, 8), 1e-9, "long loop"));
         CHECK(s.last_offset > 100);
         CHECK(s.runs == 3);
     }
@@ -381,6 +381,170 @@ TEST(motifs_from_profile_many_pairs_load_bounds_in_batches) {
         CHECK_EQ((int64_t)got.size(), k);
         CHECK(same_pairs(got, want, 1e-9, "batches"));
     }
+}
+
+// ---- the PAA bound ----------------------------------------------------------------
+
+namespace {
+
+// Every window's PAA rows as MK builds them: y (double) and f (float), N × W.
+struct PaaRows {
+    int W = 0;
+    std::vector<double> y, V, var;
+    std::vector<float> f;
+    double slackP = 0;
+};
+
+PaaRows paa_rows(const std::vector<double>& x, int m, const tsm::ZStats& zs) {
+    const int64_t N = (int64_t)x.size() - m + 1;
+    PaaRows r;
+    const int W = r.W = tsm::mk_paa_count(m);
+    std::vector<double> C((size_t)W * N), sum(W, 0.0), sq((size_t)W * W, 0.0);
+    double zmax2 = 0;
+    for (int64_t p = 0; p < N; ++p) {
+        double n2;
+        tsm::window_paa(&x[p], m, zs.mean[p], zs.inv[p], zs.constant[p], W, &C[p], N, &n2);
+        zmax2 = std::max(zmax2, n2);
+        for (int a = 0; a < W; ++a) {
+            sum[a] += C[(size_t)a * N + p];
+            for (int b = 0; b < W; ++b) sq[a * W + b] += C[(size_t)a * N + p] * C[(size_t)b * N + p];
+        }
+    }
+    r.slackP = tsm::mk_paa_slack(m, std::sqrt(zmax2));
+    tsm::mk_principal_axes(W, sum.data(), sq.data(), (double)N, r.V, r.var);
+    r.y.resize((size_t)N * W);
+    r.f.resize((size_t)N * W);
+    for (int64_t p = 0; p < N; ++p)
+        for (int k = 0; k < W; ++k) {
+            double v = 0;
+            for (int a = 0; a < W; ++a) v += r.V[a * W + k] * C[(size_t)a * N + p];
+            r.y[(size_t)p * W + k] = v;
+            r.f[(size_t)p * W + k] = (float)v;
+        }
+    return r;
+}
+
+// The scan's float checks (key gap on axis 0, then the partial sums) at bsf.
+bool paa_prunes(const PaaRows& r, int64_t a, int64_t b, double bsf) {
+    const int W = r.W;
+    const float* fa = &r.f[(size_t)a * W];
+    const float* fb = &r.f[(size_t)b * W];
+    const float g = std::fabs(fb[0] - fa[0]);
+    if (g > tsm::mk_threshold(bsf, r.slackP)) return true;
+    const float thr2 = tsm::mk_threshold2(bsf, r.slackP);
+    float s = g * g;
+    for (int k = 1; k < W; ++k) {
+        const float d = fb[k] - fa[k];
+        s += d * d;
+        if (s > thr2) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST(motifs_paa_bound_never_exceeds_distance) {
+    // Property: for every pair, Σ_k Δy_k² ≤ zdist², and the scan's float checks
+    // never prune a pair when bsf equals its own distance.  Random walks,
+    // white noise, constant and near-constant stretches, a large offset, a
+    // quantised series (σ/|x| ~ 1e-14), and m around the segment count.
+    std::vector<std::pair<const char*, std::vector<double>>> series;
+    series.push_back({"random walk", tsmt::random_walk(2500, 41)});
+    series.push_back({"white noise", tsmt::gaussian(2500, 42)});
+    {
+        auto x = tsmt::random_walk(2500, 43);
+        std::mt19937_64 rng(44);
+        std::normal_distribution<double> tiny(0, 1e-9);
+        for (int k = 0; k < 300; ++k) x[200 + k] = 3.0, x[1200 + k] = -7.5, x[1800 + k] = 2.0 + tiny(rng);
+        series.push_back({"constant stretches", x});
+    }
+    {
+        auto x = tsmt::random_walk(2500, 45);
+        for (auto& v : x) v += 1e8;
+        series.push_back({"offset 1e8", x});
+        auto q = tsmt::random_walk(2500, 46);
+        for (auto& v : q) v = 1e8 + 1e-6 * v;
+        series.push_back({"quantised", q});
+    }
+    std::mt19937_64 rng(47);
+    for (auto& sc : series) {
+        const auto& x = sc.second;
+        for (int m : {3, 5, 8, 31, 32, 33, 64, 100, 128, 257}) {
+            const int64_t N = (int64_t)x.size() - m + 1;
+            tsm::ZStats zs;
+            TsExec ex = tsmt::cpu_exec();
+            tsm::zstats(x.data(), x.size(), m, zs, &ex);
+            PaaRows r = paa_rows(x, m, zs);
+            // orthonormal axes, variances descending
+            double orth = 0;
+            for (int k = 0; k < r.W; ++k)
+                for (int l = 0; l < r.W; ++l) {
+                    double d = 0;
+                    for (int a = 0; a < r.W; ++a) d += r.V[a * r.W + k] * r.V[a * r.W + l];
+                    orth = std::max(orth, std::fabs(d - (k == l)));
+                }
+            CHECK(orth <= 1e-12);
+            for (int k = 1; k < r.W; ++k) CHECK(r.var[k] <= r.var[k - 1]);
+            // pairs: random ones, and every pair among some constant / near-constant windows
+            std::vector<std::pair<int64_t, int64_t>> pairs;
+            for (int t = 0; t < 4000; ++t) pairs.push_back({(int64_t)(rng() % N), (int64_t)(rng() % N)});
+            for (int64_t a : {200, 250, 1200, 1300, 1800, 1850})
+                for (int64_t b : {210, 260, 1210, 1250, 1810, 900})
+                    if (a < N && b < N) pairs.push_back({a, b});
+            int bad_bound = 0, bad_prune = 0;
+            double ratio = 0;
+            int nratio = 0;
+            for (auto& pr : pairs) {
+                const int64_t a = pr.first, b = pr.second;
+                const double d = tsm::zdist(&x[a], zs.mean[a], zs.inv[a], zs.constant[a], &x[b], zs.mean[b], zs.inv[b],
+                                            zs.constant[b], m);
+                double lb2 = 0;
+                for (int k = 0; k < r.W; ++k) {
+                    const double t = r.y[(size_t)b * r.W + k] - r.y[(size_t)a * r.W + k];
+                    lb2 += t * t;
+                }
+                if (lb2 > d * d * (1 + 1e-9) + 1e-12 * m) ++bad_bound;
+                if (paa_prunes(r, a, b, d)) ++bad_prune;
+                if (d > 0) ratio += std::sqrt(lb2) / d, ++nratio;
+            }
+            if (bad_bound || bad_prune)
+                std::printf("    %s m=%d: %d bounds above the distance, %d pairs pruned at their own distance\n",
+                            sc.first, m, bad_bound, bad_prune);
+            CHECK_EQ(bad_bound, 0);
+            CHECK_EQ(bad_prune, 0);
+            // and the bound is tight on smooth series (what makes MK fast on them)
+            if (std::string(sc.first) == "random walk" && m >= 64) CHECK(ratio / nratio > 0.9);
+            if (m <= 32 && std::string(sc.first) == "white noise") CHECK(ratio / nratio > 0.999);  // W = m: exact
+        }
+    }
+    // constant windows have the zero vector: equal rows, no pruning among them
+    std::vector<double> flat(200, 4.25);
+    tsm::ZStats zs;
+    TsExec ex = tsmt::cpu_exec();
+    tsm::zstats(flat.data(), flat.size(), 40, zs, &ex);
+    PaaRows r = paa_rows(flat, 40, zs);
+    for (float v : r.f) CHECK_EQ(v, 0.0f);
+    CHECK(!paa_prunes(r, 0, 100, 0.0));
+}
+
+TEST(motifs_mk_paa_key_on_random_walks) {
+    // m = 128 on random walks: the PAA's first axis spreads more than any
+    // reference and orders the windows; the PAA bound leaves few exact
+    // distances.  Positions as the oracle's; a large offset changes nothing.
+    auto x = planted(3000, 128, 17, 2, 0.05);
+    tsm::MkStats s;
+    TsExec ex = tsmt::cpu_exec();
+    auto got = tsm::motifs_mk_cpu(x.data(), x.size(), 128, 3, 128, 10, &ex, &s);
+    CHECK(same_pairs(got, oracle_motifs(x, 128, 3, 128), 1e-9, "paa key"));
+    CHECK_EQ(s.order_reference, -1);
+    CHECK_EQ(s.paa_segments, 32);
+    CHECK(s.pairs_computed < 3000);  // of ~4 million pairs
+    for (auto& v : x) v += 1e8;
+    auto off = tsm::motifs_mk_cpu(x.data(), x.size(), 128, 3, 128, 10, &ex, &s);
+    CHECK(same_pairs(off, got, 1e-6, "paa key + 1e8"));
+    // a plain random walk, short windows, the exclusion zone below m
+    auto y = tsmt::random_walk(2000, 18);
+    CHECK(same_pairs(mk(y, 40, 4, 20, 10, tsmt::cpu_exec(2)), oracle_motifs(y, 40, 4, 20), 1e-9, "paa m40"));
 }
 
 TEST(motifs_k_larger_than_possible_returns_fewer) {
@@ -497,6 +661,48 @@ GPU_TEST(motifs_gpu_mk_equals_cpu_on_random_walks) {
     gpu_vs_cpu_mk(planted(20000, 16, 9, 2, 0.5), 16, 3, 8, 10, "gpu mk 20k m16");
 }
 
+GPU_TEST(motifs_gpu_mk_paa_key_equals_cpu) {
+    // Long random walks, where the PAA's first axis orders the windows and the
+    // PAA bound does the pruning (the bench's case, smaller): GPU == CPU.
+#ifdef TSMINE_WITH_CUDA
+    struct C {
+        int64_t n;
+        int m;
+        int64_t k;
+        uint64_t seed;
+        double offset;
+    };
+    for (const C& c : {C{200000, 128, 2, 61, 0.0}, C{100000, 1024, 1, 62, 0.0}, C{50000, 256, 3, 63, 1e8},
+                       C{30000, 33, 2, 64, 0.0}}) {
+        auto x = tsmt::random_walk(c.n, c.seed);
+        for (auto& v : x) v += c.offset;
+        tsm::MkStats sg, sc;
+        TsExec eg = tsmt::gpu_exec(), ec = tsmt::cpu_exec();
+        auto g = tsm::gpu::motifs_mk(x.data(), c.n, c.m, c.k, c.m, 10, &eg, &sg);
+        auto r = tsm::motifs_mk_cpu(x.data(), c.n, c.m, c.k, c.m, 10, &ec, &sc);
+        CHECK(same_pairs(g, r, 1e-9, "gpu paa key"));
+        CHECK_EQ((int64_t)g.size(), c.k);
+        CHECK_EQ(sg.order_reference, -1);
+        CHECK_EQ(sc.order_reference, -1);
+        std::printf("    n=%lld m=%d k=%lld: gpu %lld offsets, %lld exact; cpu %lld offsets, %lld exact\n",
+                    (long long)c.n, c.m, (long long)c.k, (long long)sg.offsets, (long long)sg.pairs_computed,
+                    (long long)sc.offsets, (long long)sc.pairs_computed);
+    }
+    // the ECG tiled with a little noise (bench/motifs.sh's series, shorter)
+    auto e = tsmt::load_column("anomaly/keogh_discords/ecg/qtdbsel102.txt", 1);
+    CHECK(e.size() > 40000);
+    if (e.size() > 40000) {
+        std::vector<double> x;
+        std::mt19937_64 rng(65);
+        std::normal_distribution<double> g(0, 0.01);
+        for (int t = 0; t < 3; ++t)
+            for (double v : e) x.push_back(v + g(rng));
+        for (int m : {128, 1024}) gpu_vs_cpu_mk(x, m, 2, m, 10, "gpu ecg tiled");
+    }
+#endif
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
+
 GPU_TEST(motifs_gpu_ties_near_identical_offset_constant) {
     auto x = ties_series(30);
     gpu_vs_cpu_mk(x, 30, 3, 30, 10, "gpu ties");
@@ -517,14 +723,14 @@ GPU_TEST(motifs_gpu_ties_near_identical_offset_constant) {
     gpu_vs_cpu_mk(z, 20, 3, 20, 10, "gpu constant");
     std::vector<double> flat(500, 45.0);
     gpu_vs_cpu_mk(flat, 10, 2, 10, 10, "gpu flat");
-    gpu_vs_cpu_mk(tsmt::gaussian(1500, 31), 6, 3, 6, 1, "gpu long loop");
+    gpu_vs_cpu_mk(tsmt::gaussian(1500, 31), 8, 3, 8, 1, "gpu long loop");
     gpu_vs_cpu_mk(tsmt::random_walk(100, 3), 10, 50, 10, 10, "gpu few");
 #ifdef TSMINE_WITH_CUDA
     tsm::MkStats s;
     TsExec ex = tsmt::gpu_exec();
     auto w = tsmt::gaussian(1500, 31);
-    auto r = tsm::gpu::motifs_mk(w.data(), w.size(), 6, 3, 6, 1, &ex, &s);
-    CHECK(same_pairs(r, oracle_motifs(w, 6, 3, 6), 1e-9, "gpu long loop/oracle"));
+    auto r = tsm::gpu::motifs_mk(w.data(), w.size(), 8, 3, 8, 1, &ex, &s);
+    CHECK(same_pairs(r, oracle_motifs(w, 8, 3, 8), 1e-9, "gpu long loop/oracle"));
     CHECK(s.last_offset > 100 && s.runs == 3);
 #endif
     CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
