@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "motifs.h"
+#include "parallel.h"
 #include "zdist.cuh"
 
 namespace tsm {
@@ -409,6 +410,7 @@ std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, i
                                  MkStats* stats) {
     use_device(ex);
     const double t_start = now_ms();
+    const double t_budget = steady_ms();  // ex->budget_ms counts from here
     MkStats local_stats;
     MkStats& S = stats ? *stats : local_stats;
     S = MkStats{};
@@ -555,6 +557,7 @@ std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, i
         int64_t C = std::max<int64_t>(1, std::min<int64_t>(kMaxChunk, (int64_t(1) << 22) / N));
         bool stop = false;
         while (!stop && o0 < N) {
+            check_budget(ex, t_budget);
             const int Ce = (int)std::min<int64_t>(C, N - o0);
             const double t0 = now_ms();
             k_best_reset<<<grid_for(Ce, 256), 256, 0, st>>>(dbest.get(), counters.get(), mingap.get(), Ce);

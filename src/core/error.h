@@ -37,6 +37,9 @@ constexpr const char* kInternal = "XX000";
 [[noreturn]] inline void invalid(std::string msg, std::string hint = {}) {
     throw Error(TS_INVALID_ARGUMENT, kInvalidParameter, std::move(msg), std::move(hint));
 }
+[[noreturn]] inline void over_budget() {
+    throw Error(TS_OVER_BUDGET, kInternal, "the method ran past its time budget");
+}
 [[noreturn]] inline void cancelled() {
     throw Error(TS_CANCELLED, kQueryCanceled, "canceling statement due to user request");
 }

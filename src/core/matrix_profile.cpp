@@ -240,6 +240,19 @@ void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec
 
 }  // namespace tsm
 
+extern "C" double tsm_matrix_profile_estimate_ms(int64_t n, int32_t m, const TsExec* exec) noexcept {
+    TsExec probe = *exec;  // use_gpu records its choice in used_backend
+    const double windows = (double)std::max<int64_t>(0, n - m + 1);
+    const double pairs = windows * windows / 2;
+    bool gpu = false;
+    try {
+        gpu = tsm::use_gpu(&probe, TS_WORK_MATRIX_PROFILE, n, m);
+    } catch (...) {
+    }
+    if (gpu) return 10.0 + pairs / 1e12 * 1e3;
+    return 5.0 + pairs / (4e8 * tsm::thread_count(exec)) * 1e3;
+}
+
 extern "C" int tsm_matrix_profile(const double* x, int64_t n, int32_t m, int64_t exclusion, TsExec* ex,
                                   TsProfile* out, TsStatus* st) noexcept {
     return tsm::guard(st, [&] {

@@ -315,6 +315,7 @@ std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t 
         return std::chrono::duration<double, std::milli>(clock::now() - t).count();
     };
     const auto t_setup = clock::now();
+    const double t_budget = steady_ms();  // ex->budget_ms counts from here
     const int64_t N = n - m + 1;
     MkStats local_stats;
     MkStats& S = stats ? *stats : local_stats;
@@ -453,6 +454,7 @@ std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t 
         const int64_t IB = 1024;
         bool stop = false;
         while (!stop && o0 < N) {
+            check_budget(ex, t_budget);
             const int64_t Ce = std::min(CH, N - o0);
             const int64_t span = N - o0;  // i ranges over [0, N - o)
             const int64_t nt = (span + IB - 1) / IB;

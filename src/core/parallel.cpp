@@ -24,6 +24,14 @@ int thread_count(const TsExec* ex) {
     return t;
 }
 
+double steady_ms() {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void check_budget(const TsExec* ex, double started_ms) {
+    if (ex && ex->budget_ms > 0 && steady_ms() - started_ms > ex->budget_ms) over_budget();
+}
+
 void check_interrupt(const TsExec* ex) {
     if (ex && ex->interrupted && ex->interrupted()) cancelled();
 }

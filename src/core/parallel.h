@@ -26,5 +26,9 @@ void parallel_for(const TsExec* ex, int64_t n_tasks, int threads,
 // Polls once; throws tsm::Error(TS_CANCELLED) when the caller asked us to stop.
 // Only from the thread that called the entry point.
 void check_interrupt(const TsExec* ex);
+// Throws over_budget() when ex->budget_ms > 0 and more than that many
+// milliseconds have passed since started_ms (steady_ms()).  Calling thread only.
+double steady_ms();
+void check_budget(const TsExec* ex, double started_ms);
 
 }  // namespace tsm

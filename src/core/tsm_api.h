@@ -31,7 +31,9 @@ typedef enum TsCode
 	TS_GPU_UNAVAILABLE,			/* 55000 no usable GPU and one was required */
 	TS_GPU_ERROR,				/* 58000 a CUDA call failed */
 	TS_CANCELLED,				/* 57014 the caller asked us to stop */
-	TS_INTERNAL					/* XX000 a bug: please report */
+	TS_INTERNAL,				/* XX000 a bug: please report */
+	TS_OVER_BUDGET				/* TsExec.budget_ms ran out: the caller's automatic
+								 * choice runs another method (never reported) */
 } TsCode;
 
 typedef struct TsStatus
@@ -66,6 +68,10 @@ typedef struct TsExec
 	int			(*interrupted) (void);
 	/* allocator for result arrays; returns NULL on failure; never NULL */
 	void	   *(*alloc) (size_t bytes);
+	/* > 0: methods that support it stop with TS_OVER_BUDGET once they have run
+	 * this many milliseconds (an automatic choice trying the method that is
+	 * usually faster); 0: no budget */
+	double		budget_ms;
 	/* out */
 	int			used_backend;	/* TS_BACKEND_CPU or TS_BACKEND_GPU */
 	double		device_ms;		/* time spent on the device, transfers included */

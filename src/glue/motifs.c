@@ -51,18 +51,33 @@ motifs_common(FunctionCallInfo fcinfo, bool query)
 						(long long) s.n, m, (long long) excl),
 				 errhint("Use a longer series, a shorter window or a smaller exclusion zone.")));
 
-	/* auto: the matrix profile, which bench/motifs.sh measures faster than
-	 * MK on both backends; MK where the profile cannot run (m > n/2). */
+	/*
+	 * auto: MK, within a time budget of what the matrix profile would take
+	 * (tsm_matrix_profile_estimate_ms); past it, the matrix profile.  MK is
+	 * usually much faster (bench/motifs.sh: 2-5x on random walks and ECG, top
+	 * pair), but its pruning depends on the data and it re-runs for every
+	 * rank; the budget bounds auto at about twice the profile's time.  Where
+	 * the profile cannot run (m > n/2): MK without a budget.
+	 */
+	if (method == MOTIFS_AUTO && 2 * (int64) m > s.n)
+		method = MOTIFS_MK;
 	if (method == MOTIFS_AUTO)
-		method = 2 * (int64) m <= s.n ? MOTIFS_MATRIX_PROFILE : MOTIFS_MK;
-
-	if (method == MOTIFS_MK)
+	{
+		tsm_exec_prepare(&ex, TS_WORK_MOTIFS, s.n, m);
+		ex.budget_ms = tsm_matrix_profile_estimate_ms(s.n, m, &ex);
+		TSM_CALL(ex, st, tsm_motifs_mk(s.x, s.n, m, k, excl, refs, &ex, &mo, &st));
+		if (st.code == TS_OVER_BUDGET)
+			method = MOTIFS_MATRIX_PROFILE;
+		else
+			tsm_exec_finish("ts_motifs (mk)", &ex, s.n, &st, t0);
+	}
+	else if (method == MOTIFS_MK)
 	{
 		tsm_exec_prepare(&ex, TS_WORK_MOTIFS, s.n, m);
 		TSM_CALL(ex, st, tsm_motifs_mk(s.x, s.n, m, k, excl, refs, &ex, &mo, &st));
 		tsm_exec_finish("ts_motifs (mk)", &ex, s.n, &st, t0);
 	}
-	else
+	if (method == MOTIFS_MATRIX_PROFILE)
 	{
 		TsProfile	p;
 		TsExec		profile_run;

@@ -782,3 +782,21 @@ GPU_TEST(motifs_gpu_match_equals_cpu) {
     }
     CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
 }
+
+// auto's time budget (TsExec.budget_ms): MK gives up with TS_OVER_BUDGET once
+// the offset loop has run longer, and runs to the end without one.
+static void check_mk_budget(TsExec ex) {
+    auto x = tsmt::random_walk(20000, 5);
+    TsMotifs o;
+    TsStatus st;
+    ex.budget_ms = 1e-6;
+    tsm_motifs_mk(x.data(), x.size(), 64, 1, 64, 10, &ex, &o, &st);
+    CHECK_EQ(st.code, (int)TS_OVER_BUDGET);
+    ex.budget_ms = 0;
+    tsm_motifs_mk(x.data(), x.size(), 64, 1, 64, 10, &ex, &o, &st);
+    CHECK_OK(st);
+    CHECK_EQ(o.count, 1);
+}
+
+TEST(motifs_mk_stops_past_its_budget) { check_mk_budget(tsmt::cpu_exec()); }
+GPU_TEST(motifs_gpu_mk_stops_past_its_budget) { check_mk_budget(tsmt::gpu_exec()); }
