@@ -353,70 +353,83 @@ void matrix_profile(const double* x, int64_t n, int m, int64_t excl, TsExec* ex,
     const int n_seg = (int)seg_start.size() - 1;
     const int64_t n_tasks = seg_start.back();
 
-    Buffer<double> d_x(n, "series"), d_xs(n + kPad, "shifted series"), d_lohi(2, "series range");
-    Buffer<double> d_mu(padded, "window means"), d_istd(count, "window 1/std");
-    Buffer<double> d_df(padded, "df"), d_dg(padded, "dg"), d_inv(padded, "inv_norm"), d_inv4(padded, "inv_norm/4");
-    Buffer<int64_t> d_seg(seg_start.size(), "segment table");
-    Buffer<uint8_t> d_const(count, "constant flags");
-    Buffer<int64_t> d_next(count + 1, "constant index"), d_rev(count, "constant index (reversed)");
-    Buffer<u64> d_best(count, "profile keys");
-    Buffer<double> d_dist(count, "profile distances");
-    Buffer<int64_t> d_index(count, "profile indices");
+    // one device allocation for every array of the call
+    Arena ar;
+    const size_t o_x = ar.take<double>(n), o_xs = ar.take<double>(n + kPad), o_lohi = ar.take<double>(2);
+    const size_t o_mu = ar.take<double>(padded), o_istd = ar.take<double>(count);
+    const size_t o_df = ar.take<double>(padded), o_dg = ar.take<double>(padded), o_inv = ar.take<double>(padded),
+                 o_inv4 = ar.take<double>(padded);
+    const size_t o_seg = ar.take<int64_t>(seg_start.size()), o_const = ar.take<uint8_t>(count);
+    const size_t o_next = ar.take<int64_t>(count + 1), o_rev = ar.take<int64_t>(count);
+    const size_t o_best = ar.take<u64>(count), o_dist = ar.take<double>(count), o_index = ar.take<int64_t>(count);
     size_t tmp_min = 0, tmp_max = 0, tmp_scan = 0;
-    check(cub::DeviceReduce::Min(nullptr, tmp_min, d_x.get(), d_lohi.get(), n), "cub::DeviceReduce::Min");
-    check(cub::DeviceReduce::Max(nullptr, tmp_max, d_x.get(), d_lohi.get() + 1, n), "cub::DeviceReduce::Max");
-    check(cub::DeviceScan::InclusiveScan(nullptr, tmp_scan, d_rev.get(), d_rev.get(), MinI64(), count),
+    check(cub::DeviceReduce::Min(nullptr, tmp_min, (const double*)nullptr, (double*)nullptr, n),
+          "cub::DeviceReduce::Min");
+    check(cub::DeviceReduce::Max(nullptr, tmp_max, (const double*)nullptr, (double*)nullptr, n),
+          "cub::DeviceReduce::Max");
+    check(cub::DeviceScan::InclusiveScan(nullptr, tmp_scan, (int64_t*)nullptr, (int64_t*)nullptr, MinI64(), count),
           "cub::DeviceScan::InclusiveScan");
-    Buffer<unsigned char> d_tmp(std::max(tmp_scan, std::max(tmp_min, tmp_max)), "scratch");
-    size_t tmp_bytes = d_tmp.bytes();
+    const size_t tmp_size = std::max(tmp_scan, std::max(tmp_min, tmp_max));
+    const size_t o_tmp = ar.take<unsigned char>(tmp_size);
+    ar.allocate("matrix profile device memory");
+    double *d_x = ar.at<double>(o_x), *d_xs = ar.at<double>(o_xs), *d_lohi = ar.at<double>(o_lohi);
+    double *d_mu = ar.at<double>(o_mu), *d_istd = ar.at<double>(o_istd), *d_df = ar.at<double>(o_df);
+    double *d_dg = ar.at<double>(o_dg), *d_inv = ar.at<double>(o_inv), *d_inv4 = ar.at<double>(o_inv4);
+    int64_t *d_seg = ar.at<int64_t>(o_seg), *d_next = ar.at<int64_t>(o_next), *d_rev = ar.at<int64_t>(o_rev);
+    uint8_t* d_const = ar.at<uint8_t>(o_const);
+    u64* d_best = ar.at<u64>(o_best);
+    double* d_dist = ar.at<double>(o_dist);
+    int64_t* d_index = ar.at<int64_t>(o_index);
+    unsigned char* d_tmp = ar.at<unsigned char>(o_tmp);
+    size_t tmp_bytes = tmp_size;
 
     Stream s;
-    check(cudaMemsetAsync(d_xs.get(), 0, d_xs.bytes(), s), "cudaMemsetAsync");
-    check(cudaMemsetAsync(d_mu.get(), 0, d_mu.bytes(), s), "cudaMemsetAsync");
-    check(cudaMemsetAsync(d_df.get(), 0, d_df.bytes(), s), "cudaMemsetAsync");
-    check(cudaMemsetAsync(d_dg.get(), 0, d_dg.bytes(), s), "cudaMemsetAsync");
-    check(cudaMemsetAsync(d_inv.get(), 0, d_inv.bytes(), s), "cudaMemsetAsync");
-    check(cudaMemsetAsync(d_inv4.get(), 0, d_inv4.bytes(), s), "cudaMemsetAsync");
-    check(cudaMemsetAsync(d_best.get(), 0, d_best.bytes(), s), "cudaMemsetAsync");
-    check(cudaMemcpyAsync(d_x.get(), x, n * sizeof(double), cudaMemcpyHostToDevice, s), "copy series");
-    check(cudaMemcpyAsync(d_seg.get(), seg_start.data(), seg_start.size() * sizeof(int64_t), cudaMemcpyHostToDevice,
+    check(cudaMemsetAsync(d_xs, 0, (n + kPad) * sizeof(double), s), "cudaMemsetAsync");
+    check(cudaMemsetAsync(d_mu, 0, padded * sizeof(double), s), "cudaMemsetAsync");
+    check(cudaMemsetAsync(d_df, 0, padded * sizeof(double), s), "cudaMemsetAsync");
+    check(cudaMemsetAsync(d_dg, 0, padded * sizeof(double), s), "cudaMemsetAsync");
+    check(cudaMemsetAsync(d_inv, 0, padded * sizeof(double), s), "cudaMemsetAsync");
+    check(cudaMemsetAsync(d_inv4, 0, padded * sizeof(double), s), "cudaMemsetAsync");
+    check(cudaMemsetAsync(d_best, 0, count * sizeof(u64), s), "cudaMemsetAsync");
+    check(cudaMemcpyAsync(d_x, x, n * sizeof(double), cudaMemcpyHostToDevice, s), "copy series");
+    check(cudaMemcpyAsync(d_seg, seg_start.data(), seg_start.size() * sizeof(int64_t), cudaMemcpyHostToDevice,
                           s),
           "copy segment table");
 
     EventTimer timer(s);
     timer.start();
     // preparation: midrange, x', window statistics, constant flags, per-window factors
-    tmp_bytes = d_tmp.bytes();
-    check(cub::DeviceReduce::Min(d_tmp.get(), tmp_bytes, d_x.get(), d_lohi.get(), n, s), "series minimum");
-    tmp_bytes = d_tmp.bytes();
-    check(cub::DeviceReduce::Max(d_tmp.get(), tmp_bytes, d_x.get(), d_lohi.get() + 1, n, s), "series maximum");
-    shift_kernel<<<blocks_for(n, 256), 256, 0, s>>>(d_x.get(), n, d_lohi.get(), d_xs.get());
+    tmp_bytes = tmp_size;
+    check(cub::DeviceReduce::Min(d_tmp, tmp_bytes, d_x, d_lohi, n, s), "series minimum");
+    tmp_bytes = tmp_size;
+    check(cub::DeviceReduce::Max(d_tmp, tmp_bytes, d_x, d_lohi + 1, n, s), "series maximum");
+    shift_kernel<<<blocks_for(n, 256), 256, 0, s>>>(d_x, n, d_lohi, d_xs);
     check(cudaGetLastError(), "matrix profile shift launch");
     const int64_t chunks = (count + kStatsChunk - 1) / kStatsChunk;
-    chunk_kernel<<<blocks_for(chunks, 64), 64, 0, s>>>(d_x.get(), d_xs.get(), m, count, d_mu.get(), d_istd.get(),
-                                                       d_const.get());
+    chunk_kernel<<<blocks_for(chunks, 64), 64, 0, s>>>(d_x, d_xs, m, count, d_mu, d_istd,
+                                                       d_const);
     check(cudaGetLastError(), "matrix profile statistics launch");
-    window_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d_xs.get(), d_mu.get(), d_istd.get(), m,
-                                                         1.0 / std::sqrt((double)m), count, d_inv.get(),
-                                                         d_inv4.get(), d_df.get(), d_dg.get());
+    window_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d_xs, d_mu, d_istd, m,
+                                                         1.0 / std::sqrt((double)m), count, d_inv,
+                                                         d_inv4, d_df, d_dg);
     check(cudaGetLastError(), "matrix profile window launch");
-    reverse_const_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d_const.get(), count, d_rev.get());
+    reverse_const_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d_const, count, d_rev);
     check(cudaGetLastError(), "matrix profile constant launch");
-    tmp_bytes = d_tmp.bytes();
-    check(cub::DeviceScan::InclusiveScan(d_tmp.get(), tmp_bytes, d_rev.get(), d_rev.get(), MinI64(), count, s),
+    tmp_bytes = tmp_size;
+    check(cub::DeviceScan::InclusiveScan(d_tmp, tmp_bytes, d_rev, d_rev, MinI64(), count, s),
           "constant windows scan");
-    next_const_kernel<<<blocks_for(count + 1, 256), 256, 0, s>>>(d_rev.get(), count, d_next.get());
+    next_const_kernel<<<blocks_for(count + 1, 256), 256, 0, s>>>(d_rev, count, d_next);
     check(cudaGetLastError(), "matrix profile constant index launch");
 
     Params p{};
-    p.xs = d_xs.get();
-    p.mu = d_mu.get();
-    p.df = d_df.get();
-    p.dg = d_dg.get();
-    p.inv = d_inv.get();
-    p.inv4 = d_inv4.get();
-    p.seg_start = d_seg.get();
-    p.best = d_best.get();
+    p.xs = d_xs;
+    p.mu = d_mu;
+    p.df = d_df;
+    p.dg = d_dg;
+    p.inv = d_inv;
+    p.inv4 = d_inv4;
+    p.seg_start = d_seg;
+    p.best = d_best;
     p.n_seg = n_seg;
     p.count = count;
     p.excl = excl;
@@ -435,24 +448,24 @@ void matrix_profile(const double* x, int64_t n, int m, int64_t excl, TsExec* ex,
         if (p.task_hi < n_tasks) wait(s, ex);
     }
     mp::FinalizeArgs a{};
-    a.xs = d_xs.get();
-    a.mu = d_mu.get();
-    a.inv_std = d_istd.get();
-    a.constant = d_const.get();
-    a.next_const = d_next.get();
+    a.xs = d_xs;
+    a.mu = d_mu;
+    a.inv_std = d_istd;
+    a.constant = d_const;
+    a.next_const = d_next;
     a.first_const = count;  // replaced on the device by next_const[0]
     a.count = count;
     a.excl = excl;
     a.m = m;
     a.codec = codec;
     const unsigned fblocks = (unsigned)((count + kFinalizeThreads - 1) / kFinalizeThreads);
-    finalize_kernel<<<fblocks, kFinalizeThreads, 0, s>>>(a, d_best.get(), d_dist.get(), d_index.get());
+    finalize_kernel<<<fblocks, kFinalizeThreads, 0, s>>>(a, d_best, d_dist, d_index);
     check(cudaGetLastError(), "matrix profile finalize launch");
     timer.stop();
     wait(s, ex);
     ex->kernel_ms = timer.ms();
-    check(cudaMemcpyAsync(dist, d_dist.get(), count * sizeof(double), cudaMemcpyDeviceToHost, s), "copy distances");
-    check(cudaMemcpyAsync(index, d_index.get(), count * sizeof(int64_t), cudaMemcpyDeviceToHost, s), "copy indices");
+    check(cudaMemcpyAsync(dist, d_dist, count * sizeof(double), cudaMemcpyDeviceToHost, s), "copy distances");
+    check(cudaMemcpyAsync(index, d_index, count * sizeof(int64_t), cudaMemcpyDeviceToHost, s), "copy indices");
     s.sync("matrix profile results");
     ex->device_ms = now_ms() - t_start;
     ex->device_bytes = (double)count * (8.0 * 10);

@@ -563,17 +563,6 @@ __global__ void __launch_bounds__(1024) merge_kernel(DevCand* top, int64_t n, in
     }
 }
 
-// Device memory of one call: offsets into a single allocation.
-struct Arena {
-    size_t off = 0;
-    template <class T>
-    size_t take(size_t count) {
-        const size_t o = (off + 255) & ~size_t(255);
-        off = o + std::max<size_t>(count, 1) * sizeof(T);
-        return o;
-    }
-};
-
 }  // namespace
 
 
@@ -628,7 +617,7 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     size_t n_items = 0;
     for (int L : lengths)
         for (int j = 0; j < N; ++j) n_items += d.n[j] >= L;
-    Arena ar;
+    tsm::gpu::Arena ar;
     const size_t oX = ar.take<double>(total), oXO = ar.take<int64_t>(N), oXN = ar.take<int64_t>(N);
     const size_t oY = ar.take<int32_t>(N), oT = ar.take<int64_t>(Th.size()), oTOT = ar.take<int64_t>(C);
     const size_t oITEMS = ar.take<Item>(n_items), oPART = ar.take<double>(partner.d ? N : 0);
@@ -763,40 +752,39 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     const size_t oTOP = ar.take<DevCand>(dev_top ? (size_t)n_lists * k : 0), oOUT = ar.take<DevCand>(dev_top ? k : 0);
     const size_t oOG = ar.take<int64_t>(dev_top ? 0 : max_piv), oOGAP = ar.take<double>(dev_top ? 0 : max_piv);
     const size_t oOTHR = ar.take<double>(dev_top ? 0 : max_piv);
-    Buffer<unsigned char> mem(ar.off, "shapelet device memory");
-    unsigned char* const mb = mem.get();
-    auto dp = [&](size_t o) { return mb + o; };
-    const double* X = reinterpret_cast<const double*>(dp(oX));
-    const int64_t* XO = reinterpret_cast<const int64_t*>(dp(oXO));
-    const int64_t* XN = reinterpret_cast<const int64_t*>(dp(oXN));
-    const int32_t* Y = reinterpret_cast<const int32_t*>(dp(oY));
-    const int64_t* T = reinterpret_cast<const int64_t*>(dp(oT));
-    const int64_t* TOT = reinterpret_cast<const int64_t*>(dp(oTOT));
-    const Item* ITEMS = reinterpret_cast<const Item*>(dp(oITEMS));
-    const double* PART = partner.d ? reinterpret_cast<const double*>(dp(oPART)) : nullptr;
-    const int64_t* SO = reinterpret_cast<const int64_t*>(dp(oSO));
-    const int64_t* ST = reinterpret_cast<const int64_t*>(dp(oST));
-    const int32_t* LS = reinterpret_cast<const int32_t*>(dp(oLS));
-    const int64_t* EL = reinterpret_cast<const int64_t*>(dp(oE));
-    const int64_t* EOFF = reinterpret_cast<const int64_t*>(dp(oEOFF));
-    const int64_t* FBLK = reinterpret_cast<const int64_t*>(dp(oFBLK));
-    uint8_t* FLAT = reinterpret_cast<uint8_t*>(dp(oFLAT));
-    unsigned long long* COUNTERS = reinterpret_cast<unsigned long long*>(dp(oCNT));
-    double* MU = reinterpret_cast<double*>(dp(oMU));
-    double* ISD = reinterpret_cast<double*>(dp(oISD));
-    double2* DFG = reinterpret_cast<double2*>(dp(oDFG));
-    double* F = reinterpret_cast<double*>(dp(oF));
-    double* Dm = reinterpret_cast<double*>(dp(oD));
-    double* GCARRY = carry_in_shared ? nullptr : reinterpret_cast<double*>(dp(oCARRY));
-    DevCand* TOP = dev_top ? reinterpret_cast<DevCand*>(dp(oTOP)) : nullptr;
-    DevCand* OUT = dev_top ? reinterpret_cast<DevCand*>(dp(oOUT)) : nullptr;
-    int64_t* OG = dev_top ? nullptr : reinterpret_cast<int64_t*>(dp(oOG));
-    double* OGAP = dev_top ? nullptr : reinterpret_cast<double*>(dp(oOGAP));
-    double* OTHR = dev_top ? nullptr : reinterpret_cast<double*>(dp(oOTHR));
+    ar.allocate("shapelet device memory");
+    unsigned char* const mb = ar.at<unsigned char>(0);
+    const double* X = ar.at<const double>(oX);
+    const int64_t* XO = ar.at<const int64_t>(oXO);
+    const int64_t* XN = ar.at<const int64_t>(oXN);
+    const int32_t* Y = ar.at<const int32_t>(oY);
+    const int64_t* T = ar.at<const int64_t>(oT);
+    const int64_t* TOT = ar.at<const int64_t>(oTOT);
+    const Item* ITEMS = ar.at<const Item>(oITEMS);
+    const double* PART = partner.d ? ar.at<const double>(oPART) : nullptr;
+    const int64_t* SO = ar.at<const int64_t>(oSO);
+    const int64_t* ST = ar.at<const int64_t>(oST);
+    const int32_t* LS = ar.at<const int32_t>(oLS);
+    const int64_t* EL = ar.at<const int64_t>(oE);
+    const int64_t* EOFF = ar.at<const int64_t>(oEOFF);
+    const int64_t* FBLK = ar.at<const int64_t>(oFBLK);
+    uint8_t* FLAT = ar.at<uint8_t>(oFLAT);
+    unsigned long long* COUNTERS = ar.at<unsigned long long>(oCNT);
+    double* MU = ar.at<double>(oMU);
+    double* ISD = ar.at<double>(oISD);
+    double2* DFG = ar.at<double2>(oDFG);
+    double* F = ar.at<double>(oF);
+    double* Dm = ar.at<double>(oD);
+    double* GCARRY = carry_in_shared ? nullptr : ar.at<double>(oCARRY);
+    DevCand* TOP = dev_top ? ar.at<DevCand>(oTOP) : nullptr;
+    DevCand* OUT = dev_top ? ar.at<DevCand>(oOUT) : nullptr;
+    int64_t* OG = dev_top ? nullptr : ar.at<int64_t>(oOG);
+    double* OGAP = dev_top ? nullptr : ar.at<double>(oOGAP);
+    double* OTHR = dev_top ? nullptr : ar.at<double>(oOTHR);
 
     // the one upload (pageable: staged before the call returns; `stage` lives on anyway)
     check(cudaMemcpyAsync(mb, stage.get(), up_end, cudaMemcpyHostToDevice, stream), "shapelet upload");
-    check(cudaMemsetAsync(dp(zero_begin), 0, zero_end - zero_begin, stream), "cudaMemsetAsync");
+    check(cudaMemsetAsync(ar.at<unsigned char>(zero_begin), 0, zero_end - zero_begin, stream), "cudaMemsetAsync");
     if (dev_top) check(cudaMemsetAsync(TOP, 0xff, (size_t)n_lists * k * sizeof(DevCand), stream), "cudaMemsetAsync");  // g = -1: empty
     std::vector<int64_t> hg;
     std::vector<double> hgap, hthr;

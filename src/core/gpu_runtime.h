@@ -85,6 +85,24 @@ class Buffer {
     size_t n_ = 0;
 };
 
+// The device memory of one call as a single allocation (one cudaMalloc and
+// one cudaFree instead of one per array): take<T>(count) reserves an array
+// (256-byte aligned) and returns its offset; then allocate once and get
+// typed pointers with at<T>(offset).
+struct Arena {
+    size_t off = 0;
+    Buffer<unsigned char> mem;
+    template <class T>
+    size_t take(size_t count) {
+        const size_t o = (off + 255) & ~size_t(255);
+        off = o + (count > 0 ? count : 1) * sizeof(T);
+        return o;
+    }
+    void allocate(const char* what) { mem.allocate(off, what); }
+    template <class T>
+    T* at(size_t o) const { return reinterpret_cast<T*>(mem.get() + o); }
+};
+
 class Stream {
   public:
     Stream() { check(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "cudaStreamCreate"); }
