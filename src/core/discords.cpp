@@ -237,28 +237,17 @@ class CpuPd3 final : public Pd3Runner {
                 vhi = rows;
             }
             bool close = false;
-            if (!p.constant[j]) {
-                const double isdj2 = 2.0 * p.isd[j];
-                for (int r = vlo; r < vhi; ++r) {
-                    double d2 = A[r] - C[r] * isr[r] * isdj2;
-                    bool lt = d2 < r2;
-                    close |= lt;
-                    al[r] &= !lt;
-                    if (d2 < b2[r]) {
-                        b2[r] = d2;
-                        bj[r] = j;
-                    }
-                }
-            } else {
-                for (int r = vlo; r < vhi; ++r) {
-                    double d2 = isr[r] == 0.0 ? 0.0 : md;  // STUMPY: both constant 0, else m (= √m²)
-                    bool lt = d2 < r2;
-                    close |= lt;
-                    al[r] &= !lt;
-                    if (d2 < b2[r]) {
-                        b2[r] = d2;
-                        bj[r] = j;
-                    }
+            const bool cj = p.constant[j] != 0;
+            const double isdj2 = 2.0 * p.isd[j];
+            for (int r = vlo; r < vhi; ++r) {
+                // STUMPY for a constant j: both constant 0, else m (= √m²)
+                const double d2 = cj ? (isr[r] == 0.0 ? 0.0 : md) : A[r] - C[r] * isr[r] * isdj2;
+                const bool lt = d2 < r2;
+                close |= lt;
+                al[r] &= !lt;
+                if (d2 < b2[r]) {
+                    b2[r] = d2;
+                    bj[r] = j;
                 }
             }
             if (select && close) neighbor_[j].store(0, std::memory_order_relaxed);
