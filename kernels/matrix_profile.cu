@@ -439,13 +439,20 @@ void matrix_profile(const double* x, int64_t n, int m, int64_t excl, TsExec* ex,
 
     const int64_t per_launch = std::max<int64_t>(
         kWarpsPerBlock, (int64_t)(kMaxPairsPerLaunch / ((double)kBand * mp::kSegRows)) / kWarpsPerBlock * kWarpsPerBlock);
-    for (int64_t t0 = 0; t0 < n_tasks; t0 += per_launch) {
+    // Launch by launch, polling for cancel between them, with the next launch
+    // already queued while we wait for one: the device never idles in between.
+    Event launched[2];
+    int64_t launch = 0;
+    for (int64_t t0 = 0; t0 < n_tasks; t0 += per_launch, ++launch) {
         p.task_lo = t0;
         p.task_hi = std::min(n_tasks, t0 + per_launch);
         const unsigned blocks = (unsigned)((p.task_hi - p.task_lo + kWarpsPerBlock - 1) / kWarpsPerBlock);
         sweep_kernel<<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
         check(cudaGetLastError(), "matrix profile kernel launch");
-        if (p.task_hi < n_tasks) wait(s, ex);
+        if (p.task_hi < n_tasks) {
+            launched[launch & 1].record(s);
+            if (launch > 0) wait(launched[(launch - 1) & 1], ex);
+        }
     }
     mp::FinalizeArgs a{};
     a.xs = d_xs;

@@ -38,6 +38,20 @@ FROM ts_matrix_profile('SELECT v FROM tek16 ORDER BY pos', 128) ORDER BY distanc
 SELECT count(*) AS differ FROM ts_matrix_profile('SELECT v FROM tek16 ORDER BY pos', 128) a
   JOIN ts_matrix_profile((SELECT array_agg(v ORDER BY pos) FROM tek16), 128) b USING (pos)
 WHERE a.neighbor <> b.neighbor OR a.distance <> b.distance;
+-- ts_matrix_profile_arrays: the same profile as one row of two arrays (element i = window i)
+SELECT cardinality(distance) AS windows, cardinality(neighbor) AS neighbors
+FROM ts_matrix_profile_arrays('SELECT v FROM tek16 ORDER BY pos', 128);
+SELECT count(*) AS differ FROM ts_matrix_profile('SELECT v FROM tek16 ORDER BY pos', 128) r,
+  ts_matrix_profile_arrays((SELECT array_agg(v ORDER BY pos) FROM tek16), 128) a
+WHERE r.distance IS DISTINCT FROM a.distance[r.pos] OR r.neighbor IS DISTINCT FROM a.neighbor[r.pos];
+-- windows without a neighbour (exclusion zone 7 of 8 windows) are NULL in both arrays, as in the row form
+SELECT * FROM ts_matrix_profile_arrays(ARRAY[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]::float8[], 3, 7);
+SELECT pos, distance, neighbor FROM ts_matrix_profile(ARRAY[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]::float8[], 3, 7) ORDER BY pos;
+-- per series of a table, kept as a column
+SELECT w.w, cardinality(p.distance) AS windows, array_position(p.distance, (SELECT max(d) FROM unnest(p.distance) d)) BETWEEN 270 AND 330 AS top_near_planted
+FROM (SELECT w, array_agg(sin(i * 0.1 * w) + CASE WHEN i BETWEEN 300 AND 320 THEN 2 ELSE 0 END ORDER BY i) AS series
+      FROM generate_series(1, 2) w, generate_series(1, 1000) i GROUP BY w) w,
+     LATERAL ts_matrix_profile_arrays(w.series, 32) p ORDER BY w.w;
 -- symmetric: the profile at the neighbour of the motif points back
 SELECT p.pos, p.neighbor, q.neighbor = p.pos AS mutual
 FROM ts_matrix_profile('SELECT v FROM tek16 ORDER BY pos', 128) p
@@ -78,4 +92,9 @@ SELECT count(*) FROM ts_motifs('{}'::float8[], 3);
 SELECT count(*) FROM ts_match('{}'::float8[], ARRAY[1, 2, 3]::float8[]);
 SELECT * FROM ts_matrix_profile(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::float8[], 5);
 SELECT * FROM ts_matrix_profile(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::float8[], 3, 0);
+SELECT * FROM ts_matrix_profile_arrays(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::float8[], 5);
+SELECT * FROM ts_matrix_profile_arrays(ARRAY[1, 2, NULL, 4, 5, 6, 7, 8]::float8[], 3);
+SELECT * FROM ts_matrix_profile_arrays(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::float8[], 3, 6);
+SELECT * FROM ts_matrix_profile_arrays('{}'::float8[], 3);
+SELECT * FROM ts_matrix_profile_arrays('SELECT 1', NULL);
 SELECT * FROM ts_matrix_profile(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::float8[], 3, 6);

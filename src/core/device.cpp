@@ -128,17 +128,31 @@ void note_free(size_t bytes) {
     ++g_frees;
 }
 
-void wait(cudaStream_t s, const TsExec* ex) {
+namespace {
+// Polls done() until it reports success; between polls, a pending cancel
+// makes it call settle() and throw cancelled().
+template <class Done, class Settle>
+void poll(Done done, Settle settle, const TsExec* ex) {
     for (int spins = 0;; ++spins) {
-        cudaError_t e = cudaStreamQuery(s);
+        cudaError_t e = done();
         if (e == cudaSuccess) return;
         if (e != cudaErrorNotReady) check(e, "kernel execution");
         if (ex && ex->interrupted && ex->interrupted()) {
-            cudaStreamSynchronize(s);  // the kernels in flight finish (they are short), then we stop
+            settle();
             cancelled();
         }
-        if (spins > 100) std::this_thread::sleep_for(std::chrono::microseconds(200));
+        if (spins > 100) std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
+}
+}  // namespace
+
+void wait(cudaStream_t s, const TsExec* ex) {
+    // the kernels in flight finish (they are short), then we stop
+    poll([&] { return cudaStreamQuery(s); }, [&] { cudaStreamSynchronize(s); }, ex);
+}
+
+void wait(cudaEvent_t ev, const TsExec* ex) {
+    poll([&] { return cudaEventQuery(ev); }, [] {}, ex);
 }
 
 }  // namespace gpu

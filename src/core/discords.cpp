@@ -28,12 +28,14 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <set>
 
 #include "api_discords.h"
 #include "dispatch.h"
 #include "error.h"
+#include "finite.h"
 #include "parallel.h"
 #include "sliding.h"
 
@@ -327,22 +329,50 @@ RankedDiscords rank_discords(std::vector<DiscordRow> rows, int m, int64_t k, dou
 // The first `limit` rows of the rank order among the profile's windows that
 // have a neighbour and (range mode) reach min_distance, by a bounded heap:
 // O(count · log limit) time and O(limit) memory, no sort of the whole profile.
+// The heap sees only the blocks that can hold such a row: with B the
+// limit-th largest of the blocks' maxima, at least `limit` rows are >= B, so
+// every row of the answer is >= B and lies in a block whose maximum is >= B.
+// The maxima take one pass at memory speed; the heap then reads a few blocks.
 static std::vector<DiscordRow> best_rows(const double* dist, const int64_t* index, int64_t count,
                                          double min_distance, size_t limit) {
+    const bool range = !std::isnan(min_distance);
+    auto key = [&](int64_t i) {  // the distance of an eligible row, else −1
+        const double d = dist[i];
+        const bool ok = std::isfinite(d) && index[i] >= 0 && (!range || d >= min_distance);
+        return ok ? d : -1.0;
+    };
+    constexpr int64_t kBlock = 64;
+    const int64_t nb = (count + kBlock - 1) / kBlock;
+    std::vector<double> bmax(nb);
+    for (int64_t b = 0; b < nb; ++b) {
+        const int64_t e = std::min(count, (b + 1) * kBlock);
+        double mx = -1.0;
+        for (int64_t i = b * kBlock; i < e; ++i) mx = std::max(mx, key(i));
+        bmax[b] = mx;
+    }
+    double floor_max = 0.0;  // blocks below it cannot hold a row of the answer
+    if ((size_t)nb > limit) {
+        std::vector<double> t(bmax);
+        std::nth_element(t.begin(), t.begin() + (limit - 1), t.end(), std::greater<double>());
+        floor_max = std::max(0.0, t[limit - 1]);
+    }
     std::vector<DiscordRow> heap;  // a heap by rank_less: front() ranks last among those kept
     heap.reserve(limit);
-    for (int64_t i = 0; i < count; ++i) {
-        const double d = dist[i];
-        if (!std::isfinite(d) || index[i] < 0) continue;
-        if (!std::isnan(min_distance) && !(d >= min_distance)) continue;
-        const DiscordRow row{i, d * d, d, index[i]};
-        if (heap.size() < limit) {
-            heap.push_back(row);
-            std::push_heap(heap.begin(), heap.end(), rank_less);
-        } else if (rank_less(row, heap.front())) {
-            std::pop_heap(heap.begin(), heap.end(), rank_less);
-            heap.back() = row;
-            std::push_heap(heap.begin(), heap.end(), rank_less);
+    for (int64_t b = 0; b < nb; ++b) {
+        if (!(bmax[b] >= floor_max)) continue;
+        const int64_t e = std::min(count, (b + 1) * kBlock);
+        for (int64_t i = b * kBlock; i < e; ++i) {
+            const double d = key(i);
+            if (d < 0) continue;
+            const DiscordRow row{i, d * d, d, index[i]};
+            if (heap.size() < limit) {
+                heap.push_back(row);
+                std::push_heap(heap.begin(), heap.end(), rank_less);
+            } else if (rank_less(row, heap.front())) {
+                std::pop_heap(heap.begin(), heap.end(), rank_less);
+                heap.back() = row;
+                std::push_heap(heap.begin(), heap.end(), rank_less);
+            }
         }
     }
     return heap;
@@ -460,6 +490,7 @@ extern "C" int tsm_discords_pd3(const double* x, int64_t n, int32_t m, int64_t k
         ex->used_backend = TS_BACKEND_CPU;
         validate_common(m, k, min_distance);
         if (n < 0 || (n > 0 && !x)) tsm::invalid("invalid series");
+        tsm::require_finite(x, n, "series", "Remove or interpolate NaN and infinite values first.");
         if (2 * (int64_t)m > n)
             tsm::invalid(tsm::format("subsequence length m = %d is more than half the series length %lld",
                                      (int)m, (long long)n),

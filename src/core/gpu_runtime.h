@@ -118,6 +118,22 @@ class Stream {
     cudaStream_t s_ = nullptr;
 };
 
+// An event that marks a point of a stream's work (no timing).
+class Event {
+  public:
+    Event() { check(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming), "cudaEventCreate"); }
+    ~Event() {
+        if (e_) cudaEventDestroy(e_);
+    }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    void record(cudaStream_t s) { check(cudaEventRecord(e_, s), "cudaEventRecord"); }
+    operator cudaEvent_t() const { return e_; }
+
+  private:
+    cudaEvent_t e_ = nullptr;
+};
+
 // Kernel time on a stream, by events.
 class EventTimer {
   public:
@@ -149,6 +165,10 @@ inline double now_ms() {
 // Synchronises the stream in slices, polling exec->interrupted between them,
 // so a long kernel sequence can be cancelled.  Throws cancelled().
 void wait(cudaStream_t s, const TsExec* ex);
+// The same until an event has happened: work queued behind it keeps the
+// device busy meanwhile.  On cancel the stream's work is left to finish; the
+// Stream's destructor waits for it before any buffer is freed.
+void wait(cudaEvent_t e, const TsExec* ex);
 
 }  // namespace gpu
 }  // namespace tsm

@@ -11,6 +11,7 @@
 #include "api_motifs.h"
 #include "dispatch.h"
 #include "error.h"
+#include "finite.h"
 #include "motifs.h"
 #include "parallel.h"
 
@@ -73,13 +74,8 @@ extern "C" int tsm_match(const double* x, int64_t n, const double* pattern, int3
         if (max_distance < 0 || std::isinf(max_distance))
             tsm::invalid("max_distance must be a non-negative, finite number",
                          "Leave it NULL for no limit.");
-        for (int64_t i = 0; i < n; ++i)
-            if (!std::isfinite(x[i]))
-                tsm::invalid(tsm::format("series contains a NaN or infinite value at position %lld", (long long)i),
-                             "Remove or interpolate the missing values before searching.");
-        for (int32_t i = 0; i < m; ++i)
-            if (!std::isfinite(pattern[i]))
-                tsm::invalid(tsm::format("pattern contains a NaN or infinite value at position %d", (int)i));
+        tsm::require_finite(x, n, "series", "Remove or interpolate the missing values before searching.");
+        tsm::require_finite(pattern, m, "pattern");
         const int64_t N = n - m + 1;
         std::vector<double> ds;
         std::vector<int64_t> ps;

@@ -12,6 +12,7 @@
 #include "api_matrix_profile.h"
 #include "dispatch.h"
 #include "error.h"
+#include "finite.h"
 #include "parallel.h"
 #include "sliding.h"
 
@@ -276,10 +277,7 @@ extern "C" int tsm_matrix_profile(const double* x, int64_t n, int32_t m, int64_t
                                      (long long)exclusion, (long long)count),
                          tsm::format("Use an exclusion zone of at most %lld (n - m), or a longer series.",
                                      (long long)(count - 1)));
-        for (int64_t i = 0; i < n; ++i)
-            if (!std::isfinite(x[i]))
-                tsm::invalid(tsm::format("series contains a non-finite value at position %lld", (long long)i),
-                             "Remove or interpolate NaN and infinite values first.");
+        tsm::require_finite(x, n, "series", "Remove or interpolate NaN and infinite values first.");
         double* dist = tsm::alloc_result<double>(ex, count);
         int64_t* index = tsm::alloc_result<int64_t>(ex, count);
         tsm::matrix_profile(x, n, m, exclusion, ex, dist, index);

@@ -70,6 +70,7 @@
 #include "api_motifs.h"
 #include "dispatch.h"
 #include "error.h"
+#include "finite.h"
 #include "parallel.h"
 
 namespace tsm {
@@ -704,10 +705,7 @@ std::vector<MotifPair> select_top_motifs_from_profile(int64_t n, int m, const do
 namespace {
 
 void check_finite(const double* x, int64_t n, const char* what) {
-    for (int64_t i = 0; i < n; ++i)
-        if (!std::isfinite(x[i]))
-            tsm::invalid(tsm::format("%s contains a NaN or infinite value at position %lld", what, (long long)i),
-                         "Remove or interpolate the missing values before searching for motifs.");
+    tsm::require_finite(x, n, what, "Remove or interpolate the missing values before searching for motifs.");
 }
 
 void check_motif_args(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion) {

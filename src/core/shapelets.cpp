@@ -16,6 +16,7 @@
 #include "api_shapelets.h"
 #include "dispatch.h"
 #include "error.h"
+#include "finite.h"
 #include "parallel.h"
 #include "sliding.h"
 
@@ -373,11 +374,8 @@ void validate(const Input& in, int32_t min_length, int32_t max_length, int32_t s
                     "Lower min_length or leave the short series out of the training query.");
         if (in.n[i] > std::numeric_limits<int32_t>::max())
             invalid(format("training row %lld is too long for shapelet discovery", (long long)i + 1));
-        for (int64_t t = 0; t < in.n[i]; ++t)
-            if (!std::isfinite(in.x[i][t]))
-                invalid(format("training row %lld contains NaN or infinity at position %lld", (long long)i + 1,
-                               (long long)t + 1),
-                        "Remove or interpolate missing values before training.");
+        require_finite(in.x[i], in.n[i], format("training row %lld", (long long)i + 1).c_str(),
+                       "Remove or interpolate missing values before training.");
     }
     int present = 0;
     for (int64_t c : cnt) present += c > 0;
@@ -531,8 +529,7 @@ int32_t classify_one(const TsShapeletNode* nodes, const double* x, int64_t n) {
 void check_series(const double* x, int64_t n, const char* what) {
     if (!x && n > 0) invalid(format("%s is NULL", what));
     if (n < 1) invalid(format("%s is empty", what));
-    for (int64_t t = 0; t < n; ++t)
-        if (!std::isfinite(x[t])) invalid(format("%s contains NaN or infinity at position %lld", what, (long long)t + 1));
+    require_finite(x, n, what);
 }
 
 }  // namespace

@@ -128,6 +128,12 @@ int			tsm_gpu_worthwhile(int kind, int64_t n, int64_t m) TSM_NOEXCEPT;
 void	   *tsm_host_alloc(size_t bytes, int want_pinned) TSM_NOEXCEPT;
 void		tsm_host_free(void *p) TSM_NOEXCEPT;
 
+/* ---- input ------------------------------------------------------------- */
+
+/* The 0-based position of the first NaN or infinite value of x[0..n), or -1
+ * when every value is finite; at memory speed (finite.cpp). */
+int64_t		tsm_first_nonfinite(const double *x, int64_t n) TSM_NOEXCEPT;
+
 /* ---- outliers ---------------------------------------------------------- */
 
 typedef enum TsOutlierMethod

@@ -1,12 +1,17 @@
 /*
- * discords.c — ts_matrix_profile and ts_discords (array and query forms).
+ * discords.c — ts_matrix_profile, ts_matrix_profile_arrays and ts_discords
+ * (array and query forms).
  */
 #include "glue.h"
 
 #include <math.h>
 
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 
 #include "api_discords.h"
 #include "api_matrix_profile.h"
@@ -60,6 +65,130 @@ Datum
 ts_matrix_profile_query(PG_FUNCTION_ARGS)
 {
 	return matrix_profile_common(fcinfo, true);
+}
+
+/* ---- ts_matrix_profile_arrays ------------------------------------------ */
+
+/* A one-dimensional array (lower bound 1) of n 8-byte pass-by-value
+ * elements, filled by one copy; NULL entries where null[i] (null may be NULL). */
+static ArrayType *
+array8_from(const void *data, int64 n, Oid elemtype, const bool *null)
+{
+	int64		nnull = 0;
+	Size		bytes;
+	Size		hdr;
+	ArrayType  *a;
+	char	   *dst;
+	int			dims[1] = {(int) n};
+	int			lbs[1] = {1};
+
+	if (null)
+		for (int64 i = 0; i < n; i++)
+			nnull += null[i];
+	hdr = nnull ? ARR_OVERHEAD_WITHNULLS(1, n) : ARR_OVERHEAD_NONULLS(1);
+	bytes = hdr + (Size) (n - nnull) * 8;
+	a = (ArrayType *) palloc0(bytes);
+	SET_VARSIZE(a, bytes);
+	a->ndim = 1;
+	a->dataoffset = nnull ? (int32) hdr : 0;
+	a->elemtype = elemtype;
+	memcpy(ARR_DIMS(a), dims, sizeof(dims));
+	memcpy(ARR_LBOUND(a), lbs, sizeof(lbs));
+	dst = ARR_DATA_PTR(a);
+	if (!nnull)
+	{
+		memcpy(dst, data, (Size) n * 8);
+		return a;
+	}
+	{
+		bits8	   *bitmap = ARR_NULLBITMAP(a);
+
+		for (int64 i = 0; i < n; i++)
+		{
+			if (null[i])
+				continue;
+			bitmap[i / 8] |= (bits8) (1 << (i % 8));
+			memcpy(dst, (const char *) data + i * 8, 8);
+			dst += 8;
+		}
+	}
+	return a;
+}
+
+/*
+ * The whole profile as one row of two arrays, for callers that keep or
+ * process it as a whole: no row per window to produce.  Both arrays go into
+ * one composite value, which must stay under PostgreSQL's 1 GB limit.
+ */
+static Datum
+matrix_profile_arrays_common(FunctionCallInfo fcinfo, bool query)
+{
+	TupleDesc	tupdesc;
+	TsmSeries	s;
+	int			m = tsm_window_arg(fcinfo, 1, "m");
+	int64		excl = tsm_exclusion_arg(fcinfo, 2, (m + 3) / 4 + 1);	/* ceil(m/4) + 1 */
+	const int64 max_windows = (int64) ((MaxAllocSize - 1024) / 16);
+	TsExec		ex;
+	TsProfile	p;
+	TsStatus	st;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+	bool	   *none;
+	HeapTuple	tuple;
+	double		t0 = tsm_now_ms();
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("ts_matrix_profile_arrays must be called where a record is accepted")));
+	tupdesc = BlessTupleDesc(tupdesc);
+	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
+	if (s.n - m + 1 > max_windows)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the matrix profile of %lld windows does not fit in arrays of at most 1 GB",
+						(long long) (s.n - m + 1)),
+				 errhint("Use ts_matrix_profile(), which returns one row per window, for series of more than %lld values.",
+						 (long long) max_windows)));
+	if (s.n == 0)
+	{
+		/* an empty series has no windows: two empty arrays */
+		values[0] = PointerGetDatum(construct_empty_array(FLOAT8OID));
+		values[1] = PointerGetDatum(construct_empty_array(INT8OID));
+		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	}
+	tsm_exec_prepare(&ex, TS_WORK_MATRIX_PROFILE, s.n, m);
+	TSM_CALL(ex, st, tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st));
+	tsm_exec_finish("ts_matrix_profile_arrays", &ex, s.n, &st, t0);
+
+	/* 1-based neighbours; a window without one gets NULL in both arrays */
+	none = (bool *) palloc_extended(p.count * sizeof(bool), MCXT_ALLOC_HUGE);
+	for (int64 i = 0; i < p.count; i++)
+	{
+		none[i] = p.index[i] < 0;
+		p.index[i] += 1;
+	}
+	values[0] = PointerGetDatum(array8_from(p.dist, p.count, FLOAT8OID, none));
+	values[1] = PointerGetDatum(array8_from(p.index, p.count, INT8OID, none));
+	tuple = heap_form_tuple(tupdesc, values, nulls);
+	pfree(DatumGetPointer(values[0]));
+	pfree(DatumGetPointer(values[1]));
+	pfree(none);
+	PG_RETURN_DATUM(HeapTupleGetDatum(tuple));
+}
+
+PG_FUNCTION_INFO_V1(ts_matrix_profile_arrays);
+Datum
+ts_matrix_profile_arrays(PG_FUNCTION_ARGS)
+{
+	return matrix_profile_arrays_common(fcinfo, false);
+}
+
+PG_FUNCTION_INFO_V1(ts_matrix_profile_arrays_query);
+Datum
+ts_matrix_profile_arrays_query(PG_FUNCTION_ARGS)
+{
+	return matrix_profile_arrays_common(fcinfo, true);
 }
 
 /* ---- ts_discords ------------------------------------------------------- */

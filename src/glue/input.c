@@ -53,9 +53,12 @@ tsm_series_from_array(ArrayType *arr, const char *argname, TsmSeries *out)
 	}
 	out->x = (const double *) ARR_DATA_PTR(arr);
 	out->n = n;
-	for (int64 i = 0; i < n; i++)
-		if (!isfinite(out->x[i]))
-			reject_value(out->x[i], i + 1, argname, "position");
+	{
+		int64		bad = tsm_first_nonfinite(out->x, n);
+
+		if (bad >= 0)
+			reject_value(out->x[bad], bad + 1, argname, "position");
+	}
 }
 
 /* ---- the query form ---------------------------------------------------- */

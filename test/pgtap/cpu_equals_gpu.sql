@@ -5,7 +5,7 @@ BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
-SELECT plan(12);
+SELECT plan(14);
 
 SELECT setseed(0.25);
 CREATE TEMP TABLE walk AS
@@ -22,6 +22,7 @@ CREATE TEMP TABLE gp_train AS SELECT id, split_part(line, E'\t', 1)::float8::int
 
 -- results on the configured backend
 CREATE TEMP TABLE d_mp AS SELECT * FROM ts_matrix_profile((SELECT a FROM walk_a), 100);
+CREATE TEMP TABLE d_mpa AS SELECT * FROM ts_matrix_profile_arrays((SELECT a FROM walk_a), 100);
 CREATE TEMP TABLE d_mp_tek AS SELECT * FROM ts_matrix_profile((SELECT a FROM tek_a), 128, 128);
 CREATE TEMP TABLE d_disc AS SELECT * FROM ts_discords((SELECT a FROM walk_a), 64, 5, method => 'pd3');
 CREATE TEMP TABLE d_range AS SELECT * FROM ts_discords((SELECT a FROM tek_a), 128, NULL, 13.9, method => 'pd3');
@@ -43,6 +44,10 @@ SELECT is((SELECT count(*)::int FROM ts_matrix_profile((SELECT a FROM walk_a), 1
 SELECT is((SELECT count(*)::int FROM ts_matrix_profile((SELECT a FROM tek_a), 128, 128) c FULL JOIN d_mp_tek g USING (pos)
            WHERE c.neighbor IS DISTINCT FROM g.neighbor OR NOT pg_temp.close(c.distance, g.distance)), 0,
           'matrix profile of TEK16: CPU = configured backend');
+SELECT is((SELECT count(*)::int FROM ts_matrix_profile((SELECT a FROM walk_a), 100) c, d_mpa g
+           WHERE c.neighbor IS DISTINCT FROM g.neighbor[c.pos] OR NOT pg_temp.close(c.distance, g.distance[c.pos])), 0,
+          'matrix profile of a random walk as arrays: CPU rows = configured backend arrays');
+SELECT is((SELECT cardinality(distance) FROM d_mpa), 12000 - 100 + 1, 'and the arrays have one entry per window');
 SELECT is((SELECT count(*)::int FROM ts_discords((SELECT a FROM walk_a), 64, 5, method => 'pd3') c FULL JOIN d_disc g USING (rank)
            WHERE c.pos IS DISTINCT FROM g.pos OR c.neighbor IS DISTINCT FROM g.neighbor OR NOT pg_temp.close(c.distance, g.distance)), 0,
           'top-5 discords (pd3): CPU = configured backend');

@@ -375,12 +375,17 @@ TEST(discords_from_profile_matches_pd3) {
 TEST(discords_from_profile_prefix_selection_equals_full_ranking) {
     auto ex = tsmt::cpu_exec();
     std::mt19937_64 g(17);
-    for (int64_t count : {5000, 40000}) {
+    // few distinct values (ties everywhere), then a smooth profile (a random
+    // walk's magnitude: long runs of close values, as real profiles have)
+    for (int64_t count : {5000, 40000, -40000}) {
+        const bool smooth = count < 0;
+        count = std::abs(count);
         Profile prof;
         prof.dist.resize(count);
         prof.nn.resize(count);
+        const std::vector<double> walk = tsmt::random_walk(count, 29);
         for (int64_t i = 0; i < count; ++i) {
-            prof.dist[i] = (double)(g() % 7) + ((i % 5 == 0) ? 0.5 : 0.0);  // few distinct values
+            prof.dist[i] = smooth ? std::fabs(walk[i]) : (double)(g() % 7) + ((i % 5 == 0) ? 0.5 : 0.0);
             prof.nn[i] = (int64_t)(g() % count);
             if (g() % 97 == 0) { prof.dist[i] = INFINITY; prof.nn[i] = -1; }
         }

@@ -414,7 +414,7 @@ TEST(shapelets_errors) {
     Set nan = S;
     nan.x[4][7] = std::nan("");
     run_shapelets(nan, 3, 5, 1, 1, tsmt::cpu_exec(), &st);
-    CHECK(std::strstr(st.message, "row 5 contains NaN") != nullptr);
+    CHECK(std::strstr(st.message, "training row 5 contains a NaN or infinite value") != nullptr);
     Set shortrow = S;
     shortrow.x[2].resize(4);
     run_shapelets(shortrow, 5, 8, 1, 1, tsmt::cpu_exec(), &st);
