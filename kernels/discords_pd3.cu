@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "discords.h"
@@ -80,6 +81,16 @@ __global__ void pd3_init(uint8_t* alive, uint8_t* neighbor, double* bestR, doubl
         bjL[i] = -1;
     }
     if (i < nseg) seg_done[i] = 0;
+}
+
+// d² of a row against a column from their co-moment C and 1/σ (isd, 0 for a
+// constant window; isj2 = 2·(1/σ) of the column): 2m − 2·C·isd·(1/σ of the
+// column), and for constant windows STUMPY's rule: 0 between two constant
+// windows, m (= √m²) between a constant and a non-constant one.
+template <bool COLUMN_CONSTANT>
+__device__ __forceinline__ double pair_d2(double C, double isd, double isj2, double md, double m2) {
+    if (COLUMN_CONSTANT) return isd == 0.0 ? 0.0 : md;
+    return isd == 0.0 ? md : fma(-C, isd * isj2, m2);
 }
 
 // Scans columns [c_lo, c_hi) ∩ the segment's range; see the file comment.
@@ -164,15 +175,16 @@ __global__ void __launch_bounds__(32 * WARPS, 3) pd3_scan(Dev d, int64_t c_lo, i
                 vlo = (int)min((int64_t)SEG, max((int64_t)0, j + d.e - a));
                 vhi = rows;
             }
+            // one pass over the lane's rows, compiled once per kind of column
+            // (the branch on the column is warp-uniform)
             bool close = false;
-            if (isj != 0.0) {
+            auto rows_vs_column = [&](auto col_constant) {
                 const double isj2 = 2.0 * isj;
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
                     const int rr = lane * R + r;
                     const bool v = rr >= vlo && rr < vhi;
-                    // a constant row (isd 0) is at √m from a non-constant column
-                    const double d2 = isd[r] == 0.0 ? md : fma(-C[r], isd[r] * isj2, m2);
+                    const double d2 = pair_d2<decltype(col_constant)::value>(C[r], isd[r], isj2, md, m2);
                     if (v && d2 < r2) {
                         al &= ~(1u << r);
                         close = true;
@@ -182,22 +194,9 @@ __global__ void __launch_bounds__(32 * WARPS, 3) pd3_scan(Dev d, int64_t c_lo, i
                         bj[r] = (int)j;
                     }
                 }
-            } else {  // constant column (STUMPY): 0 to a constant row, m (= √m²) to the others
-#pragma unroll
-                for (int r = 0; r < R; ++r) {
-                    const int rr = lane * R + r;
-                    const bool v = rr >= vlo && rr < vhi;
-                    const double d2 = isd[r] == 0.0 ? 0.0 : md;
-                    if (v && d2 < r2) {
-                        al &= ~(1u << r);
-                        close = true;
-                    }
-                    if (v && d2 < b2[r]) {
-                        b2[r] = d2;
-                        bj[r] = (int)j;
-                    }
-                }
-            }
+            };
+            if (isj != 0.0) rows_vs_column(std::false_type());
+            else rows_vs_column(std::true_type());
             if (SELECT) {
                 if (__any_sync(FULL, close) && lane == 0) d.neighbor[j] = 0;
             }
