@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "discords.h"
@@ -80,6 +81,16 @@ __global__ void pd3_init(uint8_t* alive, uint8_t* neighbor, double* bestR, doubl
         bjL[i] = -1;
     }
     if (i < nseg) seg_done[i] = 0;
+}
+
+// d² of a row against a column from their co-moment C and 1/σ (isd, 0 for a
+// constant window; isj2 = 2·(1/σ) of the column): 2m − 2·C·isd·(1/σ of the
+// column), and for constant windows STUMPY's rule: 0 between two constant
+// windows, m (= √m²) between a constant and a non-constant one.
+template <bool COLUMN_CONSTANT>
+__device__ __forceinline__ double pair_d2(double C, double isd, double isj2, double md, double m2) {
+    if (COLUMN_CONSTANT) return isd == 0.0 ? 0.0 : md;
+    return isd == 0.0 ? md : fma(-C, isd * isj2, m2);
 }
 
 // Scans columns [c_lo, c_hi) ∩ the segment's range; see the file comment.
@@ -164,15 +175,16 @@ __global__ void __launch_bounds__(32 * WARPS, 3) pd3_scan(Dev d, int64_t c_lo, i
                 vlo = (int)min((int64_t)SEG, max((int64_t)0, j + d.e - a));
                 vhi = rows;
             }
+            // one pass over the lane's rows, compiled once per kind of column
+            // (the branch on the column is warp-uniform)
             bool close = false;
-            if (isj != 0.0) {
+            auto rows_vs_column = [&](auto col_constant) {
                 const double isj2 = 2.0 * isj;
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
                     const int rr = lane * R + r;
                     const bool v = rr >= vlo && rr < vhi;
-                    // a constant row (isd 0) is at √m from a non-constant column
-                    const double d2 = isd[r] == 0.0 ? md : fma(-C[r], isd[r] * isj2, m2);
+                    const double d2 = pair_d2<decltype(col_constant)::value>(C[r], isd[r], isj2, md, m2);
                     if (v && d2 < r2) {
                         al &= ~(1u << r);
                         close = true;
@@ -182,22 +194,9 @@ __global__ void __launch_bounds__(32 * WARPS, 3) pd3_scan(Dev d, int64_t c_lo, i
                         bj[r] = (int)j;
                     }
                 }
-            } else {  // constant column (STUMPY): 0 to a constant row, m (= √m²) to the others
-#pragma unroll
-                for (int r = 0; r < R; ++r) {
-                    const int rr = lane * R + r;
-                    const bool v = rr >= vlo && rr < vhi;
-                    const double d2 = isd[r] == 0.0 ? 0.0 : md;
-                    if (v && d2 < r2) {
-                        al &= ~(1u << r);
-                        close = true;
-                    }
-                    if (v && d2 < b2[r]) {
-                        b2[r] = d2;
-                        bj[r] = (int)j;
-                    }
-                }
-            }
+            };
+            if (isj != 0.0) rows_vs_column(std::false_type());
+            else rows_vs_column(std::true_type());
             if (SELECT) {
                 if (__any_sync(FULL, close) && lane == 0) d.neighbor[j] = 0;
             }
@@ -265,34 +264,31 @@ class GpuPd3 final : public Pd3Runner {
             throw Error(TS_INVALID_ARGUMENT, kInvalidParameter, "series too long for the GPU discord search",
                         "Use tsmine.backend = cpu for more than 2^31 subsequences.");
         nseg_ = (N_ + SEG - 1) / SEG;
-        const size_t need = sizeof(double) * (p.n + 7 * N_) + sizeof(int) * 3 * N_ + 2 * N_ + nseg_ +
-                            sizeof(int64_t) * N_ + sizeof(double) * N_ + 64;
-        require_bytes(need, "PD3 discord search");
+        // one device allocation for every array of the runner
+        const size_t o_x = ar_.take<double>(p.n), o_mu = ar_.take<double>(N_), o_isd = ar_.take<double>(N_);
+        const size_t o_df = ar_.take<double>(N_), o_dg = ar_.take<double>(N_), o_carry = ar_.take<double>(N_);
+        const size_t o_bestR = ar_.take<double>(N_), o_bestL = ar_.take<double>(N_);  // NN d² right / left
+        const size_t o_bjR = ar_.take<int>(N_), o_bjL = ar_.take<int>(N_);            // NN indices
+        const size_t o_alive = ar_.take<uint8_t>(N_), o_neighbor = ar_.take<uint8_t>(N_);  // the bitmaps
+        const size_t o_seg_done = ar_.take<uint8_t>(nseg_), o_pending = ar_.take<int>(2);
+        const size_t o_out_pos = ar_.take<int64_t>(N_), o_out_d2 = ar_.take<double>(N_), o_out_nn = ar_.take<int>(N_);
+        require_bytes(ar_.off, "PD3 discord search");
         const double t0 = now_ms();
-        x_.allocate(p.n, "PD3 series");
-        mu_.allocate(N_, "PD3 means");
-        isd_.allocate(N_, "PD3 1/sigma");
-        df_.allocate(N_, "PD3 df");
-        dg_.allocate(N_, "PD3 dg");
-        carry_.allocate(N_, "PD3 co-moments");
-        bestR_.allocate(N_, "PD3 NN distances");
-        bestL_.allocate(N_, "PD3 NN distances");
-        bjR_.allocate(N_, "PD3 NN indices");
-        bjL_.allocate(N_, "PD3 NN indices");
-        alive_.allocate(N_, "PD3 bitmap");
-        neighbor_.allocate(N_, "PD3 bitmap");
-        seg_done_.allocate(nseg_, "PD3 segment flags");
-        pending_.allocate(2, "PD3 counters");
-        out_pos_.allocate(N_, "PD3 results");
-        out_d2_.allocate(N_, "PD3 results");
-        out_nn_.allocate(N_, "PD3 results");
-        check(cudaMemcpyAsync(x_.get(), p.x, sizeof(double) * p.n, cudaMemcpyHostToDevice, *stream_holder_), "upload");
-        check(cudaMemcpyAsync(mu_.get(), p.mean.data(), sizeof(double) * N_, cudaMemcpyHostToDevice, *stream_holder_),
+        ar_.allocate("PD3 discord search");
+        x_ = ar_.at<double>(o_x), mu_ = ar_.at<double>(o_mu), isd_ = ar_.at<double>(o_isd);
+        df_ = ar_.at<double>(o_df), dg_ = ar_.at<double>(o_dg), carry_ = ar_.at<double>(o_carry);
+        bestR_ = ar_.at<double>(o_bestR), bestL_ = ar_.at<double>(o_bestL);
+        bjR_ = ar_.at<int>(o_bjR), bjL_ = ar_.at<int>(o_bjL);
+        alive_ = ar_.at<uint8_t>(o_alive), neighbor_ = ar_.at<uint8_t>(o_neighbor);
+        seg_done_ = ar_.at<uint8_t>(o_seg_done), pending_ = ar_.at<int>(o_pending);
+        out_pos_ = ar_.at<int64_t>(o_out_pos), out_d2_ = ar_.at<double>(o_out_d2), out_nn_ = ar_.at<int>(o_out_nn);
+        check(cudaMemcpyAsync(x_, p.x, sizeof(double) * p.n, cudaMemcpyHostToDevice, *stream_holder_), "upload");
+        check(cudaMemcpyAsync(mu_, p.mean.data(), sizeof(double) * N_, cudaMemcpyHostToDevice, *stream_holder_),
               "upload");
-        check(cudaMemcpyAsync(isd_.get(), p.isd.data(), sizeof(double) * N_, cudaMemcpyHostToDevice, *stream_holder_),
+        check(cudaMemcpyAsync(isd_, p.isd.data(), sizeof(double) * N_, cudaMemcpyHostToDevice, *stream_holder_),
               "upload");
-        check(cudaMemcpyAsync(df_.get(), p.df.data(), sizeof(double) * N_, cudaMemcpyHostToDevice, *stream_holder_), "upload");
-        check(cudaMemcpyAsync(dg_.get(), p.dg.data(), sizeof(double) * N_, cudaMemcpyHostToDevice, *stream_holder_), "upload");
+        check(cudaMemcpyAsync(df_, p.df.data(), sizeof(double) * N_, cudaMemcpyHostToDevice, *stream_holder_), "upload");
+        check(cudaMemcpyAsync(dg_, p.dg.data(), sizeof(double) * N_, cudaMemcpyHostToDevice, *stream_holder_), "upload");
         wait(*stream_holder_, ex_);
         ex_->device_ms += now_ms() - t0;
     }
@@ -304,31 +300,30 @@ class GpuPd3 final : public Pd3Runner {
         const double r2 = r > 0 ? r * r : -std::numeric_limits<double>::infinity();
         const int tb = 256;
         const int64_t gN = (std::max(N_, nseg_) + tb - 1) / tb;
-        pd3_init<<<(unsigned)gN, tb, 0, *stream_holder_>>>(alive_.get(), neighbor_.get(), bestR_.get(), bestL_.get(),
-                                                   bjR_.get(), bjL_.get(), seg_done_.get(), N_, nseg_);
+        pd3_init<<<(unsigned)gN, tb, 0, *stream_holder_>>>(alive_, neighbor_, bestR_, bestL_, bjR_, bjL_,
+                                                            seg_done_, N_, nseg_);
         check(cudaGetLastError(), "pd3_init");
         scan(true, r2);
-        pd3_conj<<<(unsigned)nseg_, SEG, 0, *stream_holder_>>>(alive_.get(), neighbor_.get(), seg_done_.get(), N_);
+        pd3_conj<<<(unsigned)nseg_, SEG, 0, *stream_holder_>>>(alive_, neighbor_, seg_done_, N_);
         check(cudaGetLastError(), "pd3_conj");
         scan(false, r2);
-        check(cudaMemsetAsync(pending_.get(), 0, sizeof(int), *stream_holder_), "cudaMemsetAsync");
+        check(cudaMemsetAsync(pending_, 0, sizeof(int), *stream_holder_), "cudaMemsetAsync");
         pd3_collect<<<(unsigned)((N_ + tb - 1) / tb), tb, 0, *stream_holder_>>>(
-            alive_.get(), bestL_.get(), bjL_.get(), bestR_.get(), bjR_.get(), N_, pending_.get(), out_pos_.get(),
-            out_d2_.get(), out_nn_.get());
+            alive_, bestL_, bjL_, bestR_, bjR_, N_, pending_, out_pos_, out_d2_, out_nn_);
         check(cudaGetLastError(), "pd3_collect");
         timer.stop();
         int count = 0;
-        check(cudaMemcpyAsync(&count, pending_.get(), sizeof(int), cudaMemcpyDeviceToHost, *stream_holder_), "download");
+        check(cudaMemcpyAsync(&count, pending_, sizeof(int), cudaMemcpyDeviceToHost, *stream_holder_), "download");
         wait(*stream_holder_, ex_);
         std::vector<int64_t> pos(count);
         std::vector<double> d2(count);
         std::vector<int> nn(count);
         if (count > 0) {
-            check(cudaMemcpyAsync(pos.data(), out_pos_.get(), sizeof(int64_t) * count, cudaMemcpyDeviceToHost,
+            check(cudaMemcpyAsync(pos.data(), out_pos_, sizeof(int64_t) * count, cudaMemcpyDeviceToHost,
                                   *stream_holder_), "download");
-            check(cudaMemcpyAsync(d2.data(), out_d2_.get(), sizeof(double) * count, cudaMemcpyDeviceToHost, *stream_holder_),
+            check(cudaMemcpyAsync(d2.data(), out_d2_, sizeof(double) * count, cudaMemcpyDeviceToHost, *stream_holder_),
                   "download");
-            check(cudaMemcpyAsync(nn.data(), out_nn_.get(), sizeof(int) * count, cudaMemcpyDeviceToHost, *stream_holder_),
+            check(cudaMemcpyAsync(nn.data(), out_nn_, sizeof(int) * count, cudaMemcpyDeviceToHost, *stream_holder_),
                   "download");
             wait(*stream_holder_, ex_);
         }
@@ -346,19 +341,18 @@ class GpuPd3 final : public Pd3Runner {
         // ≈ 2^34 pair updates a launch at most (every row busy): ~10–40 ms on an H100
         int64_t W = (int64_t(1) << 34) / std::max<int64_t>(N_, 1);
         W = std::max<int64_t>(256, (W + 31) / 32 * 32);
-        Dev d{x_.get(), mu_.get(), isd_.get(), df_.get(), dg_.get(), carry_.get(),
-              select ? bestR_.get() : bestL_.get(), select ? bjR_.get() : bjL_.get(), alive_.get(),
-              neighbor_.get(), seg_done_.get(), N_, e, nseg_, p_.m};
+        Dev d{x_, mu_, isd_, df_, dg_, carry_, select ? bestR_ : bestL_, select ? bjR_ : bjL_, alive_,
+              neighbor_, seg_done_, N_, e, nseg_, p_.m};
         const unsigned blocks = (unsigned)((nseg_ + WARPS - 1) / WARPS);
         for (int64_t c = first; c < last; c += W) {
-            check(cudaMemsetAsync(pending_.get(), 0, sizeof(int), *stream_holder_), "cudaMemsetAsync");
+            check(cudaMemsetAsync(pending_, 0, sizeof(int), *stream_holder_), "cudaMemsetAsync");
             if (select)
-                pd3_scan<true><<<blocks, 32 * WARPS, 0, *stream_holder_>>>(d, c, std::min(last, c + W), r2, pending_.get());
+                pd3_scan<true><<<blocks, 32 * WARPS, 0, *stream_holder_>>>(d, c, std::min(last, c + W), r2, pending_);
             else
-                pd3_scan<false><<<blocks, 32 * WARPS, 0, *stream_holder_>>>(d, c, std::min(last, c + W), r2, pending_.get());
+                pd3_scan<false><<<blocks, 32 * WARPS, 0, *stream_holder_>>>(d, c, std::min(last, c + W), r2, pending_);
             check(cudaGetLastError(), "pd3_scan");
             int pending = 0;
-            check(cudaMemcpyAsync(&pending, pending_.get(), sizeof(int), cudaMemcpyDeviceToHost, *stream_holder_),
+            check(cudaMemcpyAsync(&pending, pending_, sizeof(int), cudaMemcpyDeviceToHost, *stream_holder_),
                   "download");
             wait(*stream_holder_, ex_);
             if (pending == 0) break;  // every segment finished or discarded
@@ -369,10 +363,12 @@ class GpuPd3 final : public Pd3Runner {
     TsExec* ex_;
     int64_t N_ = 0, nseg_ = 0;
     std::unique_ptr<Stream> stream_holder_;  // created after use_device
-    Buffer<double> x_, mu_, isd_, df_, dg_, carry_, bestR_, bestL_, out_d2_;
-    Buffer<int> bjR_, bjL_, pending_, out_nn_;
-    Buffer<uint8_t> alive_, neighbor_, seg_done_;
-    Buffer<int64_t> out_pos_;
+    Arena ar_;  // the device memory of the arrays below
+    double *x_ = nullptr, *mu_ = nullptr, *isd_ = nullptr, *df_ = nullptr, *dg_ = nullptr, *carry_ = nullptr;
+    double *bestR_ = nullptr, *bestL_ = nullptr, *out_d2_ = nullptr;
+    int *bjR_ = nullptr, *bjL_ = nullptr, *pending_ = nullptr, *out_nn_ = nullptr;
+    uint8_t *alive_ = nullptr, *neighbor_ = nullptr, *seg_done_ = nullptr;
+    int64_t* out_pos_ = nullptr;
 };
 
 }  // namespace

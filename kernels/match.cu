@@ -53,29 +53,28 @@ __global__ void k_iota64(int64_t* v, int64_t N) {
         v[i] = i;
 }
 
-// The series on the device with its window statistics.
+// The series on the device with its window statistics, in one allocation.
 struct DeviceSeries {
     int64_t n, N;
     int m;
-    Buffer<double> x, mean, inv, qstat, dist;
-    Buffer<uint8_t> cst;
+    Arena ar;
+    double *x = nullptr, *mean = nullptr, *inv = nullptr, *qstat = nullptr, *dist = nullptr;
+    uint8_t* cst = nullptr;
     DeviceSeries(const double* hx, int64_t n_, int m_, cudaStream_t st, const TsExec* ex)
         : n(n_), N(n_ - m_ + 1), m(m_) {
         require_bytes((size_t)n * 8 + (size_t)N * 41 + (1u << 20), "distance profile");
-        x.allocate(n, "series");
-        mean.allocate(N, "window means");
-        inv.allocate(N, "window spreads");
-        cst.allocate(N, "constant flags");
-        qstat.allocate(3, "query statistics");
-        dist.allocate(N, "distance profile");
-        check(cudaMemcpyAsync(x.get(), hx, n * sizeof(double), cudaMemcpyHostToDevice, st), "copy series");
-        k_window_stats<<<grid_for(N, 256), 256, 0, st>>>(x.get(), N, m, mean.get(), inv.get(), cst.get());
+        const size_t o_x = ar.take<double>(n), o_mean = ar.take<double>(N), o_inv = ar.take<double>(N);
+        const size_t o_cst = ar.take<uint8_t>(N), o_qstat = ar.take<double>(3), o_dist = ar.take<double>(N);
+        ar.allocate("distance profile");
+        x = ar.at<double>(o_x), mean = ar.at<double>(o_mean), inv = ar.at<double>(o_inv);
+        cst = ar.at<uint8_t>(o_cst), qstat = ar.at<double>(o_qstat), dist = ar.at<double>(o_dist);
+        check(cudaMemcpyAsync(x, hx, n * sizeof(double), cudaMemcpyHostToDevice, st), "copy series");
+        k_window_stats<<<grid_for(N, 256), 256, 0, st>>>(x, N, m, mean, inv, cst);
         launched("window statistics");
     }
     // the profile of query qx (device pointer; qstat filled) into dist
     void profile(const double* qx, cudaStream_t st) {
-        k_profile<<<grid_for(N * 32, 256, 16384), 256, 0, st>>>(x.get(), N, m, mean.get(), inv.get(), cst.get(), qx,
-                                                               qstat.get(), dist.get());
+        k_profile<<<grid_for(N * 32, 256, 16384), 256, 0, st>>>(x, N, m, mean, inv, cst, qx, qstat, dist);
         launched("distance profile");
     }
 };
@@ -85,11 +84,11 @@ class GpuProfiler : public WindowProfiler {
     GpuProfiler(const double* x, int64_t n, int m, TsExec* ex) : ex_(ex), s_(x, n, m, st_, ex) {}
     void profile(int64_t i, double* out) override {
         const double t0 = now_ms();
-        k_window_stat_of<<<1, 1, 0, st_>>>(s_.mean.get(), s_.inv.get(), s_.cst.get(), i, s_.qstat.get());
+        k_window_stat_of<<<1, 1, 0, st_>>>(s_.mean, s_.inv, s_.cst, i, s_.qstat);
         launched("query statistics");
-        s_.profile(s_.x.get() + i, st_);
+        s_.profile(s_.x + i, st_);
         wait(st_, ex_);
-        check(cudaMemcpy(out, s_.dist.get(), s_.N * sizeof(double), cudaMemcpyDeviceToHost), "copy profile");
+        check(cudaMemcpy(out, s_.dist, s_.N * sizeof(double), cudaMemcpyDeviceToHost), "copy profile");
         ex_->device_ms += now_ms() - t0;
     }
 
@@ -117,7 +116,7 @@ void match_sorted(const double* x, int64_t n, const double* pattern, int m, doub
     Buffer<double> dp(m, "pattern");
     check(cudaMemcpyAsync(dp.get(), pattern, m * sizeof(double), cudaMemcpyHostToDevice, st), "copy pattern");
     timer.start();
-    k_pattern_stat<<<1, 1, 0, st>>>(dp.get(), m, s.qstat.get());
+    k_pattern_stat<<<1, 1, 0, st>>>(dp.get(), m, s.qstat);
     launched("pattern statistics");
     s.profile(dp.get(), st);
     wait(st, ex);
@@ -126,11 +125,11 @@ void match_sorted(const double* x, int64_t n, const double* pattern, int m, doub
     k_iota64<<<grid_for(N, 256), 256, 0, st>>>(pos.get(), N);
     launched("iota");
     size_t tmp_bytes = 0;
-    check(cub::DeviceRadixSort::SortPairs(nullptr, tmp_bytes, s.dist.get(), keys_out.get(), pos.get(),
+    check(cub::DeviceRadixSort::SortPairs(nullptr, tmp_bytes, s.dist, keys_out.get(), pos.get(),
                                           pos_out.get(), (int)N, 0, 64, st),
           "sort size");
     Buffer<unsigned char> tmp(tmp_bytes, "sort scratch");
-    check(cub::DeviceRadixSort::SortPairs(tmp.get(), tmp_bytes, s.dist.get(), keys_out.get(), pos.get(),
+    check(cub::DeviceRadixSort::SortPairs(tmp.get(), tmp_bytes, s.dist, keys_out.get(), pos.get(),
                                           pos_out.get(), (int)N, 0, 64, st),
           "sort");
     timer.stop();

@@ -595,21 +595,16 @@ std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, i
                 C = std::max<int64_t>(1, Ce / 2);
                 continue;
             }
-            const float thr = mk_threshold(best.d, slackK);
-            for (int oo = 0; oo < Ce; ++oo) {
-                float mg;
-                std::memcpy(&mg, &h_mingap[oo], sizeof mg);
-                if (mg > thr) {  // stopping rule
-                    stop = true;
-                    last = o0 + oo;
-                    S.offsets += oo + 1;
-                    break;
-                }
-            }
+            // stopping rule, on the offsets' gap bounds (floats, kept as their bits for atomicMin)
+            stop = mk_chunk_stops(
+                best.d, slackK, Ce,
+                [&](int64_t oo) {
+                    float mg;
+                    std::memcpy(&mg, &h_mingap[oo], sizeof mg);
+                    return mg;
+                },
+                o0, last, S);
             if (!stop) {
-                S.offsets += Ce;
-                o0 += Ce;
-                last = o0 - 1;
                 if (ms < 12 && C < kMaxChunk) C = std::min<int64_t>(kMaxChunk, C * 2);
                 else if (ms > 50 && C > 1) C = C / 2;
             }

@@ -534,23 +534,16 @@ std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t 
                 if (tb[t].a >= 0) best.offer(tb[t].d, tb[t].a, tb[t].b);
                 S.pairs_computed += computed[t];
             }
-            const float thr = mk_threshold(best.d, slackK);
-            for (int64_t oo = 0; oo < Ce; ++oo) {
-                float mg = std::numeric_limits<float>::infinity();
-                for (int64_t t = 0; t < nt; ++t) mg = std::min(mg, mingap[(size_t)t * Ce + oo]);
-                if (mg > thr) {  // stopping rule: nothing at this offset or beyond can beat bsf
-                    stop = true;
-                    last = o0 + oo;
-                    S.offsets += oo + 1;
-                    break;
-                }
-            }
-            if (!stop) {
-                S.offsets += Ce;
-                o0 += Ce;
-                last = o0 - 1;
-                if (CH < 1024 && CH * N < (int64_t(1) << 26)) CH *= 2;
-            }
+            // stopping rule, on the minimum over the tiles of each offset's gap bound
+            stop = mk_chunk_stops(
+                best.d, slackK, Ce,
+                [&](int64_t oo) {
+                    float mg = std::numeric_limits<float>::infinity();
+                    for (int64_t t = 0; t < nt; ++t) mg = std::min(mg, mingap[(size_t)t * Ce + oo]);
+                    return mg;
+                },
+                o0, last, S);
+            if (!stop && CH < 1024 && CH * N < (int64_t(1) << 26)) CH *= 2;
         }
         S.last_offset = last;
         if (best.a < 0) break;  // no eligible pair is left

@@ -108,6 +108,33 @@ struct MkStats {
     double dist_ms = 0;          // GPU exact-distance kernels (CPU: in scan_ms)
 };
 
+// The stopping rule of MK's offset loop, the same on CPU and GPU.  Offsets are
+// scanned in chunks; after the chunk of ce offsets o0 .. o0 + ce − 1,
+// min_gap(oo) (0 <= oo < ce) may exceed the threshold only if every gap of
+// the ordering key at offset o0 + oo does (the minimum over all positions, or
+// a lower bound of it), and bsf is the best distance so far.  The first offset
+// whose min_gap exceeds mk_threshold(bsf, slack) ends the run: no pair at it
+// or beyond can beat bsf (the gap grows with the offset); then last = that
+// offset and true is returned.  Otherwise the loop moves past the
+// chunk (o0 += ce, last = o0 − 1) and false is returned.  S.offsets counts
+// the offsets scanned either way.
+template <class MinGap>
+bool mk_chunk_stops(double bsf, double slack, int64_t ce, MinGap&& min_gap, int64_t& o0, int64_t& last,
+                    MkStats& S) {
+    const float thr = mk_threshold(bsf, slack);
+    for (int64_t oo = 0; oo < ce; ++oo) {
+        if (min_gap(oo) > thr) {
+            last = o0 + oo;
+            S.offsets += oo + 1;
+            return true;
+        }
+    }
+    S.offsets += ce;
+    o0 += ce;
+    last = o0 - 1;
+    return false;
+}
+
 std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t k, int64_t excl,
                                      int nref, TsExec* ex, MkStats* stats = nullptr);
 
