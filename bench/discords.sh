@@ -18,8 +18,6 @@ load "respiration nprs44" 256 "$shared/data/anomaly/keogh_discords/respiration/n
 load "power demand" 512 "$shared/data/anomaly/keogh_discords/power_demand/power_data.txt" 0
 q -c "SELECT setseed(0.5); INSERT INTO bench_series SELECT 'random walk 2^${RW_LOG2:-20}', 100, array_agg(s ORDER BY i)
       FROM (SELECT i, sum(random() - 0.5) OVER (ORDER BY i) AS s FROM generate_series(1, 1 << ${RW_LOG2:-20}) i) w" >/dev/null
-echo "| series | n | m | k | pd3 ms | pd3 ms/discord | matrix_profile ms | matrix_profile ms/discord | faster | same rows |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
 if [ -n "${RANGE:-}" ]; then
   # range mode: r = the distance of the 10th (non-overlapping) discord, so
   # that a handful of windows qualify
@@ -38,6 +36,8 @@ if [ -n "${RANGE:-}" ]; then
   q -c "DROP TABLE IF EXISTS bench_series" >/dev/null
   exit 0
 fi
+echo "| series | n | m | k | pd3 ms | pd3 ms/discord | matrix_profile ms | matrix_profile ms/discord | faster | same rows |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 q -F'|' -c "SELECT name, m, array_length(a, 1) FROM bench_series ORDER BY array_length(a, 1)" | while IFS='|' read -r name m n; do
   for k in ${KS:-1 10 50 100}; do
     sel="(SELECT a FROM bench_series WHERE name = '$name')"

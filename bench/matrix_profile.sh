@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Matrix profile throughput (issue: discords): n = 2^17 and 2^20, m = 100 and
-# 1024, float64, through SQL (array form) on the GPU (and on the CPU for the
-# smaller n), and ts_discords (top 1, by way of the same profile) for the
-# SQL overhead of a call that returns few rows.  pairs/s counts n^2/2 pairs,
-# as SCAMP's figures do.
+# 1024, float64, through SQL (array input) on the GPU (and on the CPU for the
+# smaller n): ts_matrix_profile (a row per window), ts_matrix_profile_arrays
+# (the profile as two arrays) and ts_discords (top 1, by way of the same
+# profile), for the SQL overhead of each way out.  pairs/s counts n^2/2
+# pairs, as SCAMP's figures do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -18,11 +19,13 @@ for e in ${SIZES:-17 18 20}; do
   for m in 100 1024; do
     backends=(cpu); [ "$HAS_GPU" = t ] && backends=(gpu); [ "$HAS_GPU" = t ] && [ "$e" -le 17 ] && [ -z "${NO_CPU:-}" ] && backends=(gpu cpu)
     for b in "${backends[@]}"; do
-      for f in ts_matrix_profile ts_discords; do
-        [ "$b" = cpu ] && [ "$f" = ts_discords ] && continue
+      for f in ts_matrix_profile ts_matrix_profile_arrays ts_discords; do
+        [ "$b" = cpu ] && [ "$f" != ts_matrix_profile ] && continue
         reps=3; [ "$b" = cpu ] && reps=1
         args="(SELECT a FROM bench_mp), $m"; [ "$f" = ts_discords ] && args="$args, 1"
-        read -r ms dev ker <<<"$(run_timed "$b" $reps "SELECT count(*) FROM $f($args)")"
+        sql="SELECT count(*) FROM $f($args)"
+        [ "$f" = ts_matrix_profile_arrays ] && sql="SELECT cardinality(distance) FROM $f($args)"
+        read -r ms dev ker <<<"$(run_timed "$b" $reps "$sql")"
         awk -v n=$n -v m=$m -v f=$f -v b=$b -v ms=$ms -v dev=$dev -v ker=$ker -v e=$e 'BEGIN {
           p = n * n / 2.0;
           pe = p / (ms / 1000); pk = (ker == "-") ? "-" : sprintf("%.3g", p / (ker / 1000));
