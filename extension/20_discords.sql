@@ -18,18 +18,18 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 1000;
 COMMENT ON FUNCTION ts_matrix_profile(text, int, int) IS
 'ts_matrix_profile over the series that series_sql returns (one numeric column, in the query''s order).';
 
-CREATE FUNCTION ts_matrix_profile_arrays(series float8[], m int, exclusion_zone int DEFAULT NULL,
-                                         OUT distance float8[], OUT neighbor bigint[])
+CREATE FUNCTION ts_matrix_profile_arrays(series float8[], m int, exclusion_zone int DEFAULT NULL)
+RETURNS TABLE (distance float8[], neighbor bigint[])
 AS 'MODULE_PATHNAME', 'ts_matrix_profile_arrays'
-LANGUAGE C STABLE PARALLEL SAFE CALLED ON NULL INPUT;
+LANGUAGE C STABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 1;
 
 COMMENT ON FUNCTION ts_matrix_profile_arrays(float8[], int, int) IS
 'ts_matrix_profile as one row of two arrays, element i for the window at position i (as STUMPY''s P and I, 1-based): distance[i] and neighbor[i] are NULL when no window qualifies. Faster than the row form when the whole profile is kept or processed as a whole; up to about 67 million windows (1 GB).';
 
-CREATE FUNCTION ts_matrix_profile_arrays(series_sql text, m int, exclusion_zone int DEFAULT NULL,
-                                         OUT distance float8[], OUT neighbor bigint[])
+CREATE FUNCTION ts_matrix_profile_arrays(series_sql text, m int, exclusion_zone int DEFAULT NULL)
+RETURNS TABLE (distance float8[], neighbor bigint[])
 AS 'MODULE_PATHNAME', 'ts_matrix_profile_arrays_query'
-LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT;
+LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 1;
 
 COMMENT ON FUNCTION ts_matrix_profile_arrays(text, int, int) IS
 'ts_matrix_profile_arrays over the series that series_sql returns (one numeric column, in the query''s order).';

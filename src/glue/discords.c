@@ -6,11 +6,12 @@
 
 #include <math.h>
 
-#include "access/htup_details.h"
+#include "miscadmin.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 
 #include "api_discords.h"
@@ -69,61 +70,62 @@ ts_matrix_profile_query(PG_FUNCTION_ARGS)
 
 /* ---- ts_matrix_profile_arrays ------------------------------------------ */
 
-/* A one-dimensional array (lower bound 1) of n 8-byte pass-by-value
- * elements, filled by one copy; NULL entries where null[i] (null may be NULL). */
-static ArrayType *
-array8_from(const void *data, int64 n, Oid elemtype, const bool *null)
+/* Result memory that is the body of a one-dimensional array without NULLs:
+ * the array's header goes in front, so the core writes the profile where the
+ * array will hold it and nothing is copied.  Never throws (NULL on failure). */
+#define ARRAY8_HEADER ARR_OVERHEAD_NONULLS(1)
+
+static void *
+alloc_array_body(size_t bytes)
 {
-	int64		nnull = 0;
-	Size		bytes;
-	Size		hdr;
-	ArrayType  *a;
-	char	   *dst;
+	char	   *p = MemoryContextAllocExtended(CurrentMemoryContext, ARRAY8_HEADER + bytes,
+											   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+
+	return p ? p + ARRAY8_HEADER : NULL;
+}
+
+/* The array around n 8-byte values that alloc_array_body() returned. */
+static ArrayType *
+array8_around(void *body, int64 n, Oid elemtype)
+{
+	ArrayType  *a = (ArrayType *) ((char *) body - ARRAY8_HEADER);
+
+	memset(a, 0, ARRAY8_HEADER);
+	SET_VARSIZE(a, ARRAY8_HEADER + (Size) n * 8);
+	a->ndim = 1;
+	a->dataoffset = 0;
+	a->elemtype = elemtype;
+	ARR_DIMS(a)[0] = (int) n;
+	ARR_LBOUND(a)[0] = 1;
+	return a;
+}
+
+/* A copy of n 8-byte values as an array with NULL where null[i]. */
+static ArrayType *
+array8_with_nulls(const void *data, int64 n, Oid elemtype, const bool *null)
+{
 	int			dims[1] = {(int) n};
 	int			lbs[1] = {1};
+	Datum	   *d = (Datum *) palloc_extended((Size) n * sizeof(Datum), MCXT_ALLOC_HUGE);
 
-	if (null)
-		for (int64 i = 0; i < n; i++)
-			nnull += null[i];
-	hdr = nnull ? ARR_OVERHEAD_WITHNULLS(1, n) : ARR_OVERHEAD_NONULLS(1);
-	bytes = hdr + (Size) (n - nnull) * 8;
-	a = (ArrayType *) palloc0(bytes);
-	SET_VARSIZE(a, bytes);
-	a->ndim = 1;
-	a->dataoffset = nnull ? (int32) hdr : 0;
-	a->elemtype = elemtype;
-	memcpy(ARR_DIMS(a), dims, sizeof(dims));
-	memcpy(ARR_LBOUND(a), lbs, sizeof(lbs));
-	dst = ARR_DATA_PTR(a);
-	if (!nnull)
-	{
-		memcpy(dst, data, (Size) n * 8);
-		return a;
-	}
-	{
-		bits8	   *bitmap = ARR_NULLBITMAP(a);
-
-		for (int64 i = 0; i < n; i++)
-		{
-			if (null[i])
-				continue;
-			bitmap[i / 8] |= (bits8) (1 << (i % 8));
-			memcpy(dst, (const char *) data + i * 8, 8);
-			dst += 8;
-		}
-	}
-	return a;
+	for (int64 i = 0; i < n; i++)
+		d[i] = elemtype == FLOAT8OID ? Float8GetDatum(((const double *) data)[i])
+			: Int64GetDatum(((const int64 *) data)[i]);
+	return construct_md_array(d, (bool *) null, 1, dims, lbs, elemtype, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
 }
 
 /*
  * The whole profile as one row of two arrays, for callers that keep or
- * process it as a whole: no row per window to produce.  Both arrays go into
- * one composite value, which must stay under PostgreSQL's 1 GB limit.
+ * process it as a whole: no row per window to produce, and the profile is
+ * written by the core straight into the arrays.  The row goes into a
+ * tuplestore sized for it: it is already in memory, and a store bounded by
+ * work_mem would only write it to a temporary file and read it back.
+ * PostgreSQL's 1 GB limit on a value bounds the number of windows.
  */
 static Datum
 matrix_profile_arrays_common(FunctionCallInfo fcinfo, bool query)
 {
-	TupleDesc	tupdesc;
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	TsmSeries	s;
 	int			m = tsm_window_arg(fcinfo, 1, "m");
 	int64		excl = tsm_exclusion_arg(fcinfo, 2, (m + 3) / 4 + 1);	/* ceil(m/4) + 1 */
@@ -133,15 +135,9 @@ matrix_profile_arrays_common(FunctionCallInfo fcinfo, bool query)
 	TsStatus	st;
 	Datum		values[2];
 	bool		nulls[2] = {false, false};
-	bool	   *none;
-	HeapTuple	tuple;
+	int64		without = 0;
 	double		t0 = tsm_now_ms();
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("ts_matrix_profile_arrays must be called where a record is accepted")));
-	tupdesc = BlessTupleDesc(tupdesc);
 	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
 	if (s.n - m + 1 > max_windows)
 		ereport(ERROR,
@@ -150,31 +146,53 @@ matrix_profile_arrays_common(FunctionCallInfo fcinfo, bool query)
 						(long long) (s.n - m + 1)),
 				 errhint("Use ts_matrix_profile(), which returns one row per window, for series of more than %lld values.",
 						 (long long) max_windows)));
+	InitMaterializedSRF(fcinfo, 0);
 	if (s.n == 0)
 	{
 		/* an empty series has no windows: two empty arrays */
 		values[0] = PointerGetDatum(construct_empty_array(FLOAT8OID));
 		values[1] = PointerGetDatum(construct_empty_array(INT8OID));
-		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		return (Datum) 0;
 	}
 	tsm_exec_prepare(&ex, TS_WORK_MATRIX_PROFILE, s.n, m);
+	ex.alloc = alloc_array_body;
 	TSM_CALL(ex, st, tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st));
 	tsm_exec_finish("ts_matrix_profile_arrays", &ex, s.n, &st, t0);
 
 	/* 1-based neighbours; a window without one gets NULL in both arrays */
-	none = (bool *) palloc_extended(p.count * sizeof(bool), MCXT_ALLOC_HUGE);
 	for (int64 i = 0; i < p.count; i++)
 	{
-		none[i] = p.index[i] < 0;
+		without += p.index[i] < 0;
 		p.index[i] += 1;
 	}
-	values[0] = PointerGetDatum(array8_from(p.dist, p.count, FLOAT8OID, none));
-	values[1] = PointerGetDatum(array8_from(p.index, p.count, INT8OID, none));
-	tuple = heap_form_tuple(tupdesc, values, nulls);
-	pfree(DatumGetPointer(values[0]));
-	pfree(DatumGetPointer(values[1]));
-	pfree(none);
-	PG_RETURN_DATUM(HeapTupleGetDatum(tuple));
+	if (without == 0)
+	{
+		values[0] = PointerGetDatum(array8_around(p.dist, p.count, FLOAT8OID));
+		values[1] = PointerGetDatum(array8_around(p.index, p.count, INT8OID));
+	}
+	else
+	{
+		bool	   *none = (bool *) palloc_extended((Size) p.count, MCXT_ALLOC_HUGE);
+
+		for (int64 i = 0; i < p.count; i++)
+			none[i] = p.index[i] <= 0;
+		values[0] = PointerGetDatum(array8_with_nulls(p.dist, p.count, FLOAT8OID, none));
+		values[1] = PointerGetDatum(array8_with_nulls(p.index, p.count, INT8OID, none));
+	}
+
+	/* a store that keeps the row in memory (random access if the caller asked) */
+	{
+		MemoryContext old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
+		int			kb = (int) Min((int64) MAX_KILOBYTES, (int64) p.count * 16 / 1024 + 64);
+
+		tuplestore_end(rsinfo->setResult);
+		rsinfo->setResult = tuplestore_begin_heap((rsinfo->allowedModes & SFRM_Materialize_Random) != 0,
+												  false, Max(work_mem, kb));
+		MemoryContextSwitchTo(old);
+	}
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	return (Datum) 0;
 }
 
 PG_FUNCTION_INFO_V1(ts_matrix_profile_arrays);
