@@ -17,58 +17,7 @@
 #include "api_discords.h"
 #include "api_matrix_profile.h"
 
-/* ---- ts_matrix_profile ------------------------------------------------- */
-
-static Datum
-matrix_profile_common(FunctionCallInfo fcinfo, bool query)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	TsmSeries	s;
-	int			m = tsm_window_arg(fcinfo, 1, "m");
-	int64		excl = tsm_exclusion_arg(fcinfo, 2, (m + 3) / 4 + 1);	/* ceil(m/4) + 1 */
-	TsExec		ex;
-	TsProfile	p;
-	TsStatus	st;
-	double		t0 = tsm_now_ms();
-
-	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
-	InitMaterializedSRF(fcinfo, 0);
-	if (s.n == 0)
-		return (Datum) 0;		/* an empty series has no windows */
-	tsm_exec_prepare(&ex, TS_WORK_MATRIX_PROFILE, s.n, m);
-	TSM_CALL(ex, st, tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st));
-	tsm_exec_finish("ts_matrix_profile", &ex, s.n, &st, t0);
-
-	for (int64 i = 0; i < p.count; i++)
-	{
-		Datum		values[3];
-		bool		nulls[3] = {false, false, false};
-
-		values[0] = Int64GetDatum(i + 1);
-		values[1] = Float8GetDatum(p.dist[i]);
-		values[2] = Int64GetDatum(p.index[i] + 1);
-		if (p.index[i] < 0)
-			nulls[1] = nulls[2] = true;
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
-}
-
-PG_FUNCTION_INFO_V1(ts_matrix_profile);
-Datum
-ts_matrix_profile(PG_FUNCTION_ARGS)
-{
-	return matrix_profile_common(fcinfo, false);
-}
-
-PG_FUNCTION_INFO_V1(ts_matrix_profile_query);
-Datum
-ts_matrix_profile_query(PG_FUNCTION_ARGS)
-{
-	return matrix_profile_common(fcinfo, true);
-}
-
-/* ---- ts_matrix_profile_arrays ------------------------------------------ */
+/* ---- ts_matrix_profile and ts_matrix_profile_arrays -------------------- */
 
 /* Result memory that is the body of a one-dimensional array without NULLs:
  * the array's header goes in front, so the core writes the profile where the
@@ -114,18 +63,82 @@ array8_with_nulls(const void *data, int64 n, Oid elemtype, const bool *null)
 	return construct_md_array(d, (bool *) null, 1, dims, lbs, elemtype, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
 }
 
+/* One row per window: (pos, distance, neighbor), NULLs where none. */
+static void
+put_profile_rows(ReturnSetInfo *rsinfo, const TsProfile *p)
+{
+	for (int64 i = 0; i < p->count; i++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		values[0] = Int64GetDatum(i + 1);
+		values[1] = Float8GetDatum(p->dist[i]);
+		values[2] = Int64GetDatum(p->index[i] + 1);
+		if (p->index[i] < 0)
+			nulls[1] = nulls[2] = true;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+}
+
 /*
- * The whole profile as one row of two arrays, for callers that keep or
- * process it as a whole: no row per window to produce, and the profile is
- * written by the core straight into the arrays.  The row goes into a
- * tuplestore sized for it: it is already in memory, and a store bounded by
- * work_mem would only write it to a temporary file and read it back.
- * PostgreSQL's 1 GB limit on a value bounds the number of windows.
+ * One row of two arrays (distance, neighbor), element i for window i.  The
+ * profile's memory came from alloc_array_body(), so without NULLs the arrays
+ * are made around it, uncopied.  The row goes into a tuplestore sized for it:
+ * it is already in memory, and a store bounded by work_mem would only write
+ * it to a temporary file and read it back.
+ */
+static void
+put_profile_arrays(ReturnSetInfo *rsinfo, TsProfile *p)
+{
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+	int64		without = 0;
+
+	/* 1-based neighbours; a window without one gets NULL in both arrays */
+	for (int64 i = 0; i < p->count; i++)
+	{
+		without += p->index[i] < 0;
+		p->index[i] += 1;
+	}
+	if (without == 0)
+	{
+		values[0] = PointerGetDatum(array8_around(p->dist, p->count, FLOAT8OID));
+		values[1] = PointerGetDatum(array8_around(p->index, p->count, INT8OID));
+	}
+	else
+	{
+		bool	   *none = (bool *) palloc_extended((Size) p->count, MCXT_ALLOC_HUGE);
+
+		for (int64 i = 0; i < p->count; i++)
+			none[i] = p->index[i] <= 0;
+		values[0] = PointerGetDatum(array8_with_nulls(p->dist, p->count, FLOAT8OID, none));
+		values[1] = PointerGetDatum(array8_with_nulls(p->index, p->count, INT8OID, none));
+	}
+
+	/* a store that keeps the row in memory (random access if the caller asked) */
+	{
+		MemoryContext old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
+		int			kb = (int) Min((int64) MAX_KILOBYTES, (int64) p->count * 16 / 1024 + 64);
+
+		tuplestore_end(rsinfo->setResult);
+		rsinfo->setResult = tuplestore_begin_heap((rsinfo->allowedModes & SFRM_Materialize_Random) != 0,
+												  false, Max(work_mem, kb));
+		MemoryContextSwitchTo(old);
+	}
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * The exact matrix profile, returned as a row per window or (as_arrays) as
+ * one row of two arrays, for callers that keep or process the profile whole.
+ * PostgreSQL's 1 GB limit on a value bounds the windows of the array form.
  */
 static Datum
-matrix_profile_arrays_common(FunctionCallInfo fcinfo, bool query)
+matrix_profile_common(FunctionCallInfo fcinfo, bool query, bool as_arrays)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const char *function = as_arrays ? "ts_matrix_profile_arrays" : "ts_matrix_profile";
 	TsmSeries	s;
 	int			m = tsm_window_arg(fcinfo, 1, "m");
 	int64		excl = tsm_exclusion_arg(fcinfo, 2, (m + 3) / 4 + 1);	/* ceil(m/4) + 1 */
@@ -133,13 +146,10 @@ matrix_profile_arrays_common(FunctionCallInfo fcinfo, bool query)
 	TsExec		ex;
 	TsProfile	p;
 	TsStatus	st;
-	Datum		values[2];
-	bool		nulls[2] = {false, false};
-	int64		without = 0;
 	double		t0 = tsm_now_ms();
 
 	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
-	if (s.n - m + 1 > max_windows)
+	if (as_arrays && s.n - m + 1 > max_windows)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("the matrix profile of %lld windows does not fit in arrays of at most 1 GB",
@@ -149,65 +159,44 @@ matrix_profile_arrays_common(FunctionCallInfo fcinfo, bool query)
 	InitMaterializedSRF(fcinfo, 0);
 	if (s.n == 0)
 	{
-		/* an empty series has no windows: two empty arrays */
-		values[0] = PointerGetDatum(construct_empty_array(FLOAT8OID));
-		values[1] = PointerGetDatum(construct_empty_array(INT8OID));
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		/* an empty series has no windows: no rows, or two empty arrays */
+		if (as_arrays)
+		{
+			Datum		values[2];
+			bool		nulls[2] = {false, false};
+
+			values[0] = PointerGetDatum(construct_empty_array(FLOAT8OID));
+			values[1] = PointerGetDatum(construct_empty_array(INT8OID));
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
 		return (Datum) 0;
 	}
 	tsm_exec_prepare(&ex, TS_WORK_MATRIX_PROFILE, s.n, m);
-	ex.alloc = alloc_array_body;
+	if (as_arrays)
+		ex.alloc = alloc_array_body;
 	TSM_CALL(ex, st, tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st));
-	tsm_exec_finish("ts_matrix_profile_arrays", &ex, s.n, &st, t0);
-
-	/* 1-based neighbours; a window without one gets NULL in both arrays */
-	for (int64 i = 0; i < p.count; i++)
-	{
-		without += p.index[i] < 0;
-		p.index[i] += 1;
-	}
-	if (without == 0)
-	{
-		values[0] = PointerGetDatum(array8_around(p.dist, p.count, FLOAT8OID));
-		values[1] = PointerGetDatum(array8_around(p.index, p.count, INT8OID));
-	}
+	tsm_exec_finish(function, &ex, s.n, &st, t0);
+	if (as_arrays)
+		put_profile_arrays(rsinfo, &p);
 	else
-	{
-		bool	   *none = (bool *) palloc_extended((Size) p.count, MCXT_ALLOC_HUGE);
-
-		for (int64 i = 0; i < p.count; i++)
-			none[i] = p.index[i] <= 0;
-		values[0] = PointerGetDatum(array8_with_nulls(p.dist, p.count, FLOAT8OID, none));
-		values[1] = PointerGetDatum(array8_with_nulls(p.index, p.count, INT8OID, none));
-	}
-
-	/* a store that keeps the row in memory (random access if the caller asked) */
-	{
-		MemoryContext old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
-		int			kb = (int) Min((int64) MAX_KILOBYTES, (int64) p.count * 16 / 1024 + 64);
-
-		tuplestore_end(rsinfo->setResult);
-		rsinfo->setResult = tuplestore_begin_heap((rsinfo->allowedModes & SFRM_Materialize_Random) != 0,
-												  false, Max(work_mem, kb));
-		MemoryContextSwitchTo(old);
-	}
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		put_profile_rows(rsinfo, &p);
 	return (Datum) 0;
 }
 
-PG_FUNCTION_INFO_V1(ts_matrix_profile_arrays);
-Datum
-ts_matrix_profile_arrays(PG_FUNCTION_ARGS)
+static Datum
+matrix_profile_rows(FunctionCallInfo fcinfo, bool query)
 {
-	return matrix_profile_arrays_common(fcinfo, false);
+	return matrix_profile_common(fcinfo, query, false);
 }
 
-PG_FUNCTION_INFO_V1(ts_matrix_profile_arrays_query);
-Datum
-ts_matrix_profile_arrays_query(PG_FUNCTION_ARGS)
+static Datum
+matrix_profile_arrays(FunctionCallInfo fcinfo, bool query)
 {
-	return matrix_profile_arrays_common(fcinfo, true);
+	return matrix_profile_common(fcinfo, query, true);
 }
+
+TSM_ARRAY_AND_QUERY_FORMS(ts_matrix_profile, matrix_profile_rows)
+TSM_ARRAY_AND_QUERY_FORMS(ts_matrix_profile_arrays, matrix_profile_arrays)
 
 /* ---- ts_discords ------------------------------------------------------- */
 
@@ -282,16 +271,4 @@ discords_common(FunctionCallInfo fcinfo, bool query)
 	return (Datum) 0;
 }
 
-PG_FUNCTION_INFO_V1(ts_discords);
-Datum
-ts_discords(PG_FUNCTION_ARGS)
-{
-	return discords_common(fcinfo, false);
-}
-
-PG_FUNCTION_INFO_V1(ts_discords_query);
-Datum
-ts_discords_query(PG_FUNCTION_ARGS)
-{
-	return discords_common(fcinfo, true);
-}
+TSM_ARRAY_AND_QUERY_FORMS(ts_discords, discords_common)

@@ -63,6 +63,14 @@ extern bool tsm_exec_retry_on_cpu(TsExec *ex, const TsStatus *st);
 			call; \
 	} while (0)
 
+/* The SQL entry points NAME (array form) and NAME_query (query form) of a
+ * function whose body is COMMON(fcinfo, query). */
+#define TSM_ARRAY_AND_QUERY_FORMS(name, common) \
+	PG_FUNCTION_INFO_V1(name); \
+	Datum name(PG_FUNCTION_ARGS) { return common(fcinfo, false); } \
+	PG_FUNCTION_INFO_V1(name##_query); \
+	Datum name##_query(PG_FUNCTION_ARGS) { return common(fcinfo, true); }
+
 /* Methods that go by way of the matrix profile (discords, motifs): the
  * profile first (an ERROR if it fails), its run kept in *profile_run and the
  * timings of *ex cleared for the second step; after that step,

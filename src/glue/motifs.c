@@ -102,19 +102,7 @@ motifs_common(FunctionCallInfo fcinfo, bool query)
 	return (Datum) 0;
 }
 
-PG_FUNCTION_INFO_V1(ts_motifs);
-Datum
-ts_motifs(PG_FUNCTION_ARGS)
-{
-	return motifs_common(fcinfo, false);
-}
-
-PG_FUNCTION_INFO_V1(ts_motifs_query);
-Datum
-ts_motifs_query(PG_FUNCTION_ARGS)
-{
-	return motifs_common(fcinfo, true);
-}
+TSM_ARRAY_AND_QUERY_FORMS(ts_motifs, motifs_common)
 
 static Datum
 match_common(FunctionCallInfo fcinfo, bool query)
@@ -164,16 +152,4 @@ match_common(FunctionCallInfo fcinfo, bool query)
 	return (Datum) 0;
 }
 
-PG_FUNCTION_INFO_V1(ts_match);
-Datum
-ts_match(PG_FUNCTION_ARGS)
-{
-	return match_common(fcinfo, false);
-}
-
-PG_FUNCTION_INFO_V1(ts_match_query);
-Datum
-ts_match_query(PG_FUNCTION_ARGS)
-{
-	return match_common(fcinfo, true);
-}
+TSM_ARRAY_AND_QUERY_FORMS(ts_match, match_common)

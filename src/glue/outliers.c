@@ -50,16 +50,4 @@ outliers_common(FunctionCallInfo fcinfo, bool query)
 	return (Datum) 0;
 }
 
-PG_FUNCTION_INFO_V1(ts_outliers);
-Datum
-ts_outliers(PG_FUNCTION_ARGS)
-{
-	return outliers_common(fcinfo, false);
-}
-
-PG_FUNCTION_INFO_V1(ts_outliers_query);
-Datum
-ts_outliers_query(PG_FUNCTION_ARGS)
-{
-	return outliers_common(fcinfo, true);
-}
+TSM_ARRAY_AND_QUERY_FORMS(ts_outliers, outliers_common)
