@@ -19,21 +19,13 @@
 
 /* ---- ts_matrix_profile and ts_matrix_profile_arrays -------------------- */
 
-/* Result memory that is the body of a one-dimensional array without NULLs:
- * the array's header goes in front, so the core writes the profile where the
- * array will hold it and nothing is copied.  Never throws (NULL on failure). */
+/* Result memory of the core is staged (tsm_exec_stage_results) with room for
+ * an array header in front of every block: the profile becomes the body of
+ * an array in place, uncopied. */
 #define ARRAY8_HEADER ARR_OVERHEAD_NONULLS(1)
+StaticAssertDecl(ARR_OVERHEAD_NONULLS(1) <= TSM_RESULT_PREFIX, "an array header fits in front of a result block");
 
-static void *
-alloc_array_body(size_t bytes)
-{
-	char	   *p = MemoryContextAllocExtended(CurrentMemoryContext, ARRAY8_HEADER + bytes,
-											   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-
-	return p ? p + ARRAY8_HEADER : NULL;
-}
-
-/* The array around n 8-byte values that alloc_array_body() returned. */
+/* The array around n 8-byte values of a result block (TSM_RESULT_PREFIX). */
 static ArrayType *
 array8_around(void *body, int64 n, Oid elemtype)
 {
@@ -83,8 +75,8 @@ put_profile_rows(ReturnSetInfo *rsinfo, const TsProfile *p)
 
 /*
  * One row of two arrays (distance, neighbor), element i for window i.  The
- * profile's memory came from alloc_array_body(), so without NULLs the arrays
- * are made around it, uncopied.  The row goes into a tuplestore sized for it:
+ * profile's blocks have room for an array header in front, so without NULLs
+ * the arrays are made around them, uncopied.  The row goes into a tuplestore sized for it:
  * it is already in memory, and a store bounded by work_mem would only write
  * it to a temporary file and read it back.
  */
@@ -172,8 +164,7 @@ matrix_profile_common(FunctionCallInfo fcinfo, bool query, bool as_arrays)
 		return (Datum) 0;
 	}
 	tsm_exec_prepare(&ex, TS_WORK_MATRIX_PROFILE, s.n, m);
-	if (as_arrays)
-		ex.alloc = alloc_array_body;
+	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
 	TSM_CALL(ex, st, tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st));
 	tsm_exec_finish(function, &ex, s.n, &st, t0);
 	if (as_arrays)

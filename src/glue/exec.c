@@ -54,6 +54,59 @@ glue_alloc(size_t bytes)
 									  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 }
 
+/*
+ * Staged result memory: one host region, kept for the backend's life, for
+ * results that the glue consumes before its SQL function returns (the matrix
+ * profile, which becomes rows, arrays or discords).  Large calls then reuse
+ * memory that is already mapped instead of page-faulting fresh memory every
+ * time (bench/RESULTS.md measured it).  The region is malloc'd, at most
+ * TSM_STAGE_MAX bytes; a call that needs more, or a block past the region's
+ * end, gets palloc'd memory as before.  Every block has TSM_RESULT_PREFIX
+ * bytes in front of it, so it can become an array's body in place.
+ */
+#define TSM_STAGE_MAX ((size_t) 64 << 20)
+
+static char *stage_base;
+static size_t stage_size;
+static size_t stage_used;
+
+static void *
+stage_alloc(size_t bytes)
+{
+	size_t		need = TSM_RESULT_PREFIX + TYPEALIGN(64, bytes);
+	char	   *p;
+
+	if (stage_base && need <= stage_size - stage_used)
+	{
+		p = stage_base + stage_used;
+		stage_used += need;
+		return p + TSM_RESULT_PREFIX;
+	}
+	p = MemoryContextAllocExtended(CurrentMemoryContext, TSM_RESULT_PREFIX + bytes,
+								   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	return p ? p + TSM_RESULT_PREFIX : NULL;
+}
+
+void
+tsm_exec_stage_results(TsExec *ex, size_t bytes)
+{
+	size_t		want = bytes + ((size_t) 64 << 10);
+
+	if (want <= TSM_STAGE_MAX && want > stage_size)
+	{
+		char	   *p = malloc(want);
+
+		if (p)
+		{
+			free(stage_base);
+			stage_base = p;
+			stage_size = want;
+		}
+	}
+	stage_used = 0;
+	ex->alloc = stage_alloc;
+}
+
 void
 tsm_exec_prepare(TsExec *ex, int work_kind, int64 n, int64 m)
 {
@@ -174,6 +227,14 @@ ts_last_run(PG_FUNCTION_ARGS)
 	PG_RETURN_NULL();
 }
 
+size_t
+tsm_profile_bytes(int64 n, int m)
+{
+	int64		count = n >= m ? n - m + 1 : 0;
+
+	return 2 * (size_t) count * 8 + 4 * TSM_RESULT_PREFIX;
+}
+
 void
 tsm_profile_first(const char *function, const TsmSeries *s, int m, int64 excl, TsExec *ex, TsProfile *p,
 				  TsExec *profile_run, double t0)
@@ -181,6 +242,7 @@ tsm_profile_first(const char *function, const TsmSeries *s, int m, int64 excl, T
 	TsStatus	st;
 
 	tsm_exec_prepare(ex, TS_WORK_MATRIX_PROFILE, s->n, m);
+	tsm_exec_stage_results(ex, tsm_profile_bytes(s->n, m));
 	TSM_CALL(*ex, st, tsm_matrix_profile(s->x, s->n, m, excl, ex, p, &st));
 	if (st.code != TS_OK)
 		tsm_exec_finish(function, ex, s->n, &st, t0);

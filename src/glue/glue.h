@@ -53,6 +53,15 @@ extern void tsm_exec_finish(const char *function, const TsExec *ex, int64 n, con
 							double started_ms);
 extern double tsm_now_ms(void);
 
+/* Makes the core's result memory for this call come from a region kept for
+ * the backend's life (up to 64 MB; beyond, palloc'd as usual), for results the
+ * caller consumes before its SQL function returns; `bytes` is about how much
+ * the call allocates.  Every block, staged or not, has TSM_RESULT_PREFIX bytes
+ * in front of it that the caller may use (an array header, say).  A second
+ * staging reuses the region: call it once per SQL function call. */
+#define TSM_RESULT_PREFIX 64
+extern void tsm_exec_stage_results(TsExec *ex, size_t bytes);
+
 /* In auto mode a call that the GPU cannot take (device memory too small for
  * the input, or a GPU context that failed earlier) runs again on the CPU. */
 extern bool tsm_exec_retry_on_cpu(TsExec *ex, const TsStatus *st);
@@ -76,6 +85,8 @@ extern bool tsm_exec_retry_on_cpu(TsExec *ex, const TsStatus *st);
  * timings of *ex cleared for the second step; after that step,
  * tsm_profile_merge adds the profile's device time back. */
 struct TsmSeries;
+/* The result memory of a matrix profile of n values, window m. */
+extern size_t tsm_profile_bytes(int64 n, int m);
 extern void tsm_profile_first(const char *function, const struct TsmSeries *s, int m, int64 excl,
 							  TsExec *ex, TsProfile *p, TsExec *profile_run, double t0);
 extern void tsm_profile_merge(TsExec *ex, const TsExec *profile_run);
