@@ -70,6 +70,14 @@ CREATE TEMP TABLE walks AS
   SELECT w, array_agg(sin(i * 0.1 * w) + CASE WHEN i BETWEEN 300 AND 320 THEN 2 ELSE 0 END ORDER BY i) AS series
   FROM generate_series(1, 3) w, generate_series(1, 1000) i GROUP BY w;
 SELECT w.w, d.pos, d.pos BETWEEN 270 AND 330 AS near_planted FROM walks w, LATERAL ts_discords(w.series, 32) d ORDER BY w.w;
+-- several profiles in one statement, each its own (they use the staged result memory in turn):
+-- p for walk w, then q for w, then r for the next walk
+SELECT w.w, p.distance = q.distance AND p.neighbor = q.neighbor AS arrays_equal_rows, p.distance <> r.distance AS next_differs
+FROM walks w, LATERAL ts_matrix_profile_arrays(w.series, 32) p,
+     LATERAL (SELECT array_agg(distance ORDER BY pos) AS distance, array_agg(neighbor ORDER BY pos) AS neighbor
+              FROM ts_matrix_profile(w.series, 32)) q,
+     LATERAL (SELECT array_agg(distance ORDER BY pos) AS distance
+              FROM ts_matrix_profile((SELECT v.series FROM walks v WHERE v.w = w.w % 3 + 1), 32)) r ORDER BY w.w;
 WITH t AS (SELECT row_number() OVER (ORDER BY ts) AS pos, ts FROM jumpsup)
 SELECT d.rank, t.ts, round(d.distance::numeric, 4) AS distance
 FROM ts_discords('SELECT v FROM jumpsup ORDER BY ts', 288, 2) d JOIN t USING (pos) ORDER BY d.rank;
