@@ -2,6 +2,7 @@
 # On the GPU host (after `source .gpuhost/setup-postgres.sh`): build, every
 # suite with tsmine.backend = gpu, then the benchmarks.  Logs go to $1.
 #   scripts/gpu-host.sh OUTDIR [bench ...]     bench: outliers, ... (default: all; none: no benchmark)
+#   TSMINE_COMMIT=<hash> records the commit of the tree in OUTDIR/host.txt
 set -uo pipefail
 out="${1:?usage: scripts/gpu-host.sh OUTDIR [bench ...]}"
 shift
@@ -11,7 +12,9 @@ step() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/steps.log"; }
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
   nvcc --version | tail -2
-  git log -1 --format='commit %H %cd' 2>/dev/null || true
+  # the device's copy of the tree may carry a stale .git: pass TSMINE_COMMIT
+  if [ -n "${TSMINE_COMMIT:-}" ]; then echo "commit $TSMINE_COMMIT (given)"
+  else git log -1 --format='commit %H %cd (from this copy of .git, which may be stale)' 2>/dev/null || true; fi
 } >"$out/host.txt" 2>&1
 step "build"
 make clean >/dev/null 2>&1
