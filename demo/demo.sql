@@ -44,6 +44,13 @@ FROM ts_discords('SELECT v FROM ecg ORDER BY pos', 256, 3);
 \echo '== Range discords of the space shuttle valve: every window at distance >= 13.95 from all others'
 SELECT rank, pos, round(distance::numeric, 3) AS distance FROM ts_discords('SELECT v FROM tek16 ORDER BY pos', 128, NULL, 13.95) LIMIT 5;
 
+\echo '== The matrix profile of the valve series kept as two arrays (like STUMPY''s P and I), and its largest entry'
+CREATE TEMP TABLE tek16_profile AS SELECT * FROM ts_matrix_profile_arrays('SELECT v FROM tek16 ORDER BY pos', 128);
+SELECT cardinality(p.distance) AS windows, top.pos, round(top.distance::numeric, 3) AS distance, p.neighbor[top.pos] AS neighbor
+FROM tek16_profile p,
+     LATERAL (SELECT i AS pos, p.distance[i] AS distance FROM generate_subscripts(p.distance, 1) i
+              ORDER BY p.distance[i] DESC NULLS LAST, i LIMIT 1) top;
+
 \echo '== The three closest pairs of 128-sample windows in the valve series (motifs), and where the first one recurs'
 SELECT rank, pos_a, pos_b, round(distance::numeric, 4) AS distance FROM ts_motifs('SELECT v FROM tek16 ORDER BY pos', 128, 3);
 SELECT rank, pos, round(distance::numeric, 4) AS distance
