@@ -5,7 +5,7 @@
 // Design (one warp = one task = one segment of kSegRows rows × one band of
 // kBand = 32·D adjacent diagonals; lane l owns diagonals k0 + l·D + d):
 //  * The co-moments live in registers: computed directly at the segment's
-//    first row (mp::direct_cov's arithmetic, the row factor shared by the D
+//    first row (direct_comoment's arithmetic, the row factor shared by the D
 //    diagonals), then by the recurrence, one row per step.
 //  * Column data (df, dg, inv_norm/4 of j = r + k) rotate through D register
 //    slots (the step is unrolled by D so slot indices are static).  The column
@@ -113,7 +113,7 @@ __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s)
 #pragma unroll
     for (int d = 0; d < D; ++d) {
         const int q = (d + U) % D;
-        if (upd) L.cov[d] = __fma_rn(dfr, L.cdg[q], __fma_rn(L.cdf[q], dgr, L.cov[d]));
+        if (upd) L.cov[d] = comoment_next(L.cov[d], dfr, dgr, L.cdf[q], L.cdg[q]);
         const double v = mp::sweep_v(L.cov[d], ivr, L.ci4[q], off);
         const u64 k = ((u64)__double_as_longlong(v) & mask) | (u64)L.rtag[d];
         const double a = __longlong_as_double((long long)k);
@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
     L.jl = L.k0 + (int64_t)L.lane * D;
     const int64_t r0 = L.r0;
 
-    // direct co-moments at row r0 (mp::direct_cov's arithmetic, fma over t ascending)
+    // direct co-moments at row r0 (direct_comoment's arithmetic, t ascending, tiled)
     {
         const double* xr = p.xs + r0;
         const double* xc = p.xs + r0 + L.jl;
@@ -198,10 +198,9 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
             for (int u = 0; u < D; ++u) {
                 const int t = t0 + u;
                 if (t < m) {
-                    const double a = __dsub_rn(xr[t], mu0);
 #pragma unroll
                     for (int d = 0; d < D; ++d)
-                        L.cov[d] = __fma_rn(a, __dsub_rn(w[(d + u) % D], muk[d]), L.cov[d]);
+                        L.cov[d] = comoment_term(L.cov[d], xr[t], mu0, w[(d + u) % D], muk[d]);
                     w[u] = xc[t + D];
                 }
             }

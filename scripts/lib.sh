@@ -8,12 +8,17 @@ PGBIN=/usr/lib/postgresql/15/bin
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
+# pg_config of PostgreSQL 15 (TSM_PG_CONFIG overrides it, for tests of the checks)
+tsm_pg_config() { "${TSM_PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}" "$@"; }
+
 tsm_log() { printf '\n== %s\n' "$*" >&2; }
 
 tsm_install_deps() {
     local need=()
     [ -x "$PGBIN/postgres" ] || need+=(postgresql-15)
-    [ -f /usr/lib/postgresql/15/lib/pgxs/src/makefiles/pgxs.mk ] || need+=(postgresql-server-dev-15)
+    # postgresql-client-15 ships pgxs.mk too: the server headers are what tell
+    [ -f "$(tsm_pg_config --includedir-server 2>/dev/null)/postgres.h" ] \
+        && [ -f /usr/lib/postgresql/15/lib/pgxs/src/makefiles/pgxs.mk ] || need+=(postgresql-server-dev-15)
     [ -f /usr/share/postgresql/15/extension/pgtap.control ] || need+=(postgresql-15-pgtap)
     command -v pg_prove >/dev/null || need+=(libtap-parser-sourcehandler-pgtap-perl)
     command -v g++ >/dev/null || need+=(g++)

@@ -1,11 +1,13 @@
 // hd.h — arithmetic that rounds identically on the host and on the device.
 //
-// The core is compiled with -std=c++17 (ISO mode: GCC does not contract a*b+c
-// into a fused multiply-add); nvcc contracts by default.  Code shared by both
-// sides (TSM_HD functions) therefore spells every operation whose rounding
-// matters with these helpers: on the device they are the _rn intrinsics, which
-// nvcc never fuses; on the host they are the plain operators.  Division and
-// square root are correctly rounded on both (nvcc's defaults, no fast math).
+// This is the project's one way to forbid contraction.  The core is compiled
+// with -std=c++17 (ISO mode: GCC never contracts a*b+c into a fused
+// multiply-add, so host code needs no pragma or attribute); nvcc contracts by
+// default.  Code shared by both sides (TSM_HD functions in the *_detail.h
+// headers) therefore spells every operation whose rounding matters with these
+// helpers: on the device they are the _rn intrinsics, which nvcc never fuses;
+// on the host the plain operators and std::fma.  Division and square root are
+// correctly rounded on both (nvcc's defaults, no fast math).
 #pragma once
 
 #include <cmath>
@@ -47,6 +49,15 @@ TSM_HD double div(double a, double b) {
     return __ddiv_rn(a, b);
 #else
     return a / b;
+#endif
+}
+// a·b + c with one rounding (the host compiles std::fma to one instruction
+// where the target has FMA, a correctly rounded library call otherwise).
+TSM_HD double fma(double a, double b, double c) {
+#ifdef __CUDA_ARCH__
+    return __fma_rn(a, b, c);
+#else
+    return std::fma(a, b, c);
 #endif
 }
 TSM_HD double sqrt(double a) {

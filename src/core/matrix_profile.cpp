@@ -103,7 +103,7 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
     const int m = P.m;
     for (int64_t d = 0; d < nd0; ++d) {
         const int64_t k = t.k0 + d;
-        cov[d] = (r0 + k < count) ? direct_cov(xs, r0, r0 + k, m, P.mu[r0], P.mu[r0 + k]) : 0.0;
+        cov[d] = (r0 + k < count) ? direct_comoment(xs, r0, r0 + k, m, P.mu[r0], P.mu[r0 + k]) : 0.0;
     }
     const int64_t ncol = (r1 - r0) + nd0 - 1;
     std::fill(colk, colk + ncol, uint64_t(0));
@@ -117,7 +117,7 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
         if (r > r0) {
             for (int64_t d = 0; d < nd; ++d) {
                 const int64_t j = jb + d;
-                const double c = std::fma(dfr, dg[j], std::fma(df[j], dgr, cov[d]));
+                const double c = comoment_next(cov[d], dfr, dgr, df[j], dg[j]);
                 cov[d] = c;
                 const uint64_t core = v_core(sweep_v(c, invr, inv4[j], off), codec);
                 const uint64_t rk = core | (low - (uint64_t)j);

@@ -11,14 +11,9 @@
 //    constant flags from x itself; a constant window gets μ_i = x'[i], 1/σ = 0.
 //    The preparation (prepare_chunk, prepare_window) runs on the host for the
 //    CPU path and on the device for the GPU path, with the same bits.
-//  * Co-moment of windows i and j (mean-centred, "MPX" form):
-//        C(i,j) = Σ_t (x'[i+t] − μ_i)(x'[j+t] − μ_j)
-//    computed directly (fma accumulation, t ascending) at the first row of
-//    every segment of kSegRows rows of a diagonal (rows r ≡ 0 mod kSegRows),
-//    and between them with the exact recurrence
-//        C(i,j) = fma(df_i, dg_j, fma(df_j, dg_i, C(i−1,j−1)))
-//    with df_i = (x'[i+m−1] − x'[i−1]) / 2 and
-//         dg_i = (x'[i+m−1] − μ_i) + (x'[i−1] − μ_{i−1}).
+//  * Co-moment of windows i and j (comoment_detail.h): computed directly at
+//    the first row of every segment of kSegRows rows of a diagonal (rows
+//    r ≡ 0 mod kSegRows), and between them with the exact recurrence.
 //    ρ/4 + off = fma(C · inv_norm_i, inv_norm_j / 4, off) (sweep_v; the key
 //    needs only this value), inv_norm = 1/sqrt(Σ(x'−μ)²) (0 for a constant
 //    window: such pairs get ρ = 0 in the sweep and are then fixed by the
@@ -45,6 +40,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "comoment_detail.h"
 #include "hd.h"
 #include "sliding_detail.h"
 
@@ -125,19 +121,6 @@ TSM_HD int64_t key_index(uint64_t key, uint64_t low) {
     return (int64_t)(low - (key & low));
 }
 
-// Direct mean-centred co-moment of windows i and j (xs: shifted series).
-TSM_HD double direct_cov(const double* xs, int64_t i, int64_t j, int m, double mu_i, double mu_j) {
-    double c = 0;
-    for (int t = 0; t < m; ++t) {
-#ifdef __CUDA_ARCH__
-        c = __fma_rn(__dsub_rn(xs[i + t], mu_i), __dsub_rn(xs[j + t], mu_j), c);
-#else
-        c = std::fma(xs[i + t] - mu_i, xs[j + t] - mu_j, c);
-#endif
-    }
-    return c;
-}
-
 // Exact z-normalised distance of two non-constant windows.
 TSM_HD double direct_distance(const double* xs, int64_t i, int64_t j, int m, double mu_i,
                               double is_i, double mu_j, double is_j) {
@@ -180,9 +163,7 @@ TSM_HD void prepare_window(const double* xs, const double* mu, const double* inv
         df[0] = dg[0] = 0.0;
         return;
     }
-    const double xin = xs[i + m - 1], xout = xs[i - 1];
-    df[i] = hd::mul(hd::sub(xin, xout), 0.5);
-    dg[i] = hd::add(hd::sub(xin, mu[i]), hd::sub(xout, mu[i - 1]));
+    recurrence_terms(xs, mu, m, i, &df[i], &dg[i]);
 }
 
 // What the sweep leaves for window p (best key, 0 = no candidate), turned into
