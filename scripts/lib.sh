@@ -9,32 +9,85 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
 # pg_config of PostgreSQL 15 (TSM_PG_CONFIG overrides it, for tests of the checks)
-tsm_pg_config() { "${TSM_PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}" "$@"; }
+tsm_pg_config_path() { echo "${TSM_PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}"; }
+tsm_pg_config() { "$(tsm_pg_config_path)" "$@"; }
 
 tsm_log() { printf '\n== %s\n' "$*" >&2; }
 
+# Debian's own python3 (python3-psycopg and the rest are installed for it, not
+# for another python3 that may come first on PATH)
+TSM_PYTHON=/usr/bin/python3
+
+# tsm_missing_deps GROUP...: the Debian packages that provide a file or command
+# GROUP needs and that is missing, one a line.  Each check looks for the file
+# itself, where pg_config (tsm_pg_config) says it is:
+#   build    the server, its headers, PGXS and pg_regress, the compilers, git
+#   test     pgTAP and pg_prove
+#   python   the Python client example (examples/python)
+#   package  the Debian package (debian/, scripts/deb.sh)
+tsm_missing_deps() {
+    local group bindir pgxs inc share
+    bindir="$(tsm_pg_config --bindir 2>/dev/null || true)"
+    pgxs="$(tsm_pg_config --pgxs 2>/dev/null || true)"
+    inc="$(tsm_pg_config --includedir-server 2>/dev/null || true)"
+    share="$(tsm_pg_config --sharedir 2>/dev/null || true)"
+    for group in "$@"; do
+        case "$group" in
+        build)
+            [ -n "$bindir" ] && [ -x "$bindir/postgres" ] && [ -x "$bindir/initdb" ] \
+                && [ -x "$bindir/pg_ctl" ] || echo postgresql-15
+            [ -n "$bindir" ] && [ -x "$bindir/psql" ] || echo postgresql-client-15
+            # postgresql-client-15 ships pg_config, pgxs.mk and pg_regress too:
+            # the server headers are what tell that the -dev package is there
+            [ -n "$inc" ] && [ -f "$inc/postgres.h" ] && [ -f "$inc/fmgr.h" ] \
+                && [ -n "$pgxs" ] && [ -f "$pgxs" ] \
+                && [ -x "$(dirname "$pgxs")/../test/regress/pg_regress" ] || echo postgresql-server-dev-15
+            command -v gcc >/dev/null || echo gcc
+            command -v g++ >/dev/null || echo g++
+            command -v make >/dev/null || echo make
+            command -v git >/dev/null || echo git
+            ;;
+        test)
+            [ -n "$share" ] && [ -f "$share/extension/pgtap.control" ] || echo postgresql-15-pgtap
+            command -v pg_prove >/dev/null || echo libtap-parser-sourcehandler-pgtap-perl
+            command -v prove >/dev/null || echo perl
+            ;;
+        python)
+            [ -x "$TSM_PYTHON" ] || echo python3
+            "$TSM_PYTHON" -c 'import psycopg' 2>/dev/null || echo python3-psycopg
+            "$TSM_PYTHON" -c 'import numpy' 2>/dev/null || echo python3-numpy
+            "$TSM_PYTHON" -c 'import pandas' 2>/dev/null || echo python3-pandas
+            ;;
+        package)
+            command -v dpkg-buildpackage >/dev/null || echo dpkg-dev
+            command -v dh >/dev/null || echo debhelper
+            # pg_buildext comes with postgresql-common; the dh sequence with -all
+            [ -f /usr/share/perl5/Debian/Debhelper/Sequence/pgxs_loop.pm ] \
+                && command -v pg_buildext >/dev/null || echo postgresql-server-dev-all
+            ;;
+        *) echo "tsm_missing_deps: unknown group $group" >&2; return 2 ;;
+        esac
+    done
+}
+
+# tsm_install_deps [GROUP...]: installs what tsm_missing_deps names (default: build test)
 tsm_install_deps() {
-    local need=()
-    [ -x "$PGBIN/postgres" ] || need+=(postgresql-15)
-    # postgresql-client-15 ships pgxs.mk too: the server headers are what tell
-    [ -f "$(tsm_pg_config --includedir-server 2>/dev/null)/postgres.h" ] \
-        && [ -f /usr/lib/postgresql/15/lib/pgxs/src/makefiles/pgxs.mk ] || need+=(postgresql-server-dev-15)
-    [ -f /usr/share/postgresql/15/extension/pgtap.control ] || need+=(postgresql-15-pgtap)
-    command -v pg_prove >/dev/null || need+=(libtap-parser-sourcehandler-pgtap-perl)
-    command -v g++ >/dev/null || need+=(g++)
-    command -v make >/dev/null || need+=(make)
-    if [ ${#need[@]} -gt 0 ]; then
-        tsm_log "installing ${need[*]}"
+    local need groups=("$@")
+    [ $# -gt 0 ] || groups=(build test)
+    need="$(tsm_missing_deps "${groups[@]}" | sort -u | tr '\n' ' ')"
+    if [ -n "${need// /}" ]; then
+        tsm_log "installing $need"
         export DEBIAN_FRONTEND=noninteractive
         $SUDO apt-get update -qq
-        $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+        # shellcheck disable=SC2086
+        $SUDO apt-get install -y -qq --no-install-recommends $need >/dev/null
     fi
 }
 
 tsm_build_install() {
     tsm_log "building tsmine ($( [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] && echo 'GPU build: nvcc found' || echo 'CPU-only build: no nvcc'))"
-    make -C "$TSM_ROOT" -j"$(nproc)" PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config >/dev/null
-    $SUDO make -C "$TSM_ROOT" install PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config >/dev/null
+    make -C "$TSM_ROOT" -j"$(nproc)" PG_CONFIG="$(tsm_pg_config_path)" >/dev/null
+    $SUDO make -C "$TSM_ROOT" install PG_CONFIG="$(tsm_pg_config_path)" >/dev/null
 }
 
 # A cluster of our own in a temporary directory, on a Unix socket only.

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Runs every tsmine test suite on a throwaway cluster: the C++ unit tests of
-# the core, the pg_regress suite (make installcheck) and the pgTAP suite
-# (pg_prove).  Installs what it needs on Debian 12.  Last line:
+# the core, the pg_regress suite (make installcheck), the pgTAP suite
+# (pg_prove), the shell tests (test/shell: the install check, the release
+# files, the Python example) and, last, the Debian package (built, installed,
+# used, removed; the source build is installed again after it).  Installs
+# what it needs on Debian 12.  Last line:
 #   N passed, N failed, N skipped      (skipped: GPU unit tests without a GPU)
 # Environment: TSMINE_BACKEND=gpu|cpu|auto runs the SQL suites with that
 # tsmine.backend (default: the GUC's default, auto).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$TSM_ROOT"
-tsm_install_deps
+tsm_install_deps build test python package
 tsm_build_install
 tsm_start_cluster
 export TSMINE_SHARED="$(tsm_shared)"
@@ -15,6 +18,15 @@ if [ -n "${TSMINE_BACKEND:-}" ]; then export PGOPTIONS="${PGOPTIONS:-} -c tsmine
 
 passed=0 failed=0 skipped=0
 count() { passed=$((passed + $1)); failed=$((failed + $2)); }
+# count_prove LOG: counts the tests of a prove / pg_prove run from its summary
+count_prove() {
+  local line tests bad
+  line=$(grep -E '^Files=' "$1" | tail -1 || true)
+  tests=$(echo "$line" | sed -nE 's/.*Tests=([0-9]+).*/\1/p')
+  bad=$(grep -E '^Failed [0-9]+/[0-9]+ subtests' "$1" | sed -E 's#^Failed ([0-9]+)/.*#\1#' | awk '{s += $1} END {print s + 0}' || true)
+  if grep -qE '^Result: PASS' "$1"; then count "${tests:-0}" 0
+  else count "$(( ${tests:-0} - bad ))" "$(( bad > 0 ? bad : 1 ))"; fi
+}
 
 tsm_log "C++ unit tests of the core"
 make -s unittest_bin >/dev/null
@@ -40,11 +52,13 @@ psql -qX -c "CREATE DATABASE tsmine_tap" >/dev/null
 set +e
 PGDATABASE=tsmine_tap pg_prove --ext .sql -r test/pgtap 2>&1 | tee /tmp/tsmine-tap.log
 set -e
-t_line=$(grep -E '^Files=' /tmp/tsmine-tap.log | tail -1 || true)
-t_tests=$(echo "$t_line" | sed -nE 's/.*Tests=([0-9]+).*/\1/p')
-t_bad=$(grep -E '^Failed [0-9]+/[0-9]+ subtests' /tmp/tsmine-tap.log | sed -E 's#^Failed ([0-9]+)/.*#\1#' | awk '{s += $1} END {print s + 0}' || true)
-if grep -qE '^Result: PASS' /tmp/tsmine-tap.log; then count "${t_tests:-0}" 0
-else count "$(( ${t_tests:-0} - t_bad ))" "$(( t_bad > 0 ? t_bad : 1 ))"; fi
+count_prove /tmp/tsmine-tap.log
+
+tsm_log "shell tests (prove test/shell)"
+set +e
+prove --exec bash --ext .sh test/shell 2>&1 | tee /tmp/tsmine-shell.log
+set -e
+count_prove /tmp/tsmine-shell.log
 
 # The CPU-only flavour of the core (what a build without nvcc runs), when
 # this machine built the CUDA one: its unit tests too.
