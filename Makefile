@@ -7,7 +7,8 @@
 #   scripts/test.sh             everything, on a throwaway cluster
 
 EXTENSION = tsmine
-EXTVERSION = 0.1.0
+# the version being built: default_version of the control file
+EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
 MODULE_big = tsmine
 
 # Debian's PGXS sets with_llvm = yes, which would try to emit LLVM bitcode for
@@ -29,9 +30,11 @@ endif
 OBJS = $(GLUE_SRCS:.c=.o) $(CORE_OBJS) $(KERNEL_OBJS)
 
 # The extension script is assembled from extension/*.sql (one file per feature,
-# in name order): that folder is its only source.
+# in name order): that folder is its only source.  versions/ holds the scripts
+# of released versions, frozen, and the update scripts between versions.
 EXT_PARTS = $(sort $(wildcard extension/*.sql))
 DATA_built = $(EXTENSION)--$(EXTVERSION).sql
+DATA = $(filter-out versions/$(DATA_built),$(sort $(wildcard versions/$(EXTENSION)--*.sql)))
 
 REGRESS = $(sort $(notdir $(basename $(wildcard sql/*.sql))))
 REGRESS_OPTS = --inputdir=. --outputdir=. --load-extension=plpgsql
@@ -50,7 +53,7 @@ endif
 
 SHLIB_LINK += $(CUDA_LIBS) -lstdc++ -lpthread
 
-PG_CPPFLAGS = -Isrc/core
+PG_CPPFLAGS = -Isrc/core -DTSM_VERSION='"$(EXTVERSION)"'
 PG_CFLAGS = -Wno-declaration-after-statement
 
 PG_CONFIG ?= pg_config

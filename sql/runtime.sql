@@ -1,6 +1,6 @@
 -- The runtime: settings, device information, the last-run report.
 SELECT count(*) >= 1 AS has_rows, bool_and(build IN ('cuda', 'cpu-only')) AS build_ok,
-       bool_and(version = '0.1.0') AS version_ok
+       bool_and(version = (SELECT extversion FROM pg_extension WHERE extname = 'tsmine')) AS version_ok
 FROM ts_device_info();
 -- the settings and their checks
 SELECT current_setting('tsmine.backend') IN ('auto', 'gpu', 'cpu') AS backend_ok;

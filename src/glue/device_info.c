@@ -9,7 +9,6 @@
 #include "funcapi.h"
 #include "utils/builtins.h"
 
-#define TSM_VERSION "0.1.0"
 #define NCOLS 12
 
 static const char *
