@@ -94,3 +94,14 @@ prove:
 	pg_prove --ext .sql -r test/pgtap
 
 EXTRA_CLEAN = $(UNIT_BIN) results regression.diffs regression.out .flavour-cuda-*
+
+# ---- release -----------------------------------------------------------------
+# make dist: the release archive tsmine-$(EXTVERSION).zip (what PGXN takes),
+# from git: the committed HEAD, every file under tsmine-$(EXTVERSION)/.
+DIST = $(EXTENSION)-$(EXTVERSION)
+.PHONY: dist print-version
+dist:
+	@git diff --quiet HEAD -- || echo "make dist: uncommitted changes are not in $(DIST).zip (it is HEAD)" >&2
+	git archive --format=zip --prefix=$(DIST)/ --output=$(DIST).zip HEAD
+print-version:
+	@echo $(EXTVERSION)
