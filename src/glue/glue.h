@@ -11,6 +11,8 @@
 #include "fmgr.h"
 #include "utils/array.h"
 
+#include "compat.h"				/* the calls that differ between PostgreSQL versions */
+
 #include "api_matrix_profile.h"
 #include "tsm_api.h"
 

@@ -32,10 +32,10 @@ tap_is() {
 
 # tap_like TEXT REGEX NAME / tap_unlike TEXT REGEX NAME (grep -E, any line)
 tap_like() {
-    printf '%s\n' "$1" | grep -qE -- "$2" && tap_result 0 "$3" || tap_result 1 "$3" "no line matches /$2/ in:" "$1"
+    grep -qE -- "$2" <<<"$1" && tap_result 0 "$3" || tap_result 1 "$3" "no line matches /$2/ in:" "$1"
 }
 tap_unlike() {
-    printf '%s\n' "$1" | grep -qE -- "$2" && tap_result 1 "$3" "a line matches /$2/ in:" "$1" || tap_result 0 "$3"
+    grep -qE -- "$2" <<<"$1" && tap_result 1 "$3" "a line matches /$2/ in:" "$1" || tap_result 0 "$3"
 }
 
 tap_done() {
