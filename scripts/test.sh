@@ -71,6 +71,17 @@ if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] && [ -z "${TSMINE_SKIP_CPU_FL
   if [ -n "$line" ]; then count "$(echo "$line" | sed -E 's/unit: ([0-9]+) passed.*/\1/')" "$(echo "$line" | sed -E 's/.*passed, ([0-9]+) failed.*/\1/')"; else count 0 1; fi
 fi
 
+# Last: the Debian package, built, installed into the system in place of the
+# source build, used from its installed files, removed; the source build is
+# installed again after it.  TSMINE_SKIP_PACKAGE=1 leaves it out.
+if [ -z "${TSMINE_SKIP_PACKAGE:-}" ]; then
+  tsm_log "the Debian package (test/package.sh)"
+  set +e
+  prove --exec bash test/package.sh 2>&1 | tee /tmp/tsmine-package.log
+  set -e
+  count_prove /tmp/tsmine-package.log
+fi
+
 echo
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
