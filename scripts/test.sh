@@ -2,7 +2,7 @@
 # Runs every tsmine test suite on a throwaway cluster: the C++ unit tests of
 # the core, the pg_regress suite (make installcheck), the pgTAP suite
 # (pg_prove), the shell tests (test/shell: the install check, the release
-# files, the Python example) and, last, the Debian package (built, installed,
+# files, the Python example) and the Debian package (built, installed,
 # used, removed; the source build is installed again after it).  Installs
 # what it needs on Debian 12.  Last line:
 #   N passed, N failed, N skipped      (skipped: GPU unit tests without a GPU)
@@ -60,6 +60,18 @@ prove --exec bash --ext .sh test/shell 2>&1 | tee /tmp/tsmine-shell.log
 set -e
 count_prove /tmp/tsmine-shell.log
 
+# The Debian package, after the suites of the source build: built, installed
+# into the system in place of the source build, used from its installed files,
+# removed; the source build is installed again after it (before the CPU-only
+# flavour below rebuilds the objects).  TSMINE_SKIP_PACKAGE=1 leaves it out.
+if [ -z "${TSMINE_SKIP_PACKAGE:-}" ]; then
+  tsm_log "the Debian package (test/package.sh)"
+  set +e
+  prove --exec bash test/package.sh 2>&1 | tee /tmp/tsmine-package.log
+  set -e
+  count_prove /tmp/tsmine-package.log
+fi
+
 # The CPU-only flavour of the core (what a build without nvcc runs), when
 # this machine built the CUDA one: its unit tests too.
 if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] && [ -z "${TSMINE_SKIP_CPU_FLAVOUR:-}" ]; then
@@ -69,17 +81,6 @@ if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] && [ -z "${TSMINE_SKIP_CPU_FL
   set -e
   line=$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed' /tmp/tsmine-unit-cpu.log 2>/dev/null | tail -1 || true)
   if [ -n "$line" ]; then count "$(echo "$line" | sed -E 's/unit: ([0-9]+) passed.*/\1/')" "$(echo "$line" | sed -E 's/.*passed, ([0-9]+) failed.*/\1/')"; else count 0 1; fi
-fi
-
-# Last: the Debian package, built, installed into the system in place of the
-# source build, used from its installed files, removed; the source build is
-# installed again after it.  TSMINE_SKIP_PACKAGE=1 leaves it out.
-if [ -z "${TSMINE_SKIP_PACKAGE:-}" ]; then
-  tsm_log "the Debian package (test/package.sh)"
-  set +e
-  prove --exec bash test/package.sh 2>&1 | tee /tmp/tsmine-package.log
-  set -e
-  count_prove /tmp/tsmine-package.log
 fi
 
 echo
