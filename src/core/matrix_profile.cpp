@@ -256,7 +256,7 @@ extern "C" double tsm_matrix_profile_estimate_ms(int64_t n, int32_t m, const TsE
 
 extern "C" int tsm_matrix_profile(const double* x, int64_t n, int32_t m, int64_t exclusion, TsExec* ex,
                                   TsProfile* out, TsStatus* st) noexcept {
-    return tsm::guard(st, [&] {
+    return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         if (n < 0) tsm::invalid("negative series length");
         if (n > 0 && !x) tsm::invalid("series is missing");

@@ -67,6 +67,7 @@
 #include <queue>
 #include <random>
 
+#include "api_matrix_profile.h"
 #include "api_motifs.h"
 #include "dispatch.h"
 #include "error.h"
@@ -733,7 +734,7 @@ void fill_motifs(const std::vector<tsm::MotifPair>& r, TsExec* ex, TsMotifs* out
 
 extern "C" int tsm_motifs_mk(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion,
                              int32_t n_references, TsExec* ex, TsMotifs* out, TsStatus* st) noexcept {
-    return tsm::guard(st, [&] {
+    return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         check_motif_args(x, n, m, k, exclusion);
         if (n_references < 1)
@@ -754,7 +755,7 @@ extern "C" int tsm_motifs_mk(const double* x, int64_t n, int32_t m, int64_t k, i
 extern "C" int tsm_motifs_from_profile(const double* x, int64_t n, int32_t m, const double* profile_dist,
                                        const int64_t* profile_index, int64_t k, int64_t exclusion, TsExec* ex,
                                        TsMotifs* out, TsStatus* st) noexcept {
-    return tsm::guard(st, [&] {
+    return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         check_motif_args(x, n, m, k, exclusion);
         const int64_t N = n - m + 1;
@@ -774,4 +775,52 @@ extern "C" int tsm_motifs_from_profile(const double* x, int64_t n, int32_t m, co
         }
         fill_motifs(tsm::select_top_motifs_from_profile(n, m, profile_dist, k, exclusion, *prof, ex), ex, out);
     });
+}
+
+namespace {
+
+// ts_motifs' checks that MK and the profile path share, before any work.
+void check_motifs_call(int64_t n, int32_t m, int64_t exclusion, int32_t n_references) {
+    if (n_references < 1)
+        tsm::invalid(tsm::format("n_references must be at least 1, not %d", (int)n_references),
+                     "MK compares windows through their distances to n_references reference windows; "
+                     "10 is usual.");
+    if (m >= 3 && exclusion >= 1 && n > 0 && n - m < exclusion)
+        tsm::invalid(tsm::format("series of length %lld is too short for two windows of length %d at least "
+                                 "%lld apart",
+                                 (long long)n, (int)m, (long long)exclusion),
+                     "Use a longer series, a shorter window or a smaller exclusion zone.");
+}
+
+// Motifs by way of the matrix profile: the profile, then the exact pairs from it.
+int motifs_by_profile(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion, TsExec* ex,
+                      TsMotifs* out, TsStatus* st) {
+    ex->used_method = "matrix_profile";
+    TsProfile p;
+    int code = tsm_matrix_profile(x, n, m, exclusion, ex, &p, st);
+    if (code != TS_OK) return code;
+    return tsm_motifs_from_profile(x, n, m, p.dist, p.index, k, exclusion, ex, out, st);
+}
+
+}  // namespace
+
+extern "C" int tsm_motifs(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion, int32_t method,
+                          int32_t n_references, TsExec* ex, TsMotifs* out, TsStatus* st) noexcept {
+    std::memset(out, 0, sizeof *out);
+    int code = tsm::guard(st, [&] { check_motifs_call(n, m, exclusion, n_references); });
+    if (code != TS_OK || n == 0) return code;
+    // auto: MK, within a time budget of what the matrix profile would take;
+    // past it, the matrix profile.  MK is usually much faster (bench/motifs.sh),
+    // but its pruning depends on the data and it re-runs for every rank; the
+    // budget bounds auto at about twice the profile's time.  Where the profile
+    // cannot run (2m > n): MK without a budget.
+    if (method == TS_MOTIFS_AUTO && 2 * (int64_t)m > n) method = TS_MOTIFS_MK;
+    if (method == TS_MOTIFS_MATRIX_PROFILE) return motifs_by_profile(x, n, m, k, exclusion, ex, out, st);
+    ex->used_method = "mk";
+    if (method == TS_MOTIFS_AUTO) ex->budget_ms = tsm_matrix_profile_estimate_ms(n, m, ex);
+    code = tsm_motifs_mk(x, n, m, k, exclusion, n_references, ex, out, st);
+    ex->budget_ms = 0;
+    if (code != TS_OVER_BUDGET) return code;
+    ex->device_ms = ex->kernel_ms = ex->device_bytes = 0;
+    return motifs_by_profile(x, n, m, k, exclusion, ex, out, st);
 }

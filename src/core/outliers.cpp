@@ -83,7 +83,7 @@ void cpu_compact(const double* x, int64_t n, double k, const OutlierRule& r, TsE
 
 extern "C" int tsm_outliers(const double* x, int64_t n, double k, int method, TsExec* ex,
                             TsOutliers* out, TsStatus* st) noexcept {
-    return tsm::guard(st, [&] {
+    return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         if (!(k > 0) || !std::isfinite(k)) tsm::invalid("k_sigma must be a positive, finite number");
         if (method != TS_OUTLIERS_SIGMA && method != TS_OUTLIERS_MAD) tsm::invalid("unknown outlier method");

@@ -542,7 +542,7 @@ using namespace tsm::shp;
 extern "C" int tsm_shapelets(const double* const* series, const int64_t* lengths, const int32_t* class_ids,
                              int64_t n_series, int32_t n_classes, int32_t min_length, int32_t max_length,
                              int32_t step, int32_t k, TsExec* ex, TsShapelets* out, TsStatus* st) noexcept {
-    return guard(st, [&] {
+    return run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         ex->used_backend = TS_BACKEND_CPU;
         if (k < 1) invalid(format("k must be at least 1, got %d", k));
@@ -588,7 +588,7 @@ extern "C" int tsm_shapelet_tree(const double* const* series, const int64_t* len
                                  int64_t n_series, int32_t n_classes, int32_t min_length, int32_t max_length,
                                  int32_t step, int32_t max_depth, int32_t logical, TsExec* ex, TsShapeletTree* out,
                                  TsStatus* st) noexcept {
-    return guard(st, [&] {
+    return run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         ex->used_backend = TS_BACKEND_CPU;
         if (max_depth < -1) invalid(format("max_depth must be -1 (no limit) or at least 0, got %d", max_depth));

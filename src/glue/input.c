@@ -288,6 +288,22 @@ tsm_exclusion_arg(FunctionCallInfo fcinfo, int argno, int64 dflt)
 	return e;
 }
 
+double
+tsm_distance_arg(FunctionCallInfo fcinfo, int argno, const char *argname)
+{
+	double		d;
+
+	if (PG_ARGISNULL(argno))
+		return NAN;
+	d = PG_GETARG_FLOAT8(argno);
+	if (isnan(d))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a finite number >= 0, not NaN", argname),
+				 errhint("%s is a z-normalised Euclidean distance; NULL means none.", argname)));
+	return d;
+}
+
 int64
 tsm_k_arg(FunctionCallInfo fcinfo, int argno, bool allow_all, const char *all_hint)
 {
