@@ -266,8 +266,11 @@ extern "C" int tsm_matrix_profile(const double* x, int64_t n, int32_t m, int64_t
         if ((int64_t)m > n / 2)
             tsm::invalid(tsm::format("window length m = %d is more than half the series length %lld",
                                      (int)m, (long long)n),
-                         tsm::format("Use m <= %lld, or a series of at least %lld points.",
-                                     (long long)(n / 2), 2LL * m));
+                         n / 2 >= 3 ? tsm::format("Use m <= %lld, or a series of at least %lld points.",
+                                                  (long long)(n / 2), 2LL * m)
+                                    : tsm::format("The series is too short for a matrix profile: it needs at "
+                                                  "least %lld points for m = %d (and at least 6 for any m).",
+                                                  2LL * m, (int)m));
         if (exclusion < 1)
             tsm::invalid(tsm::format("exclusion zone must be at least 1, got %lld", (long long)exclusion),
                          "Pass a positive exclusion zone (the default is ceil(m/4) + 1).");

@@ -78,6 +78,11 @@ typedef struct TsmSeries
 /* The array must be 1-D float8 without NULL, NaN or infinity (ERROR naming
  * the position otherwise); read in place.  argname is used in messages. */
 extern void tsm_series_from_array(ArrayType *arr, const char *argname, TsmSeries *out);
+/* Runs query (SPI connected) read-only: it must be one SELECT, and nothing it
+ * calls may write (ERROR 25006 otherwise, nothing changed); rows go to dest
+ * (NULL: SPI_tuptable).  Returns the SPI result code. */
+struct _DestReceiver;
+extern int	tsm_spi_run_read_only(const char *query, const char *argname, struct _DestReceiver *dest);
 /* Runs a query returning one numeric column and reads it, in order, into
  * memory owned by the current memory context. */
 extern void tsm_series_from_query(text *sql, const char *argname, TsmSeries *out);

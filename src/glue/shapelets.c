@@ -32,7 +32,7 @@ spi_select_series(const char *query, const char *argname, int min_cols, const ch
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute(query, false, 0) != SPI_OK_SELECT || SPI_tuptable == NULL)
+	if (tsm_spi_run_read_only(query, argname, NULL) != SPI_OK_SELECT || SPI_tuptable == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must be a SELECT returning %s", argname, usage)));
@@ -98,6 +98,7 @@ read_training(text *sql, TrainingSet *t)
 	char	  **row_labels;
 	char	  **sorted;
 	TupleDesc	desc;
+	double		t_read = tsm_now_ms();
 
 	desc = spi_select_series(query, "training_sql", 2, "two columns, a label and a float8[] series");
 	t->n = (int64) SPI_processed;
@@ -120,6 +121,7 @@ read_training(text *sql, TrainingSet *t)
 		t->total_values += t->len[i];
 	}
 	SPI_finish();
+	tsm_input_ms = tsm_now_ms() - t_read;	/* ts_last_run's input_ms */
 
 	/* labels → dense ids in byte order of their text */
 	sorted = palloc(sizeof(char *) * Max(t->n, 1));
@@ -604,6 +606,7 @@ ts_shapelet_classify_query(PG_FUNCTION_ARGS)
 		}
 	}
 	SPI_finish();
+	tsm_input_ms = tsm_now_ms() - t0;	/* ts_last_run's input_ms */
 
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_exec_prepare(&ex);
