@@ -398,19 +398,19 @@ struct PaaRows {
 PaaRows paa_rows(const std::vector<double>& x, int m, const tsm::ZStats& zs) {
     const int64_t N = (int64_t)x.size() - m + 1;
     PaaRows r;
-    const int W = r.W = tsm::mk_paa_count(m);
+    const int W = r.W = tsm::motif::paa_count(m);
     std::vector<double> C((size_t)W * N), sum(W, 0.0), sq((size_t)W * W, 0.0);
     double zmax2 = 0;
     for (int64_t p = 0; p < N; ++p) {
         double n2;
-        tsm::window_paa(&x[p], m, zs.mean[p], zs.inv[p], zs.constant[p], W, &C[p], N, &n2);
+        tsm::motif::window_paa(&x[p], m, zs.mean[p], zs.inv[p], zs.constant[p], W, &C[p], N, &n2);
         zmax2 = std::max(zmax2, n2);
         for (int a = 0; a < W; ++a) {
             sum[a] += C[(size_t)a * N + p];
             for (int b = 0; b < W; ++b) sq[a * W + b] += C[(size_t)a * N + p] * C[(size_t)b * N + p];
         }
     }
-    r.slackP = tsm::mk_paa_slack(m, std::sqrt(zmax2));
+    r.slackP = tsm::motif::paa_slack(m, std::sqrt(zmax2));
     tsm::mk_principal_axes(W, sum.data(), sq.data(), (double)N, r.V, r.var);
     r.y.resize((size_t)N * W);
     r.f.resize((size_t)N * W);
@@ -430,8 +430,8 @@ bool paa_prunes(const PaaRows& r, int64_t a, int64_t b, double bsf) {
     const float* fa = &r.f[(size_t)a * W];
     const float* fb = &r.f[(size_t)b * W];
     const float g = std::fabs(fb[0] - fa[0]);
-    if (g > tsm::mk_threshold(bsf, r.slackP)) return true;
-    const float thr2 = tsm::mk_threshold2(bsf, r.slackP);
+    if (g > tsm::motif::prune_threshold(bsf, r.slackP)) return true;
+    const float thr2 = tsm::motif::prune_threshold2(bsf, r.slackP);
     float s = g * g;
     for (int k = 1; k < W; ++k) {
         const float d = fb[k] - fa[k];
