@@ -682,17 +682,11 @@ std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, i
     }
     LoopBuffers lb(ix.N, cap);
     LoopTimers timers(st);
-    std::vector<uint8_t> blocked(ix.N, 0);
-    std::vector<MotifPair> result;
     S.setup_ms = now_ms() - t_start;
 
-    for (int64_t rank = 0; rank < k; ++rank) {
-        ++S.runs;
-        const BestPair best = best_allowed_pair(ix, lb, blocked, excl, timers, st, ex, t_budget, S);
-        if (best.a < 0) break;
-        result.push_back({best.a, best.b, best.d});
-        block_pair(blocked, best.a, best.b, m);
-    }
+    const std::vector<MotifPair> result = mk_ranks(ix.N, m, k, S, [&](const std::vector<uint8_t>& blocked) {
+        return best_allowed_pair(ix, lb, blocked, excl, timers, st, ex, t_budget, S);
+    });
     timer.stop();
     ex->kernel_ms = timer.ms();
     ex->device_ms = now_ms() - t_start;

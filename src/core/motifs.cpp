@@ -174,6 +174,15 @@ bool axes_covariance(int W, const double* sum, const double* sumsq, double count
     return finite;
 }
 
+// (u_k, v_k) ← (c·u_k − s·v_k, s·u_k + c·v_k) for the W pairs u[k·step], v[k·step].
+void rotate_pairs(double* u, double* v, int W, int step, double c, double s) {
+    for (int k = 0; k < W; ++k) {
+        const double uk = u[k * step], vk = v[k * step];
+        u[k * step] = c * uk - s * vk;
+        v[k * step] = s * uk + c * vk;
+    }
+}
+
 // One Jacobi rotation of A (W × W) in the plane (p, q) that zeroes A[p][q]; V accumulates it.
 void jacobi_rotate(int W, int p, int q, std::vector<double>& A, std::vector<double>& V) {
     const double apq = A[p * W + q];
@@ -181,21 +190,9 @@ void jacobi_rotate(int W, int p, int q, std::vector<double>& A, std::vector<doub
     const double t = std::fabs(th) > 1e150 ? 0.5 / th
                                            : (th >= 0 ? 1.0 : -1.0) / (std::fabs(th) + std::sqrt(th * th + 1.0));
     const double c = 1.0 / std::sqrt(t * t + 1.0), sn = t * c;
-    for (int k = 0; k < W; ++k) {
-        const double akp = A[k * W + p], akq = A[k * W + q];
-        A[k * W + p] = c * akp - sn * akq;
-        A[k * W + q] = sn * akp + c * akq;
-    }
-    for (int k = 0; k < W; ++k) {
-        const double apk = A[p * W + k], aqk = A[q * W + k];
-        A[p * W + k] = c * apk - sn * aqk;
-        A[q * W + k] = sn * apk + c * aqk;
-    }
-    for (int k = 0; k < W; ++k) {
-        const double vkp = V[k * W + p], vkq = V[k * W + q];
-        V[k * W + p] = c * vkp - sn * vkq;
-        V[k * W + q] = sn * vkp + c * vkq;
-    }
+    rotate_pairs(&A[p], &A[q], W, W, c, sn);          // columns p and q of A
+    rotate_pairs(&A[p * W], &A[q * W], W, 1, c, sn);  // rows p and q of A
+    rotate_pairs(&V[p], &V[q], W, W, c, sn);          // columns p and q of V
 }
 
 // Cyclic Jacobi: A → diagonal, V (starting at I) accumulates the rotations.
@@ -280,6 +277,20 @@ void block_pair(std::vector<uint8_t>& blocked, int64_t a, int64_t b, int m) {
         int64_t lo = std::max<int64_t>(0, p - m + 1), hi = std::min<int64_t>(N - 1, p + m - 1);
         for (int64_t q = lo; q <= hi; ++q) blocked[q] = 1;
     }
+}
+
+std::vector<MotifPair> mk_ranks(int64_t N, int m, int64_t k, MkStats& S,
+                                const std::function<BestPair(const std::vector<uint8_t>&)>& best_pair) {
+    std::vector<uint8_t> blocked(N, 0);
+    std::vector<MotifPair> result;
+    for (int64_t rank = 0; rank < k; ++rank) {
+        ++S.runs;
+        const BestPair best = best_pair(blocked);
+        if (best.a < 0) break;
+        result.push_back({best.a, best.b, best.d});
+        block_pair(blocked, best.a, best.b, m);
+    }
+    return result;
 }
 
 // ---- MK on the CPU ---------------------------------------------------------------
@@ -631,19 +642,12 @@ std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t 
     S.setup_ms = ms_since(t_setup);
 
     const auto t_loop = Clock::now();
-    const int64_t N = ix.N;
-    std::vector<uint8_t> blocked(N, 0), blocked_at(N, 0);
-    const ScanInput in{ix, zs, x, blocked, blocked_at, excl};
-    std::vector<MotifPair> result;
-    for (int64_t rank = 0; rank < k; ++rank) {
+    std::vector<uint8_t> blocked_at(ix.N, 0);
+    const std::vector<MotifPair> result = mk_ranks(ix.N, m, k, S, [&](const std::vector<uint8_t>& blocked) {
         check_interrupt(ex);
-        ++S.runs;
-        for (int64_t i = 0; i < N; ++i) blocked_at[i] = blocked[ix.order[i]];
-        const BestPair best = best_allowed_pair(in, S, ex, t_budget);
-        if (best.a < 0) break;  // no allowed pair is left
-        result.push_back({best.a, best.b, best.d});
-        block_pair(blocked, best.a, best.b, m);
-    }
+        for (int64_t i = 0; i < ix.N; ++i) blocked_at[i] = blocked[ix.order[i]];
+        return best_allowed_pair(ScanInput{ix, zs, x, blocked, blocked_at, excl}, S, ex, t_budget);
+    });
     S.scan_ms = ms_since(t_loop);
     return result;
 }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -91,6 +92,12 @@ struct MkPlan {
 // Records the key and W in S.
 MkPlan mk_plan(int m, int W, const std::vector<double>& ref_sd, std::vector<double>& moment_blocks, int64_t samples,
                double zmax2, MkStats& S);
+
+// MK's greedy ranks, the same on CPU and GPU: rank t is the best allowed pair
+// with the windows of ranks 1 .. t−1 blocked (block_pair); best_pair(blocked)
+// runs one rank's offset loop (a < 0: no allowed pair is left, the ranks end).
+std::vector<MotifPair> mk_ranks(int64_t N, int m, int64_t k, MkStats& S,
+                                const std::function<motif::BestPair(const std::vector<uint8_t>&)>& best_pair);
 
 std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t k, int64_t excl,
                                      int n_refs, TsExec* ex, MkStats* stats = nullptr);
