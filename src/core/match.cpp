@@ -1,8 +1,9 @@
 // match.cpp — similarity search (MASS-like): the z-normalised distance of a
-// pattern to every window (direct, from z-normalised values: exact on offset
-// data, ~0 for near-identical windows), then every non-overlapping occurrence,
-// best first.  The GPU path (kernels/match.cu) computes the same distances
-// bit-for-bit and sorts them on the device; the greedy pass is shared.
+// pattern to every window (the motifs' distance, motifs_detail.h: direct, from
+// z-normalised values, exact on offset data, ~0 for near-identical windows),
+// then every non-overlapping occurrence, best first.  The GPU path
+// (kernels/match.cu) computes the same distances with the same functions and
+// sorts them on the device; the greedy pass is shared.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -22,7 +23,7 @@ void match_profile_cpu(const double* x, int64_t n, const double* pattern, int m,
     const int64_t N = n - m + 1;
     double pmu, pinv;
     uint8_t pc;
-    window_zstat(pattern, m, &pmu, &pinv, &pc);
+    motif::window_zstat(pattern, m, &pmu, &pinv, &pc);
     dist.assign(N, 0.0);
     const int64_t B = std::max<int64_t>(256, (int64_t(1) << 18) / m);
     parallel_for(ex, (N + B - 1) / B, [&](int64_t t) {
@@ -30,7 +31,7 @@ void match_profile_cpu(const double* x, int64_t n, const double* pattern, int m,
         for (int64_t j = lo; j < hi; ++j) {
             double mu, inv;
             uint8_t c;
-            window_zstat(x + j, m, &mu, &inv, &c);
+            motif::window_zstat(x + j, m, &mu, &inv, &c);
             dist[j] = zdist(pattern, pmu, pinv, pc, x + j, mu, inv, c, m);
         }
     });
