@@ -2,9 +2,6 @@
 // and the C entry points of api_shapelets.h.  See shapelets.h for the engine
 // and api_shapelets.h for the conventions.
 
-// Bit-identical with the device code: never fuse a*b+c into an FMA here.
-#pragma GCC optimize("fp-contract=off")
-
 #include "shapelets.h"
 
 #include <algorithm>
