@@ -347,7 +347,8 @@ double centred_correlation(const double* ca, double qa, const double* w, int L) 
 }  // namespace
 
 // Direct Definition 1 distance (no recurrence): ρ = c / sqrt(qa q) with centred
-// sums, so identical windows give exactly 0.
+// sums, so identical windows give exactly 0.  The minimum is taken over squared
+// distances, with one square root at the end (the same value).
 double shapelet_distance(const double* a, int L, const double* x, int64_t n) {
     if (n < L) return kShorterDistance;
     TsExec seq{};
@@ -362,18 +363,18 @@ double shapelet_distance(const double* a, int L, const double* x, int64_t n) {
         const double mean_a = window_mean(a, L);
         for (int t = 0; t < L; ++t) { ca[t] = a[t] - mean_a; qa += ca[t] * ca[t]; }
     }
-    double best = std::numeric_limits<double>::infinity();
+    double best = std::numeric_limits<double>::infinity();  // squared
     for (int64_t u = 0; u + L <= n; ++u) {
         const bool x_flat = window_is_flat(wx.mean[u], wx.std[u], wx.constant[u]);
-        double dist;
+        double sq;
         if (a_flat || x_flat)
-            dist = (a_flat && x_flat) ? 0.0 : 1.0;
+            sq = (a_flat && x_flat) ? 0.0 : 1.0;
         else
-            dist = distance_from_rho(centred_correlation(ca.data(), qa, x + u, L));
-        if (dist < best) best = dist;
+            sq = squared_distance_from_rho(centred_correlation(ca.data(), qa, x + u, L));
+        if (sq < best) best = sq;
         if (best == 0.0) break;
     }
-    return best;
+    return distance_from_squared(best);
 }
 
 // ---- discovery dispatch and trees -----------------------------------------------

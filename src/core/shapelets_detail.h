@@ -115,12 +115,17 @@ TSM_HD double keep_larger(double best, double c, double inv_sd_b) {
     return v > best ? v : best;
 }
 
-// Definition 1's distance from a correlation: sqrt(2 (1 − ρ)), 0 where rounding
-// makes 1 − ρ ≤ 0.
-TSM_HD double distance_from_rho(double rho) {
+// Definition 1's distance from a correlation, squared: 2 (1 − ρ), 0 where
+// rounding makes it ≤ 0.
+TSM_HD double squared_distance_from_rho(double rho) {
     const double t = hd::mul(2.0, hd::sub(1.0, rho));
-    return t > 0 ? hd::sqrt(t) : 0.0;
+    return t > 0 ? t : 0.0;
 }
+// The distance from its square.  The square root rounds monotonically, so the
+// smallest of several distances is the root of the smallest square.
+TSM_HD double distance_from_squared(double t) { return t > 0 ? hd::sqrt(t) : 0.0; }
+// Definition 1's distance from a correlation: sqrt(2 (1 − ρ)).
+TSM_HD double distance_from_rho(double rho) { return distance_from_squared(squared_distance_from_rho(rho)); }
 
 // Distance of a pivot (1/σ = inv_sd_a) to a target from the best C·(1/σ_u): a flat
 // target window counts as ρ = kFlatRho (distance 1).
