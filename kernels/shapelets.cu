@@ -141,7 +141,7 @@ struct DistArgs {
 struct GainArgs {
     int n_series, n_classes;
     const int32_t* labels;
-    const int64_t* T;            // entropy table (gain_tables)
+    const int64_t* entropy;      // T (gain_tables)
     const int64_t* class_total;
     int64_t base;
     const double* partner;       // the partner's distances (logical shapelets), or null
@@ -520,7 +520,8 @@ __device__ __forceinline__ long long split_gains(const GainArgs& g, const GainSc
         int64_t left_terms = 0, right_terms = 0;
         for (int c = 0; c < g.n_classes; ++c) {
             const unsigned m = __ballot_sync(kFull, yi == c);
-            add_class_terms(g.T, w.left_base[c] + __popc(m & at_or_below), g.class_total[c], left_terms, right_terms);
+            const int left = w.left_base[c] + __popc(m & at_or_below);
+            add_class_terms(g.entropy, left, g.class_total[c], left_terms, right_terms);
         }
         __syncwarp();
         for (int c = 0; c < g.n_classes; ++c) {
@@ -530,7 +531,8 @@ __device__ __forceinline__ long long split_gains(const GainArgs& g, const GainSc
         __syncwarp();
         if (i + 1 < N) {
             long long gain = -1;
-            if (w.sorted[i] < w.sorted[i + 1]) gain = split_gain(g.base, g.T, i + 1, N - (i + 1), left_terms, right_terms);
+            if (w.sorted[i] < w.sorted[i + 1])
+                gain = split_gain(g.base, g.entropy, i + 1, N - (i + 1), left_terms, right_terms);
             w.gain()[i] = gain;
             if (gain > best) best = gain;
         }
@@ -763,7 +765,7 @@ Staged stage_inputs(unsigned char* stage, const Upload& up, const Subset& d, con
     put(up.offset, sl.offset.data(), N * sizeof(int64_t));
     put(up.length, sl.length.data(), N * sizeof(int64_t));
     put(up.labels, d.y.data(), N * sizeof(int32_t));
-    put(up.entropy, gt.T.data(), gt.T.size() * sizeof(int64_t));
+    put(up.entropy, gt.entropy.data(), gt.entropy.size() * sizeof(int64_t));
     put(up.class_total, gt.class_total.data(), gt.class_total.size() * sizeof(int64_t));
     if (partner.d) put(up.partner, partner.d, N * sizeof(double));
     Staged st;
@@ -834,7 +836,7 @@ Group plan_group(const Subset& d, const std::vector<int>& lengths, size_t l0, in
 size_t write_items(const Subset& d, const std::vector<int>& lengths, const Group& g, Item* items, size_t n) {
     for (size_t li = 0; li < g.l1 - g.l0; ++li) {
         const int L = lengths[g.l0 + li];
-        const int64_t R = rows_per_group(L);
+        const int64_t group_rows = rows_per_group(L);
         for (int s = 0; s < (int)d.x.size(); ++s) {
             if (d.n[s] < L) continue;
             Item& it = items[n++];
@@ -843,8 +845,8 @@ size_t write_items(const Subset& d, const std::vector<int>& lengths, const Group
             it.length_index = (int32_t)li;
             it.length = L;
             it.pivots = (int32_t)(d.n[s] - L + 1);
-            it.rows_per_group = (int32_t)R;
-            it.row_groups = (int32_t)((it.pivots + R - 1) / R);
+            it.rows_per_group = (int32_t)group_rows;
+            it.row_groups = (int32_t)((it.pivots + group_rows - 1) / group_rows);
             it.row = d.row[s];
         }
     }
@@ -970,15 +972,17 @@ Device allocate_device(tsm::gpu::Arena& ar, const Upload& up, const Plan& plan, 
                        const Subset& d, size_t n_lengths, int k, const GainTables& gt, const Partner& partner) {
     const size_t N = d.x.size();
     const bool lists = kc.device_lists;
-    const size_t has_flat = ar.take<uint8_t>(n_lengths * N), next_task = ar.take<unsigned long long>(plan.launches.size());
+    const size_t has_flat = ar.take<uint8_t>(n_lengths * N);
+    const size_t next_task = ar.take<unsigned long long>(plan.launches.size());
     const size_t zero_end = ar.off;
     const size_t mean = ar.take<double>(plan.max_entries), inv_sd = ar.take<double>(plan.max_entries);
     const size_t terms = ar.take<double2>(plan.max_entries), table = ar.take<double>(plan.max_table);
     const size_t dist = ar.take<double>((size_t)plan.max_pivots * N);
-    const size_t carry = ar.take<double>(kc.carry_in_shared ? 0 : (size_t)kc.dist_blocks * kDistWarps * 2 * kc.max_windows);
+    const size_t carry_doubles = (size_t)kc.dist_blocks * kDistWarps * 2 * kc.max_windows;
+    const size_t carry = ar.take<double>(kc.carry_in_shared ? 0 : carry_doubles);
     const size_t list = ar.take<Cand>(lists ? (size_t)kc.n_lists * k : 0), best = ar.take<Cand>(lists ? k : 0);
-    const size_t gain = ar.take<int64_t>(lists ? 0 : plan.max_pivots), gap = ar.take<double>(lists ? 0 : plan.max_pivots);
-    const size_t thr = ar.take<double>(lists ? 0 : plan.max_pivots);
+    const size_t per_pivot = lists ? 0 : plan.max_pivots;
+    const size_t gain = ar.take<int64_t>(per_pivot), gap = ar.take<double>(per_pivot), thr = ar.take<double>(per_pivot);
     ar.allocate("shapelet device memory");
     Device dev;
     dev.base = ar.at<unsigned char>(0);
@@ -1172,7 +1176,7 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     // the inputs and the plan of the whole call, written into the staging buffer
     // of the one upload; then every device buffer sized from the plan
     tsm::gpu::Arena ar;
-    const Upload up = reserve_upload(ar, d, sl, gt.T.size(), count_items(d, lengths), lengths.size(),
+    const Upload up = reserve_upload(ar, d, sl, gt.entropy.size(), count_items(d, lengths), lengths.size(),
                                    partner.d != nullptr);
     std::unique_ptr<unsigned char[]> stage(new unsigned char[up.end]);
     const Staged st = stage_inputs(stage.get(), up, d, sl, gt, partner, lengths);

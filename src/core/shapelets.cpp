@@ -46,12 +46,12 @@ bool pivot_window_stats(const double* x, int64_t n, int L, double* mean, double*
 
 GainTables gain_tables(const Subset& d) {
     GainTables g;
-    g.T = entropy_table((int64_t)d.x.size());
+    g.entropy = entropy_table((int64_t)d.x.size());
     g.class_total.assign(d.C, 0);
     for (int32_t c : d.y) ++g.class_total[c];
     int64_t class_terms = 0;
-    for (int c = 0; c < d.C; ++c) class_terms += g.T[g.class_total[c]];
-    g.base = g.T[d.x.size()] - class_terms;
+    for (int c = 0; c < d.C; ++c) class_terms += g.entropy[g.class_total[c]];
+    g.base = g.entropy[d.x.size()] - class_terms;
     return g;
 }
 
@@ -221,9 +221,10 @@ void best_split(const double* dist, const int32_t* y, int64_t N, int C, const Ga
         ++sc.left_count[y[j]];
         if (!(dist[j] < dist[sc.order[i + 1]])) continue;
         int64_t left_terms = 0, right_terms = 0;
-        for (int c = 0; c < C; ++c) add_class_terms(gt.T.data(), sc.left_count[c], gt.class_total[c], left_terms, right_terms);
+        for (int c = 0; c < C; ++c)
+            add_class_terms(gt.entropy.data(), sc.left_count[c], gt.class_total[c], left_terms, right_terms);
         const int64_t n_left = i + 1, n_right = N - n_left;
-        choice.offer(split_gain(gt.base, gt.T.data(), n_left, n_right, left_terms, right_terms),
+        choice.offer(split_gain(gt.base, gt.entropy.data(), n_left, n_right, left_terms, right_terms),
                      split_gap(sum_left, total, n_left, n_right), i);
     }
     out.g = -1;
@@ -241,11 +242,12 @@ struct RowGroup {
 
 std::vector<RowGroup> row_groups(const Subset& d, int L) {
     std::vector<RowGroup> groups;
-    const int64_t R = rows_per_group(L);
+    const int64_t group_rows = rows_per_group(L);
     for (int64_t s = 0; s < (int64_t)d.x.size(); ++s) {
         if (d.n[s] < L) continue;
-        const int64_t P = d.n[s] - L + 1;
-        for (int64_t g0 = 0; g0 < P; g0 += R) groups.push_back({(int32_t)s, g0, std::min(P, g0 + R)});
+        const int64_t pivots = d.n[s] - L + 1;
+        for (int64_t g0 = 0; g0 < pivots; g0 += group_rows)
+            groups.push_back({(int32_t)s, g0, std::min(pivots, g0 + group_rows)});
     }
     return groups;
 }
@@ -312,7 +314,7 @@ std::vector<double> pivot_distances(const Subset& d, int s, int p, int L) {
     const int64_t N = (int64_t)d.x.size();
     LengthStats st;
     length_stats(d, L, st);
-    const int64_t R = rows_per_group(L), g0 = (p / R) * R;
+    const int64_t group_rows = rows_per_group(L), g0 = (p / group_rows) * group_rows;
     std::vector<double> out(N);
     RowScratch sc;
     for (int64_t j = 0; j < N; ++j)

@@ -37,7 +37,7 @@ void length_stats(const Subset& d, int L, LengthStats& out);
 
 // The fixed-point entropy terms of a subset (shapelets_detail.h: gains).
 struct GainTables {
-    std::vector<int64_t> T;            // T[c] = round(2^32 c log2 c), c = 0..N
+    std::vector<int64_t> entropy;      // T[c] = round(2^32 c log2 c), c = 0..N
     std::vector<int64_t> class_total;  // series of each class
     int64_t base = 0;                  // T[N] − Σ_c T[class_total[c]]
 };
