@@ -682,7 +682,7 @@ DeviceLimits device_limits() {
 }
 
 // The GPU cannot take this input: a warp of gain_kernel holds the order line
-// of every series in shared memory.  TS_GPU_OUT_OF_MEMORY makes auto mode run
+// of every series in shared memory.  TS_GPU_LIMIT (54000) makes auto mode run
 // the call on the CPU.
 [[noreturn]] void gpu_cannot_take_series(int n_series) {
     throw Error(TS_GPU_LIMIT, kProgramLimitExceeded,
