@@ -10,13 +10,6 @@
 
 namespace tsm {
 
-// Partial sums of one block, merged in a fixed order by finish_mean_std so
-// that the CPU and GPU paths share the final arithmetic.
-struct SumPartial {
-    double sum = 0;  // pass 1: Σx; pass 2: Σ(x−μ₀)
-    double sq = 0;   // pass 2: Σ(x−μ₀)²
-};
-
 // Mean and population standard deviation by the corrected two-pass formula:
 // μ₀ = Σx/n; d = x−μ₀; μ = μ₀ + Σd/n; σ² = (Σd² − (Σd)²/n) / n.
 struct MeanStd {
