@@ -104,7 +104,7 @@ bench/bench_outliers: bench/bench_outliers.cpp $(CORE_OBJS) $(KERNEL_OBJS) $(wil
 ifeq ($(WITH_CUDA),yes)
 	$(TSM_CXX) $(CORE_CXXFLAGS) -o $@ $< $(CORE_OBJS) $(KERNEL_OBJS) $(CUDA_LIBS) -lpthread
 else
-	@echo "bench/bench_outliers times the GPU kernels: it needs a CUDA build (nvcc at $(NVCC), or NVCC=...)" >&2; exit 1
+	@echo "bench/bench_outliers times the GPU kernels: it needs a CUDA build (WITH_CUDA=yes, nvcc at NVCC=$(NVCC))" >&2; exit 1
 endif
 
 EXTRA_CLEAN = $(UNIT_BIN) $(BENCH_BINS) results regression.diffs regression.out .flavour-cuda-*
