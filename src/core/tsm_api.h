@@ -136,12 +136,6 @@ typedef enum TsWork
 } TsWork;
 int			tsm_gpu_worthwhile(int kind, int64_t n, int64_t m) TSM_NOEXCEPT;
 
-/* Host memory: tsm_host_alloc returns NULL on failure.  Pinned (page-locked)
- * when the CUDA runtime is up and the size is large, plain malloc otherwise;
- * tsm_host_free knows which. */
-void	   *tsm_host_alloc(size_t bytes, int want_pinned) TSM_NOEXCEPT;
-void		tsm_host_free(void *p) TSM_NOEXCEPT;
-
 /* ---- input ------------------------------------------------------------- */
 
 /* The 0-based position of the first NaN or infinite value of x[0..n), or -1
