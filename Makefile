@@ -59,12 +59,16 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 
-# Objects remember the flavour they were built for: switching WITH_CUDA rebuilds them.
-FLAVOUR_STAMP = .flavour-cuda-$(WITH_CUDA)
-$(FLAVOUR_STAMP):
-	rm -f .flavour-cuda-*
-	touch $@
-$(OBJS): $(FLAVOUR_STAMP)
+# Objects remember the flavour they were built for: switching WITH_CUDA rebuilds
+# them.  The file .flavour always exists and is rewritten (made newer than every
+# object) only when the flavour changes; a missing stamp would not do, since
+# PGXS declares .SECONDARY, under which make does not remake a missing
+# prerequisite for an existing target.
+FLAVOUR_FILE = .flavour
+ifneq ($(shell cat $(FLAVOUR_FILE) 2>/dev/null),cuda-$(WITH_CUDA))
+$(shell echo cuda-$(WITH_CUDA) > $(FLAVOUR_FILE))
+endif
+$(OBJS): $(FLAVOUR_FILE)
 
 src/core/%.o: src/core/%.cpp $(wildcard src/core/*.h)
 	$(TSM_CXX) $(CORE_CXXFLAGS) -c -o $@ $<
@@ -107,4 +111,4 @@ else
 	@echo "bench/bench_outliers times the GPU kernels: it needs a CUDA build (WITH_CUDA=yes, nvcc at NVCC=$(NVCC))" >&2; exit 1
 endif
 
-EXTRA_CLEAN = $(UNIT_BIN) $(BENCH_BINS) results regression.diffs regression.out .flavour-cuda-*
+EXTRA_CLEAN = $(UNIT_BIN) $(BENCH_BINS) results regression.diffs regression.out .flavour
