@@ -4,6 +4,7 @@
 #   make installcheck           pg_regress suite (sql/, expected/)
 #   make unittest               C++ unit tests of the core (test/unit/)
 #   make prove                  pgTAP suite (test/pgtap/, needs pg_prove)
+#   make bench_motifs bench_outliers   C++ benchmark drivers of the core (bench/*.cpp)
 #   scripts/test.sh             everything, on a throwaway cluster
 
 EXTENSION = tsmine
@@ -61,12 +62,16 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 
-# Objects remember the flavour they were built for: switching WITH_CUDA rebuilds them.
-FLAVOUR_STAMP = .flavour-cuda-$(WITH_CUDA)
-$(FLAVOUR_STAMP):
-	rm -f .flavour-cuda-*
-	touch $@
-$(OBJS): $(FLAVOUR_STAMP)
+# Objects remember the flavour they were built for: switching WITH_CUDA rebuilds
+# them.  The file .flavour always exists and is rewritten (made newer than every
+# object) only when the flavour changes; a missing stamp would not do, since
+# PGXS declares .SECONDARY, under which make does not remake a missing
+# prerequisite for an existing target.
+FLAVOUR_FILE = .flavour
+ifneq ($(shell cat $(FLAVOUR_FILE) 2>/dev/null),cuda-$(WITH_CUDA))
+$(shell echo cuda-$(WITH_CUDA) > $(FLAVOUR_FILE))
+endif
+$(OBJS): $(FLAVOUR_FILE)
 
 src/core/%.o: src/core/%.cpp $(wildcard src/core/*.h)
 	$(TSM_CXX) $(CORE_CXXFLAGS) -c -o $@ $<
@@ -93,7 +98,23 @@ unittest: $(UNIT_BIN)
 prove:
 	pg_prove --ext .sql -r test/pgtap
 
-EXTRA_CLEAN = $(UNIT_BIN) results regression.diffs regression.out .flavour-cuda-*
+# ---- C++ benchmark drivers: the core alone, no SQL (bench/*.cpp) ----------
+# bench/bench_motifs runs on the CPU, and on the GPU in a CUDA build;
+# bench/bench_outliers times the GPU kernels and needs a CUDA build.
+BENCH_BINS = bench/bench_motifs bench/bench_outliers
+.PHONY: bench_motifs bench_outliers
+bench_motifs: bench/bench_motifs
+bench_outliers: bench/bench_outliers
+bench/bench_motifs: bench/bench_motifs.cpp $(CORE_OBJS) $(KERNEL_OBJS) $(wildcard src/core/*.h)
+	$(TSM_CXX) $(CORE_CXXFLAGS) -o $@ $< $(CORE_OBJS) $(KERNEL_OBJS) $(CUDA_LIBS) -lpthread
+bench/bench_outliers: bench/bench_outliers.cpp $(CORE_OBJS) $(KERNEL_OBJS) $(wildcard src/core/*.h)
+ifeq ($(WITH_CUDA),yes)
+	$(TSM_CXX) $(CORE_CXXFLAGS) -o $@ $< $(CORE_OBJS) $(KERNEL_OBJS) $(CUDA_LIBS) -lpthread
+else
+	@echo "bench/bench_outliers times the GPU kernels: it needs a CUDA build (WITH_CUDA=yes, nvcc at NVCC=$(NVCC))" >&2; exit 1
+endif
+
+EXTRA_CLEAN = $(UNIT_BIN) $(BENCH_BINS) results regression.diffs regression.out .flavour
 
 # ---- release -----------------------------------------------------------------
 # make dist: the release archive tsmine-$(EXTVERSION).zip (what PGXN takes),

@@ -1,9 +1,6 @@
 // bench_motifs.cpp — the thesis's MK table (n = 4·10^5, m = 128 / 1024, r = 10)
 // for tsmine's MK on CPU or GPU, and match.
-// Build (after `make` has built src/core/*.o and kernels/*.o):
-//   g++ -std=c++17 -O3 -pthread -DTSMINE_WITH_CUDA -I/usr/local/cuda/include -Isrc/core \
-//       -o bench/bench_motifs bench/bench_motifs.cpp src/core/*.o kernels/*.o \
-//       -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lpthread
+// Build: make bench_motifs (with the GPU in a CUDA build; make WITH_CUDA=no bench_motifs: CPU only).
 // Run: bench/bench_motifs cpu|gpu n m [k] [file column [noise]]
 //   no file: a random walk (Gaussian steps, std::mt19937_64 seed 1);
 //   file: the column (0-based, split at blanks, tabs, commas) tiled end to end

@@ -5,10 +5,7 @@
 // (host-to-device copy + kernels + result copy) and the kernel bandwidth
 // (16·n bytes: two passes over the series), checking the outliers found.
 // With "copy", also times ways of moving the series to the device.
-// Build (after `make` has built src/core/*.o and kernels/*.o), one line:
-//   g++ -std=c++17 -O3 -pthread -DTSMINE_WITH_CUDA -I/usr/local/cuda/include -Isrc/core
-//       -o bench/bench_outliers bench/bench_outliers.cpp src/core/*.o kernels/*.o
-//       -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lpthread
+// Build: make bench_outliers (a CUDA build; CUDA_ARCH=... as for make).
 // Run: bench/bench_outliers [copy] log2n...      e.g. bench/bench_outliers 20 24 26 28
 #include <cuda_runtime_api.h>
 

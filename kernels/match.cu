@@ -1,8 +1,9 @@
 // match.cu — similarity search on the GPU: the pattern's distance to every
-// window (a warp per window, the CPU's arithmetic bit for bit, see zdist.cuh),
-// sorted by (distance, position) with CUB's stable radix sort; the greedy
-// non-overlap pass is the host's (match_greedy).  Also the exact distance
-// profiles of single windows used by select_top_motifs_from_profile.
+// window (a warp per window: motif::warp_zdist, the CPU's distance bit for
+// bit, motifs_detail.h), sorted by (distance, position) with CUB's stable
+// radix sort; the greedy non-overlap pass is the host's (match_greedy).  Also
+// the exact distance profiles of single windows used by
+// select_top_motifs_from_profile.
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -10,12 +11,14 @@
 #include <vector>
 
 #include "motifs.h"
-#include "zdist.cuh"
 
 namespace tsm {
 namespace gpu {
 
 namespace {
+
+using motif::grid_for;
+using motif::launched;
 
 // dist[j] = d(query, window j); the query is either window q of x
 // (qx = x + q with its statistics) or a pattern.
@@ -27,7 +30,7 @@ __global__ void k_profile(const double* __restrict__ x, int64_t N, int m, const 
     const double qmu = qstat[0], qinv = qstat[1];
     const bool qc = qstat[2] != 0;
     for (int64_t j = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32; j < N; j += warps) {
-        double d = d_zdist_warp(qx, qmu, qinv, qc, x + j, mean[j], inv[j], cst[j], m, lane);
+        const double d = motif::warp_zdist(qx, qmu, qinv, qc, x + j, mean[j], inv[j], cst[j], m, lane);
         if (lane == 0) dist[j] = d;
     }
 }
@@ -35,7 +38,7 @@ __global__ void k_profile(const double* __restrict__ x, int64_t N, int m, const 
 __global__ void k_pattern_stat(const double* p, int m, double* qstat) {
     double mu, inv;
     uint8_t c;
-    d_window_zstat(p, m, &mu, &inv, &c);
+    motif::window_zstat(p, m, &mu, &inv, &c);
     qstat[0] = mu;
     qstat[1] = inv;
     qstat[2] = c;
@@ -69,7 +72,7 @@ struct DeviceSeries {
         x = ar.at<double>(o_x), mean = ar.at<double>(o_mean), inv = ar.at<double>(o_inv);
         cst = ar.at<uint8_t>(o_cst), qstat = ar.at<double>(o_qstat), dist = ar.at<double>(o_dist);
         check(cudaMemcpyAsync(x, hx, n * sizeof(double), cudaMemcpyHostToDevice, st), "copy series");
-        k_window_stats<<<grid_for(N, 256), 256, 0, st>>>(x, N, m, mean, inv, cst);
+        motif::k_window_zstats<<<grid_for(N, 256), 256, 0, st>>>(x, N, m, mean, inv, cst);
         launched("window statistics");
     }
     // the profile of query qx (device pointer; qstat filled) into dist

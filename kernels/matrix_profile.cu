@@ -42,6 +42,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "gpu_runtime.h"
 #include "matrix_profile.h"
@@ -65,36 +66,42 @@ static_assert(kBand <= 1024 && kGroup % D == 0, "tag or group layout");
 
 using u64 = unsigned long long;
 
+// What every warp of a sweep launch reads.  The per-window arrays are padded
+// with kPad zeros, so that loads past the last window need no bound checks.
 struct Params {
-    const double* xs;   // padded with kPad zeros
-    const double* mu;   // padded
-    const double* df;   // padded
-    const double* dg;   // padded
-    const double* inv;  // inv_norm, padded
-    const double* inv4; // inv_norm / 4, padded
+    const double* xs;          // x − midrange
+    const double* mu;          // window means
+    const double* df;          // recurrence terms (comoment_detail.h)
+    const double* dg;
+    const double* inv_norm;    // 1/sqrt(Σ(x'−μ)²)
+    const double* inv4;        // inv_norm / 4
     const int64_t* seg_start;  // first task of each segment (n_seg + 1 entries)
-    u64* best;
-    int64_t task_lo, task_hi;
+    u64* best;                 // best key per window (atomicMax)
+    int64_t task_lo, task_hi;  // the tasks of this launch
     int n_seg;
-    int64_t count;
+    int64_t count;             // windows
     int64_t excl;
     int m;
     u64 mask;  // clears the bits below the key's quantum (and keeps the rest)
     mp::KeyCodec codec;
 };
 
+// One warp's shared memory.
 struct Shared {
-    double row[kGroup * 33];  // row keys: [step][lane], padded
-    double col[kGroup];       // columns retired by lane 0
-    double rdf[kGroup], rdg[kGroup], rinv[kGroup];  // row data of the group
-    double fdf[kGroup], fdg[kGroup], fi4[kGroup];   // lane 31's new columns
+    double row_best[kGroup * 33];  // each lane's best of its D pairs per row: [step][lane], padded
+    double col_retired[kGroup];    // the column maximum lane 0 retires at each step
+    double row_df[kGroup], row_dg[kGroup], row_inv[kGroup];     // row data of the group
+    double new_df[kGroup], new_dg[kGroup], new_inv4[kGroup];  // the columns lane 31 takes in
 };
 
+// One lane's state: its D diagonals k0 + lane·D + d at the current row.
 struct Lane {
-    double cov[D], cdf[D], cdg[D], ci4[D], acc[D];
-    unsigned rtag[D];
-    int64_t r0, r1, k0;
-    int64_t jl;  // column of diagonal 0 at row 0 (= k0 + lane·D)
+    double cov[D];                               // co-moment of diagonal d
+    double col_df[D], col_dg[D], col_inv4[D];    // column data, in D rotating slots
+    double col_best[D];                          // running maximum of the column in each slot
+    unsigned row_tag[D];                         // 0x3FF ^ e of diagonal d (e = lane·D + d)
+    int64_t r0, r1, k0;                          // the task's rows [r0, r1) and first diagonal
+    int64_t col0;                                // column of diagonal 0 at row 0 (= k0 + lane·D)
     int lane;
     Shared* sh;
 };
@@ -102,7 +109,7 @@ struct Lane {
 // One row r (step s within the group) at rotation phase U = (r − r0) mod D.
 template <int U, bool MASK>
 __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s) {
-    const double dfr = L.sh->rdf[s], dgr = L.sh->rdg[s], ivr = L.sh->rinv[s];
+    const double dfr = L.sh->row_df[s], dgr = L.sh->row_dg[s], ivr = L.sh->row_inv[s];
     const double off = p.codec.off;
     const u64 mask = p.mask;
     const bool upd = !MASK || r > L.r0;
@@ -113,29 +120,29 @@ __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s)
 #pragma unroll
     for (int d = 0; d < D; ++d) {
         const int q = (d + U) % D;
-        if (upd) L.cov[d] = comoment_next(L.cov[d], dfr, dgr, L.cdf[q], L.cdg[q]);
-        const double v = mp::sweep_v(L.cov[d], ivr, L.ci4[q], off);
-        const u64 k = ((u64)__double_as_longlong(v) & mask) | (u64)L.rtag[d];
+        if (upd) L.cov[d] = comoment_next(L.cov[d], dfr, dgr, L.col_df[q], L.col_dg[q]);
+        const double v = mp::sweep_v(L.cov[d], ivr, L.col_inv4[q], off);
+        const u64 k = ((u64)__double_as_longlong(v) & mask) | (u64)L.row_tag[d];
         const double a = __longlong_as_double((long long)k);
         const double c = __longlong_as_double((long long)(k ^ 0x3FFull));
-        if (!(MASK && r + L.jl + d >= p.count)) {
+        if (!(MASK && r + L.col0 + d >= p.count)) {
             rb = a > rb ? a : rb;
-            L.acc[q] = c > L.acc[q] ? c : L.acc[q];
+            L.col_best[q] = c > L.col_best[q] ? c : L.col_best[q];
         }
     }
-    L.sh->row[s * 33 + L.lane] = rb;
+    L.sh->row_best[s * 33 + L.lane] = rb;
     // retire diagonal 0's column (slot U): lane 0 to shared memory, the others
     // pass it (data and running maximum) to the lane below
-    if (L.lane == 0) L.sh->col[s] = L.acc[U];
-    L.cdf[U] = __shfl_down_sync(0xFFFFFFFFu, L.cdf[U], 1);
-    L.cdg[U] = __shfl_down_sync(0xFFFFFFFFu, L.cdg[U], 1);
-    L.ci4[U] = __shfl_down_sync(0xFFFFFFFFu, L.ci4[U], 1);
-    L.acc[U] = __shfl_down_sync(0xFFFFFFFFu, L.acc[U], 1);
+    if (L.lane == 0) L.sh->col_retired[s] = L.col_best[U];
+    L.col_df[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_df[U], 1);
+    L.col_dg[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_dg[U], 1);
+    L.col_inv4[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_inv4[U], 1);
+    L.col_best[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_best[U], 1);
     if (L.lane == 31) {
-        L.cdf[U] = L.sh->fdf[s];
-        L.cdg[U] = L.sh->fdg[s];
-        L.ci4[U] = L.sh->fi4[s];
-        L.acc[U] = 0.0;
+        L.col_df[U] = L.sh->new_df[s];
+        L.col_dg[U] = L.sh->new_dg[s];
+        L.col_inv4[U] = L.sh->new_inv4[s];
+        L.col_best[U] = 0.0;
     }
 }
 
@@ -156,132 +163,164 @@ __device__ __forceinline__ u64 full_key(double v, int64_t idx, const mp::KeyCode
     return mp::v_core(v, c) | (c.low - (u64)idx);
 }
 
-__global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
-    __shared__ Shared s_all[kWarpsPerBlock];
-    const int warp = threadIdx.x >> 5;
-    const int64_t task = p.task_lo + (int64_t)blockIdx.x * kWarpsPerBlock + warp;
-    if (task >= p.task_hi) return;  // whole warp; the kernel has no block barrier
-    // segment of the task: seg_start[seg] ≤ task < seg_start[seg + 1]
+// The segment of a task: seg_start[seg] ≤ task < seg_start[seg + 1].
+__device__ __forceinline__ int segment_of(const Params& p, int64_t task) {
     int lo = 0, hi = p.n_seg;
     while (hi - lo > 1) {
         const int mid = (lo + hi) >> 1;
         if (p.seg_start[mid] <= task) lo = mid; else hi = mid;
     }
-    Lane L;
-    L.lane = threadIdx.x & 31;
-    L.sh = &s_all[warp];
-    const int64_t count = p.count;
-    L.k0 = p.excl + (task - p.seg_start[lo]) * kBand;
-    L.r0 = (int64_t)lo * mp::kSegRows;
-    L.r1 = min(L.r0 + mp::kSegRows, count - L.k0);
-    if (L.r1 <= L.r0) return;
-    // rows where every diagonal of the band still exists
-    const int64_t r_safe = max(L.r0, min(L.r1, count - L.k0 - kBand + 1));
-    L.jl = L.k0 + (int64_t)L.lane * D;
-    const int64_t r0 = L.r0;
+    return lo;
+}
 
-    // direct co-moments at row r0 (direct_comoment's arithmetic, t ascending, tiled)
-    {
-        const double* xr = p.xs + r0;
-        const double* xc = p.xs + r0 + L.jl;
-        const double mu0 = p.mu[r0];
-        double muk[D], w[D];
-#pragma unroll
-        for (int d = 0; d < D; ++d) {
-            muk[d] = p.mu[r0 + L.jl + d];  // padded
-            w[d] = xc[d];
-            L.cov[d] = 0.0;
-        }
-        const int m = p.m;
-        for (int t0 = 0; t0 < m; t0 += D) {
-#pragma unroll
-            for (int u = 0; u < D; ++u) {
-                const int t = t0 + u;
-                if (t < m) {
-#pragma unroll
-                    for (int d = 0; d < D; ++d)
-                        L.cov[d] = comoment_term(L.cov[d], xr[t], mu0, w[(d + u) % D], muk[d]);
-                    w[u] = xc[t + D];
-                }
-            }
-        }
-#pragma unroll
-        for (int d = 0; d < D; ++d)
-            if (r0 + L.jl + d >= count) L.cov[d] = 0.0;
-    }
+// The lane's co-moments at row r0, directly (direct_comoment's arithmetic,
+// t ascending, tiled by D; the row factor shared by the D diagonals).
+__device__ __forceinline__ void start_diagonals(Lane& L, const Params& p, int64_t count) {
+    const int64_t r0 = L.r0;
+    const double* xr = p.xs + r0;
+    const double* xc = p.xs + r0 + L.col0;
+    const double mu0 = p.mu[r0];
+    double muk[D], w[D];
 #pragma unroll
     for (int d = 0; d < D; ++d) {
-        const int64_t j = r0 + L.jl + d;
-        L.cdf[d] = __ldg(p.df + j);
-        L.cdg[d] = __ldg(p.dg + j);
-        L.ci4[d] = __ldg(p.inv4 + j);
-        L.acc[d] = 0.0;
-        L.rtag[d] = 0x3FFu ^ (unsigned)(L.lane * D + d);
+        muk[d] = p.mu[r0 + L.col0 + d];  // padded
+        w[d] = xc[d];
+        L.cov[d] = 0.0;
     }
-    // prefetch of the first group's row data and new columns
-    double pr0 = __ldg(p.df + r0 + L.lane), pr1 = __ldg(p.dg + r0 + L.lane), pr2 = __ldg(p.inv + r0 + L.lane);
-    const int64_t fbase = L.k0 + kBand + L.lane;
-    double pf0 = __ldg(p.df + r0 + fbase), pf1 = __ldg(p.dg + r0 + fbase), pf2 = __ldg(p.inv4 + r0 + fbase);
-    const u64 low = p.codec.low;
-    Shared* sh = L.sh;
-
-    for (int64_t rg = r0; rg < L.r1; rg += kGroup) {
-        __syncwarp();
-        sh->rdf[L.lane] = pr0;
-        sh->rdg[L.lane] = pr1;
-        sh->rinv[L.lane] = pr2;
-        sh->fdf[L.lane] = pf0;
-        sh->fdg[L.lane] = pf1;
-        sh->fi4[L.lane] = pf2;
-        __syncwarp();
-        {  // next group (the arrays are padded, so no bound checks)
-            const int64_t rn = rg + kGroup;
-            pr0 = __ldg(p.df + rn + L.lane);
-            pr1 = __ldg(p.dg + rn + L.lane);
-            pr2 = __ldg(p.inv + rn + L.lane);
-            pf0 = __ldg(p.df + rn + fbase);
-            pf1 = __ldg(p.dg + rn + fbase);
-            pf2 = __ldg(p.inv4 + rn + fbase);
-        }
-        if (rg > r0 && rg + kGroup <= r_safe) {
-#pragma unroll 1
-            for (int sb = 0; sb < kGroup; sb += D) Block<0, false>::run(L, p, rg + sb, sb);
-        } else {
-#pragma unroll 1
-            for (int sb = 0; sb < kGroup; sb += D) Block<0, true>::run(L, p, rg + sb, sb);
-        }
-        __syncwarp();
-        const int64_t nst = min((int64_t)kGroup, L.r1 - rg);
-        if (L.lane < nst) {
-            const int64_t rr = rg + L.lane;
-            const double* row = sh->row + L.lane * 33;
-            double b = row[0];
+    const int m = p.m;
+    for (int t0 = 0; t0 < m; t0 += D) {
 #pragma unroll
-            for (int i = 1; i < 32; ++i) b = row[i] > b ? row[i] : b;
-            if (b != 0.0) {
-                const unsigned e = 0x3FFu ^ ((unsigned)__double2loint(b) & 0x3FFu);
-                atomicMax(p.best + rr, full_key(b, rr + L.k0 + e, p.codec));
-            }
-            const double c = sh->col[L.lane];
-            if (c != 0.0) {
-                const unsigned e = (unsigned)__double2loint(c) & 0x3FFu;
-                atomicMax(p.best + (rr + L.k0), full_key(c, rr - e, p.codec));
+        for (int u = 0; u < D; ++u) {
+            const int t = t0 + u;
+            if (t < m) {
+#pragma unroll
+                for (int d = 0; d < D; ++d)
+                    L.cov[d] = comoment_term(L.cov[d], xr[t], mu0, w[(d + u) % D], muk[d]);
+                w[u] = xc[t + D];
             }
         }
     }
-    // columns still in flight: slot q holds diagonal d = (q − U) mod D at row r1
-    const int ue = (int)((L.r1 - r0) % D);
+#pragma unroll
+    for (int d = 0; d < D; ++d)
+        if (r0 + L.col0 + d >= count) L.cov[d] = 0.0;
+}
+
+// Column data of the lane's diagonals at row r0; empty maxima; the row tags.
+__device__ __forceinline__ void load_columns(Lane& L, const Params& p) {
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+        const int64_t j = L.r0 + L.col0 + d;
+        L.col_df[d] = __ldg(p.df + j);
+        L.col_dg[d] = __ldg(p.dg + j);
+        L.col_inv4[d] = __ldg(p.inv4 + j);
+        L.col_best[d] = 0.0;
+        L.row_tag[d] = 0x3FFu ^ (unsigned)(L.lane * D + d);
+    }
+}
+
+// A group's data, loaded a group ahead: lane l holds row rg + l's data and
+// the column lane 31 takes in at step l (new_col = k0 + kBand + l at row 0).
+struct GroupData {
+    double row_df, row_dg, row_inv, new_df, new_dg, new_inv4;
+    __device__ __forceinline__ void load(const Params& p, int64_t rg, int lane, int64_t new_col) {
+        row_df = __ldg(p.df + rg + lane);
+        row_dg = __ldg(p.dg + rg + lane);
+        row_inv = __ldg(p.inv_norm + rg + lane);
+        new_df = __ldg(p.df + rg + new_col);
+        new_dg = __ldg(p.dg + rg + new_col);
+        new_inv4 = __ldg(p.inv4 + rg + new_col);
+    }
+    __device__ __forceinline__ void stage(Shared* sh, int lane) const {
+        sh->row_df[lane] = row_df;
+        sh->row_dg[lane] = row_dg;
+        sh->row_inv[lane] = row_inv;
+        sh->new_df[lane] = new_df;
+        sh->new_dg[lane] = new_dg;
+        sh->new_inv4[lane] = new_inv4;
+    }
+};
+
+// The group's rows [rg, rg + kGroup): one step per row, unrolled by D.
+__device__ __forceinline__ void sweep_group(Lane& L, const Params& p, int64_t rg, int64_t r_safe) {
+    if (rg > L.r0 && rg + kGroup <= r_safe) {
+#pragma unroll 1
+        for (int sb = 0; sb < kGroup; sb += D) Block<0, false>::run(L, p, rg + sb, sb);
+    } else {
+#pragma unroll 1
+        for (int sb = 0; sb < kGroup; sb += D) Block<0, true>::run(L, p, rg + sb, sb);
+    }
+}
+
+// After a group: lane t reduces row rg + t's maxima and merges the column
+// retired at step t, each as a full key by one atomicMax.
+__device__ __forceinline__ void flush_group(const Lane& L, const Params& p, int64_t rg) {
+    const int64_t steps = min((int64_t)kGroup, L.r1 - rg);
+    if (L.lane < steps) {
+        const int64_t r = rg + L.lane;
+        const double* row = L.sh->row_best + L.lane * 33;
+        double b = row[0];
+#pragma unroll
+        for (int i = 1; i < 32; ++i) b = row[i] > b ? row[i] : b;
+        if (b != 0.0) {
+            const unsigned e = 0x3FFu ^ ((unsigned)__double2loint(b) & 0x3FFu);
+            atomicMax(p.best + r, full_key(b, r + L.k0 + e, p.codec));
+        }
+        const double c = L.sh->col_retired[L.lane];
+        if (c != 0.0) {
+            const unsigned e = (unsigned)__double2loint(c) & 0x3FFu;
+            atomicMax(p.best + (r + L.k0), full_key(c, r - e, p.codec));
+        }
+    }
+}
+
+// The columns still in flight at row r1: slot q holds diagonal d = (q − U) mod D.
+__device__ __forceinline__ void flush_columns_in_flight(const Lane& L, const Params& p, int64_t count) {
+    const int ue = (int)((L.r1 - L.r0) % D);
 #pragma unroll
     for (int q = 0; q < D; ++q) {
-        const double c = L.acc[q];
+        const double c = L.col_best[q];
         if (c != 0.0) {
             const int d = (q - ue + D) % D;
-            const int64_t col = L.r1 + L.jl + d;
+            const int64_t col = L.r1 + L.col0 + d;
             const unsigned e = (unsigned)__double2loint(c) & 0x3FFu;
             if (col < count) atomicMax(p.best + col, full_key(c, col - L.k0 - e, p.codec));
         }
     }
-    (void)low;
+}
+
+__global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
+    __shared__ Shared s_all[kWarpsPerBlock];
+    const int warp = threadIdx.x >> 5;
+    const int64_t task = p.task_lo + (int64_t)blockIdx.x * kWarpsPerBlock + warp;
+    if (task >= p.task_hi) return;  // whole warp; the kernel has no block barrier
+    const int seg = segment_of(p, task);
+    const int64_t count = p.count;
+    Lane L;
+    L.lane = threadIdx.x & 31;
+    L.sh = &s_all[warp];
+    L.k0 = p.excl + (task - p.seg_start[seg]) * kBand;
+    L.r0 = (int64_t)seg * mp::kSegRows;
+    L.r1 = min(L.r0 + mp::kSegRows, count - L.k0);
+    if (L.r1 <= L.r0) return;
+    // rows where every diagonal of the band still exists
+    const int64_t r_safe = max(L.r0, min(L.r1, count - L.k0 - kBand + 1));
+    L.col0 = L.k0 + (int64_t)L.lane * D;
+
+    start_diagonals(L, p, count);
+    load_columns(L, p);
+    const int64_t new_col = L.k0 + kBand + L.lane;
+    GroupData next;
+    next.load(p, L.r0, L.lane, new_col);
+    for (int64_t rg = L.r0; rg < L.r1; rg += kGroup) {
+        __syncwarp();
+        next.stage(L.sh, L.lane);
+        __syncwarp();
+        next.load(p, rg + kGroup, L.lane, new_col);  // the arrays are padded: no bound checks
+        sweep_group(L, p, rg, r_safe);
+        __syncwarp();
+        flush_group(L, p, rg);
+    }
+    flush_columns_in_flight(L, p, count);
 }
 
 __global__ void finalize_kernel(mp::FinalizeArgs a, const u64* best, double* dist, int64_t* index) {
@@ -310,10 +349,10 @@ __global__ void chunk_kernel(const double* __restrict__ x, const double* __restr
 }
 
 __global__ void window_kernel(const double* __restrict__ xs, const double* __restrict__ mu,
-                              const double* __restrict__ inv_std, int m, double rsm, int64_t count, double* inv,
-                              double* inv4, double* df, double* dg) {
+                              const double* __restrict__ inv_std, int m, double rsm, int64_t count,
+                              double* inv_norm, double* inv4, double* df, double* dg) {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count; i += (int64_t)gridDim.x * blockDim.x)
-        mp::prepare_window(xs, mu, inv_std, m, rsm, i, inv, inv4, df, dg);
+        mp::prepare_window(xs, mu, inv_std, m, rsm, i, inv_norm, inv4, df, dg);
 }
 
 // next_const by a suffix minimum: rev[k] = the window count−1−k if constant, else count.
@@ -334,112 +373,116 @@ unsigned blocks_for(int64_t items, int threads) {
     return (unsigned)std::max<int64_t>(1, std::min<int64_t>(b, 1 << 20));
 }
 
-}  // namespace
-
-void matrix_profile(const double* x, int64_t n, int m, int64_t excl, TsExec* ex, double* dist, int64_t* index) {
-    use_device(ex);
-    const double t_start = now_ms();
-    const int64_t count = n - m + 1;
-    const int64_t padded = count + kPad;
-    const mp::KeyCodec codec = mp::make_codec(count);
-    // tasks: (segment, band) with at least one row, segment-major
+// Tasks (segment, band) with at least one row, segment-major: the first task
+// of every segment, and the number of tasks last (n_seg + 1 entries).
+std::vector<int64_t> segment_starts(int64_t count, int64_t excl) {
     std::vector<int64_t> seg_start(1, 0);
     for (int64_t seg = 0; seg * mp::kSegRows < count - excl; ++seg) {
         const int64_t r0 = seg * mp::kSegRows;
-        const int64_t nb = (count - r0 - excl + kBand - 1) / kBand;  // bands with k0 < count − r0
-        seg_start.push_back(seg_start.back() + nb);
+        const int64_t bands = (count - r0 - excl + kBand - 1) / kBand;  // bands with k0 < count − r0
+        seg_start.push_back(seg_start.back() + bands);
     }
-    const int n_seg = (int)seg_start.size() - 1;
-    const int64_t n_tasks = seg_start.back();
+    return seg_start;
+}
 
-    // one device allocation for every array of the call
-    Arena ar;
-    const size_t o_x = ar.take<double>(n), o_xs = ar.take<double>(n + kPad), o_lohi = ar.take<double>(2);
-    const size_t o_mu = ar.take<double>(padded), o_istd = ar.take<double>(count);
-    const size_t o_df = ar.take<double>(padded), o_dg = ar.take<double>(padded), o_inv = ar.take<double>(padded),
-                 o_inv4 = ar.take<double>(padded);
-    const size_t o_seg = ar.take<int64_t>(seg_start.size()), o_const = ar.take<uint8_t>(count);
-    const size_t o_next = ar.take<int64_t>(count + 1), o_rev = ar.take<int64_t>(count);
-    const size_t o_best = ar.take<u64>(count), o_dist = ar.take<double>(count), o_index = ar.take<int64_t>(count);
-    size_t tmp_min = 0, tmp_max = 0, tmp_scan = 0;
-    check(cub::DeviceReduce::Min(nullptr, tmp_min, (const double*)nullptr, (double*)nullptr, n),
+// Scratch bytes of the CUB calls of the preparation (minimum, maximum, scan).
+size_t cub_scratch_bytes(int64_t n, int64_t count) {
+    size_t min_bytes = 0, max_bytes = 0, scan_bytes = 0;
+    check(cub::DeviceReduce::Min(nullptr, min_bytes, (const double*)nullptr, (double*)nullptr, n),
           "cub::DeviceReduce::Min");
-    check(cub::DeviceReduce::Max(nullptr, tmp_max, (const double*)nullptr, (double*)nullptr, n),
+    check(cub::DeviceReduce::Max(nullptr, max_bytes, (const double*)nullptr, (double*)nullptr, n),
           "cub::DeviceReduce::Max");
-    check(cub::DeviceScan::InclusiveScan(nullptr, tmp_scan, (int64_t*)nullptr, (int64_t*)nullptr, MinI64(), count),
+    check(cub::DeviceScan::InclusiveScan(nullptr, scan_bytes, (int64_t*)nullptr, (int64_t*)nullptr, MinI64(),
+                                         count),
           "cub::DeviceScan::InclusiveScan");
-    const size_t tmp_size = std::max(tmp_scan, std::max(tmp_min, tmp_max));
-    const size_t o_tmp = ar.take<unsigned char>(tmp_size);
-    ar.allocate("matrix profile device memory");
-    double *d_x = ar.at<double>(o_x), *d_xs = ar.at<double>(o_xs), *d_lohi = ar.at<double>(o_lohi);
-    double *d_mu = ar.at<double>(o_mu), *d_istd = ar.at<double>(o_istd), *d_df = ar.at<double>(o_df);
-    double *d_dg = ar.at<double>(o_dg), *d_inv = ar.at<double>(o_inv), *d_inv4 = ar.at<double>(o_inv4);
-    int64_t *d_seg = ar.at<int64_t>(o_seg), *d_next = ar.at<int64_t>(o_next), *d_rev = ar.at<int64_t>(o_rev);
-    uint8_t* d_const = ar.at<uint8_t>(o_const);
-    u64* d_best = ar.at<u64>(o_best);
-    double* d_dist = ar.at<double>(o_dist);
-    int64_t* d_index = ar.at<int64_t>(o_index);
-    unsigned char* d_tmp = ar.at<unsigned char>(o_tmp);
-    size_t tmp_bytes = tmp_size;
+    return std::max(scan_bytes, std::max(min_bytes, max_bytes));
+}
 
-    Stream s;
-    check(cudaMemsetAsync(d_xs, 0, (n + kPad) * sizeof(double), s), "cudaMemsetAsync");
-    check(cudaMemsetAsync(d_mu, 0, padded * sizeof(double), s), "cudaMemsetAsync");
-    check(cudaMemsetAsync(d_df, 0, padded * sizeof(double), s), "cudaMemsetAsync");
-    check(cudaMemsetAsync(d_dg, 0, padded * sizeof(double), s), "cudaMemsetAsync");
-    check(cudaMemsetAsync(d_inv, 0, padded * sizeof(double), s), "cudaMemsetAsync");
-    check(cudaMemsetAsync(d_inv4, 0, padded * sizeof(double), s), "cudaMemsetAsync");
-    check(cudaMemsetAsync(d_best, 0, count * sizeof(u64), s), "cudaMemsetAsync");
-    check(cudaMemcpyAsync(d_x, x, n * sizeof(double), cudaMemcpyHostToDevice, s), "copy series");
-    check(cudaMemcpyAsync(d_seg, seg_start.data(), seg_start.size() * sizeof(int64_t), cudaMemcpyHostToDevice,
-                          s),
+// Every device array of the call, in one allocation.  Arrays marked padded
+// have kPad zeros after their last window (cleared by upload).
+struct DeviceMemory {
+    int64_t n, count;
+    double* x;                     // the series
+    double* xs;                    // x − midrange (padded)
+    double* lohi;                  // {min, max} of x
+    double *mu, *df, *dg;          // per window (padded)
+    double *inv_norm, *inv4;       // per window (padded)
+    double* inv_std;               // per window
+    uint8_t* constant;             // per window
+    int64_t* next_const;           // count + 1 entries
+    int64_t* const_scan;           // next_const's suffix minimum, reversed
+    int64_t* seg_start;            // segment_starts
+    u64* best;                     // the sweep's best key per window
+    double* dist;                  // the result
+    int64_t* index;
+    unsigned char* scratch;        // the CUB calls' temporary storage
+    size_t scratch_bytes;
+    Arena arena;
+
+    DeviceMemory(int64_t n_, int64_t count_, size_t seg_entries) : n(n_), count(count_) {
+        const int64_t padded = count + kPad;
+        scratch_bytes = cub_scratch_bytes(n, count);
+        arena.reserve(x, n);
+        arena.reserve(xs, n + kPad);
+        arena.reserve(lohi, 2);
+        for (double** a : {&mu, &df, &dg, &inv_norm, &inv4}) arena.reserve(*a, padded);
+        arena.reserve(inv_std, count);
+        arena.reserve(constant, count);
+        arena.reserve(next_const, count + 1);
+        arena.reserve(const_scan, count);
+        arena.reserve(seg_start, seg_entries);
+        arena.reserve(best, count);
+        arena.reserve(dist, count);
+        arena.reserve(index, count);
+        arena.reserve(scratch, scratch_bytes);
+        arena.allocate("matrix profile device memory");
+    }
+};
+
+// Clears the padded arrays and the keys; copies the series and the segment table.
+void upload(const DeviceMemory& d, const double* x, const std::vector<int64_t>& seg_start, cudaStream_t s) {
+    const size_t padded_bytes = (d.count + kPad) * sizeof(double);
+    check(cudaMemsetAsync(d.xs, 0, (d.n + kPad) * sizeof(double), s), "cudaMemsetAsync");
+    for (double* a : {d.mu, d.df, d.dg, d.inv_norm, d.inv4}) check(cudaMemsetAsync(a, 0, padded_bytes, s), "cudaMemsetAsync");
+    check(cudaMemsetAsync(d.best, 0, d.count * sizeof(u64), s), "cudaMemsetAsync");
+    check(cudaMemcpyAsync(d.x, x, d.n * sizeof(double), cudaMemcpyHostToDevice, s), "copy series");
+    check(cudaMemcpyAsync(d.seg_start, seg_start.data(), seg_start.size() * sizeof(int64_t),
+                          cudaMemcpyHostToDevice, s),
           "copy segment table");
+}
 
-    EventTimer timer(s);
-    timer.start();
-    // preparation: midrange, x', window statistics, constant flags, per-window factors
-    tmp_bytes = tmp_size;
-    check(cub::DeviceReduce::Min(d_tmp, tmp_bytes, d_x, d_lohi, n, s), "series minimum");
-    tmp_bytes = tmp_size;
-    check(cub::DeviceReduce::Max(d_tmp, tmp_bytes, d_x, d_lohi + 1, n, s), "series maximum");
-    shift_kernel<<<blocks_for(n, 256), 256, 0, s>>>(d_x, n, d_lohi, d_xs);
+// The preparation on the device: midrange, x', window statistics, constant
+// flags, per-window factors, next_const.
+void prepare_on_device(const DeviceMemory& d, int m, cudaStream_t s) {
+    const int64_t n = d.n, count = d.count;
+    size_t bytes = d.scratch_bytes;
+    check(cub::DeviceReduce::Min(d.scratch, bytes, d.x, d.lohi, n, s), "series minimum");
+    bytes = d.scratch_bytes;
+    check(cub::DeviceReduce::Max(d.scratch, bytes, d.x, d.lohi + 1, n, s), "series maximum");
+    shift_kernel<<<blocks_for(n, 256), 256, 0, s>>>(d.x, n, d.lohi, d.xs);
     check(cudaGetLastError(), "matrix profile shift launch");
     const int64_t chunks = (count + kStatsChunk - 1) / kStatsChunk;
-    chunk_kernel<<<blocks_for(chunks, 64), 64, 0, s>>>(d_x, d_xs, m, count, d_mu, d_istd,
-                                                       d_const);
+    chunk_kernel<<<blocks_for(chunks, 64), 64, 0, s>>>(d.x, d.xs, m, count, d.mu, d.inv_std, d.constant);
     check(cudaGetLastError(), "matrix profile statistics launch");
-    window_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d_xs, d_mu, d_istd, m,
-                                                         1.0 / std::sqrt((double)m), count, d_inv,
-                                                         d_inv4, d_df, d_dg);
+    window_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.xs, d.mu, d.inv_std, m, 1.0 / std::sqrt((double)m),
+                                                         count, d.inv_norm, d.inv4, d.df, d.dg);
     check(cudaGetLastError(), "matrix profile window launch");
-    reverse_const_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d_const, count, d_rev);
+    reverse_const_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.constant, count, d.const_scan);
     check(cudaGetLastError(), "matrix profile constant launch");
-    tmp_bytes = tmp_size;
-    check(cub::DeviceScan::InclusiveScan(d_tmp, tmp_bytes, d_rev, d_rev, MinI64(), count, s),
+    bytes = d.scratch_bytes;
+    check(cub::DeviceScan::InclusiveScan(d.scratch, bytes, d.const_scan, d.const_scan, MinI64(), count, s),
           "constant windows scan");
-    next_const_kernel<<<blocks_for(count + 1, 256), 256, 0, s>>>(d_rev, count, d_next);
+    next_const_kernel<<<blocks_for(count + 1, 256), 256, 0, s>>>(d.const_scan, count, d.next_const);
     check(cudaGetLastError(), "matrix profile constant index launch");
+}
 
-    Params p{};
-    p.xs = d_xs;
-    p.mu = d_mu;
-    p.df = d_df;
-    p.dg = d_dg;
-    p.inv = d_inv;
-    p.inv4 = d_inv4;
-    p.seg_start = d_seg;
-    p.best = d_best;
-    p.n_seg = n_seg;
-    p.count = count;
-    p.excl = excl;
-    p.m = m;
-    p.codec = codec;
-    p.mask = ~((1ull << codec.shift) - 1ull);  // shift ≥ 10: room for the 10-bit tags
-
+// The sweep's tasks in launches of about kMaxPairsPerLaunch pairs, polling
+// for cancel between them, with the next launch already queued while we wait
+// for one: the device never idles in between.
+void sweep_on_device(Params p, int64_t n_tasks, cudaStream_t s, const TsExec* ex) {
     const int64_t per_launch = std::max<int64_t>(
-        kWarpsPerBlock, (int64_t)(kMaxPairsPerLaunch / ((double)kBand * mp::kSegRows)) / kWarpsPerBlock * kWarpsPerBlock);
-    // Launch by launch, polling for cancel between them, with the next launch
-    // already queued while we wait for one: the device never idles in between.
+        kWarpsPerBlock,
+        (int64_t)(kMaxPairsPerLaunch / ((double)kBand * mp::kSegRows)) / kWarpsPerBlock * kWarpsPerBlock);
     Event launched[2];
     int64_t launch = 0;
     for (int64_t t0 = 0; t0 < n_tasks; t0 += per_launch, ++launch) {
@@ -453,25 +496,38 @@ void matrix_profile(const double* x, int64_t n, int m, int64_t excl, TsExec* ex,
             if (launch > 0) wait(launched[(launch - 1) & 1], ex);
         }
     }
-    mp::FinalizeArgs a{};
-    a.xs = d_xs;
-    a.mu = d_mu;
-    a.inv_std = d_istd;
-    a.constant = d_const;
-    a.next_const = d_next;
-    a.first_const = count;  // replaced on the device by next_const[0]
-    a.count = count;
-    a.excl = excl;
-    a.m = m;
-    a.codec = codec;
-    const unsigned fblocks = (unsigned)((count + kFinalizeThreads - 1) / kFinalizeThreads);
-    finalize_kernel<<<fblocks, kFinalizeThreads, 0, s>>>(a, d_best, d_dist, d_index);
+}
+
+}  // namespace
+
+void matrix_profile(const double* x, int64_t n, int m, int64_t excl, TsExec* ex, double* dist, int64_t* index) {
+    use_device(ex);
+    const double t_start = now_ms();
+    const int64_t count = n - m + 1;
+    const mp::KeyCodec codec = mp::make_codec(count);
+    const std::vector<int64_t> seg_start = segment_starts(count, excl);
+    const int n_seg = (int)seg_start.size() - 1;
+    DeviceMemory d(n, count, seg_start.size());
+    Stream s;
+    upload(d, x, seg_start, s);
+
+    EventTimer timer(s);
+    timer.start();
+    prepare_on_device(d, m, s);
+    const u64 key_mask = ~((1ull << codec.shift) - 1ull);  // shift ≥ 10: room for the 10-bit tags
+    const Params p{d.xs, d.mu, d.df, d.dg, d.inv_norm, d.inv4, d.seg_start, d.best,
+                   /*task_lo, task_hi: per launch*/ 0, 0, n_seg, count, excl, m, key_mask, codec};
+    sweep_on_device(p, seg_start.back(), s, ex);
+    const mp::FinalizeArgs fin{d.xs, d.mu, d.inv_std, d.constant, d.next_const,
+                               /*first_const: next_const[0], read on the device*/ count, count, excl, m, codec};
+    const unsigned finalize_blocks = (unsigned)((count + kFinalizeThreads - 1) / kFinalizeThreads);
+    finalize_kernel<<<finalize_blocks, kFinalizeThreads, 0, s>>>(fin, d.best, d.dist, d.index);
     check(cudaGetLastError(), "matrix profile finalize launch");
     timer.stop();
     wait(s, ex);
     ex->kernel_ms = timer.ms();
-    check(cudaMemcpyAsync(dist, d_dist, count * sizeof(double), cudaMemcpyDeviceToHost, s), "copy distances");
-    check(cudaMemcpyAsync(index, d_index, count * sizeof(int64_t), cudaMemcpyDeviceToHost, s), "copy indices");
+    check(cudaMemcpyAsync(dist, d.dist, count * sizeof(double), cudaMemcpyDeviceToHost, s), "copy distances");
+    check(cudaMemcpyAsync(index, d.index, count * sizeof(int64_t), cudaMemcpyDeviceToHost, s), "copy indices");
     s.sync("matrix profile results");
     ex->device_ms = now_ms() - t_start;
     ex->device_bytes = (double)count * (8.0 * 10);

@@ -1,4 +1,6 @@
-// outliers.cu — k-sigma and MAD outliers on the GPU.
+// outliers.cu — k-sigma and MAD outliers on the GPU.  The arithmetic shared
+// with the CPU path (moments and their merge, the rules, the outlier test):
+// src/core/outliers_detail.h.
 //   sigma: two kernels, two passes over the series, no host round trip.
 //     1. moments_kernel: Chan-merged moments (count, mean, Σ(x−mean)²) per
 //        thread and block; the last block to finish (a fence and an atomic
@@ -60,28 +62,17 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kLoads = 8;                          // pass 1: double2 loads per thread per step
+static_assert(2 * kLoads == outliers::kGroupValues, "a thread's step is one group of group_moments");
 constexpr int64_t kWarpSpan = 32 * 2 * kLoads;     // 512 values: one warp step of pass 1
 constexpr int kTileLoads = 16;                     // pass 2: double2 loads per thread per tile
 constexpr int64_t kWarpTile = 32 * 2 * kTileLoads; // 1024 values: a warp's share of a tile
 constexpr int64_t kTile = kWarps * kWarpTile;      // 8192 values: one compaction tile
 constexpr int64_t kKeepSteps = int64_t(TSM_OUTLIERS_KEEP_MB) * (1 << 20) / (kWarpSpan * 8);
 
-// Count, mean and sum of squared deviations of a set of values; merged with
-// Chan et al.'s formula, which never subtracts large raw sums (the paper's
-// E[x²] − E[x]² does, and fails on 1e9 + noise).
-struct Moments {
-    double n, mean, m2;
-};
-
-__device__ __forceinline__ Moments merge(const Moments& a, const Moments& b) {
-    if (a.n == 0) return b;
-    if (b.n == 0) return a;
-    double n = a.n + b.n, d = b.mean - a.mean, f = b.n / n;
-    return {n, a.mean + d * f, a.m2 + b.m2 + d * d * a.n * f};
-}
+using outliers::Moments;
 
 struct MergeOp {
-    __device__ Moments operator()(const Moments& a, const Moments& b) const { return merge(a, b); }
+    __device__ Moments operator()(const Moments& a, const Moments& b) const { return outliers::merge_moments(a, b); }
 };
 
 // What the kernels share on the device; all zero before pass 1 (a memset at
@@ -122,25 +113,18 @@ __device__ __forceinline__ void wait_for_prerequisite_grid() {
 }
 
 // Pass 1.  Each warp folds steps of 512 consecutive values (lane l takes
-// values 64j + 2l, 64j + 2l + 1, j = 0..7) into its lanes' running moments:
-// per step, a thread's 16 values get their exact two-pass moments, then one
-// Chan merge.  Steps are taken from the end of the series to its start.
-// Values are taken relative to ref, a value near the data (Chan's merge loses
-// about eps·|mean|/std: with ref subtracted, |mean − ref| replaces |mean|).
-// Also clears pass 2's tile states.
-__global__ void __launch_bounds__(kThreads) moments_kernel(const double* __restrict__ x, int64_t n, double ref,
-                                                           double k, Moments* __restrict__ parts, Ctrl* ctrl,
-                                                           unsigned long long* __restrict__ state, int64_t tiles) {
-    allow_dependent_launch();
+// values 64j + 2l, 64j + 2l + 1, j = 0..7: one group of group_moments) into
+// its lanes' running moments.  Steps are taken from the end of the series to
+// its start.  Values are taken relative to ref (outliers_detail.h).  Also
+// clears pass 2's tile states.  Returns the thread's moments.
+__device__ __forceinline__ Moments thread_moments(const double* __restrict__ x, int64_t n, double ref) {
     const int64_t gtid = int64_t(blockIdx.x) * kThreads + threadIdx.x;
     const int64_t gthreads = int64_t(gridDim.x) * kThreads;
-    for (int64_t t = gtid; t < tiles; t += gthreads) state[t] = 0;
-
     Moments acc{0, 0, 0};
     const int lane = threadIdx.x & 31;
     const int64_t steps = n / kWarpSpan, warps = gthreads / 32;
     for (int64_t i = steps * kWarpSpan + gtid; i < n; i += gthreads)  // the last n mod 512 values
-        acc = merge(acc, Moments{1.0, x[i] - ref, 0.0});
+        acc = outliers::merge_moments(acc, outliers::single_moments(x[i], ref));
     const double2* x2 = reinterpret_cast<const double2*>(x);
     for (int64_t r = gtid / 32; r < steps; r += warps) {
         const int64_t s = steps - 1 - r;
@@ -153,18 +137,24 @@ __global__ void __launch_bounds__(kThreads) moments_kernel(const double* __restr
 #pragma unroll
             for (int j = 0; j < kLoads; ++j) w[j] = __ldg(p + 32 * j);
         }
-        double sum = 0;
+        double v[2 * kLoads];
 #pragma unroll
-        for (int j = 0; j < kLoads; ++j) sum += (w[j].x - ref) + (w[j].y - ref);
-        const double mu = sum * (1.0 / (2 * kLoads));
-        double q = 0;
-#pragma unroll
-        for (int j = 0; j < kLoads; ++j) {
-            const double a = (w[j].x - ref) - mu, b = (w[j].y - ref) - mu;
-            q += a * a + b * b;
-        }
-        acc = merge(acc, Moments{2.0 * kLoads, mu, q});
+        for (int j = 0; j < kLoads; ++j) v[2 * j] = w[j].x, v[2 * j + 1] = w[j].y;
+        acc = outliers::merge_moments(acc, outliers::group_moments(v, ref));
     }
+    return acc;
+}
+
+// Pass 1: the threads' moments, merged per block (CUB); the last block to
+// finish (a fence and an atomic ticket) merges the blocks' moments in block
+// order and writes the rule (center, scale, limit = k·scale) to ctrl.
+__global__ void __launch_bounds__(kThreads) moments_kernel(const double* __restrict__ x, int64_t n, double ref,
+                                                           double k, Moments* __restrict__ parts, Ctrl* ctrl,
+                                                           unsigned long long* __restrict__ state, int64_t tiles) {
+    allow_dependent_launch();
+    const int64_t gtid = int64_t(blockIdx.x) * kThreads + threadIdx.x;
+    for (int64_t t = gtid; t < tiles; t += int64_t(gridDim.x) * kThreads) state[t] = 0;
+    const Moments acc = thread_moments(x, n, ref);
 
     using Reduce = cub::BlockReduce<Moments, kThreads>;
     __shared__ typename Reduce::TempStorage tmp;
@@ -182,16 +172,15 @@ __global__ void __launch_bounds__(kThreads) moments_kernel(const double* __restr
     Moments m{0, 0, 0};
     for (unsigned i = threadIdx.x; i < gridDim.x; i += kThreads) {
         const Moments p{__ldcg(&parts[i].n), __ldcg(&parts[i].mean), __ldcg(&parts[i].m2)};
-        m = merge(m, p);
+        m = outliers::merge_moments(m, p);
     }
     __syncthreads();  // tmp is reused
     Moments t = Reduce(tmp).Reduce(m, MergeOp());
     if (threadIdx.x == 0) {
-        const double var = t.n > 0 ? t.m2 / t.n : 0.0;
-        const double sd = var > 0 ? sqrt(var) : 0.0;
-        ctrl->center = ref + t.mean;
-        ctrl->scale = sd;
-        ctrl->limit = k * sd;
+        const OutlierRule rule = outliers::sigma_rule(t, ref);
+        ctrl->center = rule.center;
+        ctrl->scale = rule.scale;
+        ctrl->limit = outliers::outlier_limit(k, rule);
     }
 }
 
@@ -202,86 +191,87 @@ __global__ void __launch_bounds__(kThreads) moments_kernel(const double* __restr
 // deadlock), loads it, and only then waits for pass 1 and reads the rule.
 // Within a tile, warp w holds values [1024w, 1024w + 1024), lane l values
 // 64j + 2l, 64j + 2l + 1 of it (j = 0..15): index order is (warp, j, lane, x/y).
-__global__ void __launch_bounds__(kThreads) compact_kernel(const double* __restrict__ x, int64_t n, int64_t tiles,
-                                                           Ctrl* ctrl, unsigned long long* state,
-                                                           int64_t* __restrict__ out) {
+
+// The block's tile, by an atomic ticket.
+__device__ __forceinline__ int64_t claim_tile(Ctrl* ctrl) {
     __shared__ unsigned s_tile;
-    __shared__ int s_warp[kWarps];
-    __shared__ long long s_start;  // out index of this tile's first position
     if (threadIdx.x == 0) s_tile = atomicAdd(&ctrl->ticket, 1u);
     __syncthreads();
-    const int64_t tile = s_tile;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int64_t wbase = tile * kTile + int64_t(warp) * kWarpTile;
+    return s_tile;
+}
 
-    double2 w[kTileLoads];
-    const bool full = wbase + kWarpTile <= n;
-    if (full) {
-        const double2* p = reinterpret_cast<const double2*>(x + wbase) + lane;
-#pragma unroll
-        for (int j = 0; j < kTileLoads; ++j) w[j] = __ldcs(p + 32 * j);
-    }
-    wait_for_prerequisite_grid();  // pass 1 complete: the rule and the cleared states are there
-    const double center = ctrl->center, limit = ctrl->limit;
-    if (!full) {
-#pragma unroll
-        for (int j = 0; j < kTileLoads; ++j) {
-            const int64_t i = wbase + 64 * j + 2 * lane;
-            w[j].x = i < n ? x[i] : center;  // center is never an outlier
-            w[j].y = i + 1 < n ? x[i + 1] : center;
-        }
-    }
-    unsigned hits = 0;  // bit 2j: w[j].x, bit 2j + 1: w[j].y
+// The warp's values of its tile from wbase; those past n are `center` (never an outlier).
+__device__ __forceinline__ void load_partial(const double* __restrict__ x, int64_t n, int64_t wbase, int lane,
+                                             double center, double2 (&w)[kTileLoads]) {
 #pragma unroll
     for (int j = 0; j < kTileLoads; ++j) {
-        hits |= unsigned(fabs(w[j].x - center) > limit) << (2 * j);
-        hits |= unsigned(fabs(w[j].y - center) > limit) << (2 * j + 1);
+        const int64_t i = wbase + 64 * j + 2 * lane;
+        w[j].x = i < n ? x[i] : center;
+        w[j].y = i + 1 < n ? x[i + 1] : center;
     }
-    const int warp_count = __reduce_add_sync(0xffffffffu, __popc(hits));
-    if (lane == 0) s_warp[warp] = warp_count;
-    __syncthreads();
+}
 
-    if (warp == 0) {
-        const int own = lane < kWarps ? s_warp[lane] : 0;
-        int incl = own;
+// Outlier bits of the thread's values: bit 2j for w[j].x, bit 2j + 1 for w[j].y.
+__device__ __forceinline__ unsigned outlier_bits(const double2 (&w)[kTileLoads], double center, double limit) {
+    unsigned hits = 0;
 #pragma unroll
-        for (int o = 1; o < kWarps; o <<= 1) {
-            const int v = __shfl_up_sync(0xffffffffu, incl, o);
-            if (lane >= o) incl += v;
-        }
-        const long long total = __shfl_sync(0xffffffffu, incl, kWarps - 1);
-        if (lane < kWarps) s_warp[lane] = incl - own;  // exclusive offsets of the warps
-        // The count of the tiles before this one.
-        long long before = 0;
-        if (tile > 0) {
-            if (lane == 0) store_state(&state[tile], kAggregate | total);
-            int64_t j = tile - 1;  // lane l looks at tile j − l
-            while (true) {
-                const int64_t at = j - lane;
-                unsigned long long s = at >= 0 ? load_state(&state[at]) : kInclusive;
-                while (__any_sync(0xffffffffu, (s >> 62) == 0)) {
-                    if ((s >> 62) == 0) s = load_state(&state[at]);
-                }
-                const unsigned inclusive = __ballot_sync(0xffffffffu, (s >> 62) == 2);
-                const int stop = inclusive ? __ffs(inclusive) - 1 : 31;  // nearest inclusive state
-                long long v = lane <= stop ? static_cast<long long>(s & kValueMask) : 0;
-#pragma unroll
-                for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-                before += v;
-                if (inclusive) break;
-                j -= 32;
-            }
-        }
-        if (lane == 0) {
-            store_state(&state[tile], kInclusive | static_cast<unsigned long long>(before + total));
-            s_start = before;
-            if (tile == tiles - 1) ctrl->count = before + total;
-        }
+    for (int j = 0; j < kTileLoads; ++j) {
+        hits |= unsigned(outliers::is_outlier(w[j].x, center, limit)) << (2 * j);
+        hits |= unsigned(outliers::is_outlier(w[j].y, center, limit)) << (2 * j + 1);
     }
-    __syncthreads();
-    if (warp_count == 0) return;
-    // This warp's positions, in index order (j, lane, x/y).
-    int64_t at = s_start + s_warp[warp];
+    return hits;
+}
+
+// Warp 0: the number of outliers in the tiles before `tile` (tile > 0), by a
+// decoupled look-back: publishes this tile's own count (total) first, then
+// lane l looks at tile j − l, 32 tiles a round, until an inclusive state.
+__device__ __forceinline__ long long count_before(unsigned long long* state, int64_t tile, long long total,
+                                                  int lane) {
+    if (lane == 0) store_state(&state[tile], kAggregate | total);
+    long long before = 0;
+    int64_t j = tile - 1;
+    while (true) {
+        const int64_t at = j - lane;
+        unsigned long long s = at >= 0 ? load_state(&state[at]) : kInclusive;
+        while (__any_sync(0xffffffffu, (s >> 62) == 0)) {
+            if ((s >> 62) == 0) s = load_state(&state[at]);
+        }
+        const unsigned inclusive = __ballot_sync(0xffffffffu, (s >> 62) == 2);
+        const int stop = inclusive ? __ffs(inclusive) - 1 : 31;  // nearest inclusive state
+        long long v = lane <= stop ? static_cast<long long>(s & kValueMask) : 0;
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+        before += v;
+        if (inclusive) return before;
+        j -= 32;
+    }
+}
+
+// Warp 0: the warps' exclusive offsets within the tile (warp_offset, from
+// their counts there), the tile's first output index (*tile_start) and its
+// inclusive state; the last tile writes the total to ctrl->count.
+__device__ __forceinline__ void tile_offsets(int* warp_offset, long long* tile_start, unsigned long long* state,
+                                             int64_t tile, int64_t tiles, Ctrl* ctrl, int lane) {
+    const int own = lane < kWarps ? warp_offset[lane] : 0;
+    int incl = own;
+#pragma unroll
+    for (int o = 1; o < kWarps; o <<= 1) {
+        const int v = __shfl_up_sync(0xffffffffu, incl, o);
+        if (lane >= o) incl += v;
+    }
+    const long long total = __shfl_sync(0xffffffffu, incl, kWarps - 1);
+    if (lane < kWarps) warp_offset[lane] = incl - own;
+    const long long before = tile > 0 ? count_before(state, tile, total, lane) : 0;
+    if (lane == 0) {
+        store_state(&state[tile], kInclusive | static_cast<unsigned long long>(before + total));
+        *tile_start = before;
+        if (tile == tiles - 1) ctrl->count = before + total;
+    }
+}
+
+// The warp's positions, in index order (j, lane, x/y), from out[at].
+__device__ __forceinline__ void write_positions(unsigned hits, int64_t wbase, int lane, int64_t at,
+                                                int64_t* __restrict__ out) {
     const unsigned below = (1u << lane) - 1;
 #pragma unroll
     for (int j = 0; j < kTileLoads; ++j) {
@@ -295,16 +285,47 @@ __global__ void __launch_bounds__(kThreads) compact_kernel(const double* __restr
     }
 }
 
-__global__ void abs_dev(const double* __restrict__ x, int64_t n, double c, double* __restrict__ out) {
-    const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-        out[i] = fabs(x[i] - c);
+__global__ void __launch_bounds__(kThreads) compact_kernel(const double* __restrict__ x, int64_t n, int64_t tiles,
+                                                           Ctrl* ctrl, unsigned long long* state,
+                                                           int64_t* __restrict__ out) {
+    __shared__ int s_warp[kWarps];  // the warps' counts, then their offsets within the tile
+    __shared__ long long s_start;   // out index of this tile's first position
+    const int64_t tile = claim_tile(ctrl);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t wbase = tile * kTile + int64_t(warp) * kWarpTile;
+
+    double2 w[kTileLoads];
+    const bool full = wbase + kWarpTile <= n;
+    if (full) {
+        const double2* p = reinterpret_cast<const double2*>(x + wbase) + lane;
+#pragma unroll
+        for (int j = 0; j < kTileLoads; ++j) w[j] = __ldcs(p + 32 * j);
+    }
+    wait_for_prerequisite_grid();  // pass 1 complete: the rule and the cleared states are there
+    const double center = ctrl->center, limit = ctrl->limit;
+    if (!full) load_partial(x, n, wbase, lane, center, w);
+    const unsigned hits = outlier_bits(w, center, limit);
+    const int warp_count = __reduce_add_sync(0xffffffffu, __popc(hits));
+    if (lane == 0) s_warp[warp] = warp_count;
+    __syncthreads();
+    if (warp == 0) tile_offsets(s_warp, &s_start, state, tile, tiles, ctrl, lane);
+    __syncthreads();
+    if (warp_count == 0) return;
+    write_positions(hits, wbase, lane, s_start + s_warp[warp], out);
 }
 
-__global__ void abs_dev_sum(const double* __restrict__ x, int64_t n, double c, double* __restrict__ out) {
+// The mad method's kernels: |x − c| into out, and its per-block sums.
+__global__ void abs_dev_kernel(const double* __restrict__ x, int64_t n, double c, double* __restrict__ out) {
+    const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = outliers::abs_dev(x[i], c);
+}
+
+__global__ void abs_dev_sum_kernel(const double* __restrict__ x, int64_t n, double c, double* __restrict__ out) {
     double a = 0;
     const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) a += fabs(x[i] - c);
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        a += outliers::abs_dev(x[i], c);
     using Reduce = cub::BlockReduce<double, kThreads>;
     __shared__ typename Reduce::TempStorage tmp;
     double b = Reduce(tmp).Sum(a);
@@ -333,12 +354,83 @@ int moments_blocks(int64_t n) {
     return static_cast<int>(std::max<int64_t>(1, std::min(resident, useful)));
 }
 
+// Whether pass 2 may be a programmatic dependent launch (sm_90 and later).
+bool dependent_launch_available() {
+    cudaFuncAttributes attr;
+    check(cudaFuncGetAttributes(&attr, compact_kernel), "cudaFuncGetAttributes");  // loads the kernel
+    int dev = 0, cc_major = 0;
+    check(cudaGetDevice(&dev), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, dev), "cudaDeviceGetAttribute");
+    return TSM_OUTLIERS_PDL && cc_major >= 9;
+}
+
 size_t sort_temp_bytes(int64_t n, cudaStream_t s) {
     size_t bytes = 0;
     cub::DoubleBuffer<double> keys(nullptr, nullptr);
     check(cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys, static_cast<int>(n), 0, 64, s),
           "radix sort (sizing)");
     return bytes;
+}
+
+// One call's setup and device memory, allocated (and the kernels loaded)
+// before the clock starts.
+struct Search {
+    int64_t n;
+    double k;
+    bool mad;
+    size_t bytes;          // of the series
+    int64_t tiles;         // pass 2's tiles
+    int blocks;            // pass 1's grid
+    bool pdl;              // pass 2 as a programmatic dependent launch
+    double ref = 0;        // sigma: outliers::sigma_reference
+    Buffer<double> d_x;    // the series
+    Buffer<int64_t> d_pos; // outlier positions (mad: the sorts' second buffer before that)
+    Buffer<unsigned long long> d_state;  // tile states of the look-back
+    Buffer<Ctrl> d_ctrl;
+    Buffer<Moments> d_parts;             // pass 1's per-block moments
+    Buffer<unsigned char> d_temp;        // mad: the sorts' scratch
+    Buffer<double> d_v;                  // mad: the values sorted for a median
+
+    Search(const double* x, int64_t n_, double k_, bool mad_, cudaStream_t s)
+        : n(n_), k(k_), mad(mad_), bytes(static_cast<size_t>(n_) * sizeof(double)),
+          tiles((n_ + kTile - 1) / kTile), blocks(mad_ ? 1 : moments_blocks(n_)), pdl(dependent_launch_available()) {
+        const size_t temp_bytes = mad ? sort_temp_bytes(n, s) : 0;
+        require_bytes(bytes * (mad ? 3 : 2) + temp_bytes + tiles * sizeof(unsigned long long) + (1 << 20),
+                      "the outlier search");
+        d_x.allocate(n, "the series");
+        d_pos.allocate(n, "outlier positions");
+        d_state.allocate(tiles, "tile states");
+        d_ctrl.allocate(1, "outlier rule");
+        d_parts.allocate(blocks, "partial moments");
+        if (mad) {
+            d_temp.allocate(temp_bytes, "scratch");
+            d_v.allocate(n, "MAD scratch");
+        } else {
+            ref = outliers::sigma_reference(x, n);
+        }
+    }
+};
+
+// Launches pass 1.
+cudaError_t launch_moments(const Search& d, cudaStream_t s) {
+    moments_kernel<<<d.blocks, kThreads, 0, s>>>(d.d_x.get(), d.n, d.ref, d.k, d.d_parts.get(), d.d_ctrl.get(),
+                                                 d.d_state.get(), d.tiles);
+    return cudaGetLastError();
+}
+
+// Launches pass 2 (with pdl: as a programmatic dependent launch).
+cudaError_t launch_compact(const Search& d, cudaStream_t s, bool pdl) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(static_cast<unsigned>(d.tiles));
+    cfg.blockDim = dim3(kThreads);
+    cfg.stream = s;
+    cudaLaunchAttribute pdl_attr[1];
+    pdl_attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    pdl_attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = pdl_attr;
+    cfg.numAttrs = pdl ? 1 : 0;
+    return cudaLaunchKernelEx(&cfg, compact_kernel, static_cast<const double*>(d.d_x.get()), d.n, d.tiles,
+                              d.d_ctrl.get(), d.d_state.get(), d.d_pos.get());
 }
 
 // Exact median of d_v (sorted through a double buffer); the formula of tsm::median.
@@ -352,22 +444,38 @@ double sorted_median(double* d_v, double* d_alt, int64_t n, Buffer<unsigned char
     check(cudaMemcpyAsync(mid, sorted + lo, (n % 2 ? 1 : 2) * sizeof(double), cudaMemcpyDeviceToHost, s),
           "copy median");
     check(cudaStreamSynchronize(s), "median");
-    return n % 2 ? mid[0] : mid[0] + (mid[1] - mid[0]) / 2;
+    return n % 2 ? mid[0] : outliers::middle_mean(mid[0], mid[1]);
 }
 
-// Launches pass 2 (with pdl: as a programmatic dependent launch).
-cudaError_t launch_compact(cudaStream_t s, const double* x, int64_t n, int64_t tiles, Ctrl* ctrl,
-                           unsigned long long* state, int64_t* pos, bool pdl) {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(static_cast<unsigned>(tiles));
-    cfg.blockDim = dim3(kThreads);
-    cfg.stream = s;
-    cudaLaunchAttribute pdl_attr[1];
-    pdl_attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    pdl_attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = pdl_attr;
-    cfg.numAttrs = pdl ? 1 : 0;
-    return cudaLaunchKernelEx(&cfg, compact_kernel, x, n, tiles, ctrl, state, pos);
+// MeanAD = Σ|x − med| / n: per-block sums on the device, added on the host.
+double device_mean_abs_dev(const Search& d, double med, cudaStream_t s) {
+    const int mb = blocks_for(d.n);
+    Buffer<double> parts(mb, "partial sums");
+    abs_dev_sum_kernel<<<mb, kThreads, 0, s>>>(d.d_x.get(), d.n, med, parts.get());
+    check(cudaGetLastError(), "mean absolute deviation launch");
+    std::vector<double> h(mb);
+    check(cudaMemcpyAsync(h.data(), parts.get(), mb * sizeof(double), cudaMemcpyDeviceToHost, s),
+          "copy partial sums");
+    check(cudaStreamSynchronize(s), "mean absolute deviation");
+    return pairwise_sum(h.data(), h.size()) / static_cast<double>(d.n);
+}
+
+// The mad rule: median and MAD by radix sorts, MeanAD when the MAD is 0;
+// writes the rule to the device and clears the tile states for pass 2.
+OutlierRule mad_rule_on_device(Search& d, cudaStream_t s) {
+    double* alt = reinterpret_cast<double*>(d.d_pos.get());  // free until the compaction
+    check(cudaMemcpyAsync(d.d_v.get(), d.d_x.get(), d.bytes, cudaMemcpyDeviceToDevice, s), "copy for the median");
+    const double med = sorted_median(d.d_v.get(), alt, d.n, d.d_temp, s);
+    abs_dev_kernel<<<blocks_for(d.n), kThreads, 0, s>>>(d.d_x.get(), d.n, med, d.d_v.get());
+    check(cudaGetLastError(), "absolute deviations launch");
+    const double mad = sorted_median(d.d_v.get(), alt, d.n, d.d_temp, s);
+    const double mean_ad = mad > 0 ? 0.0 : device_mean_abs_dev(d, med, s);
+    const OutlierRule rule = outliers::mad_rule(med, mad, mean_ad);
+    const Ctrl h{0, 0, 0, rule.center, rule.scale, outliers::outlier_limit(d.k, rule)};
+    check(cudaMemcpyAsync(d.d_ctrl.get(), &h, sizeof h, cudaMemcpyHostToDevice, s), "copy rule");
+    check(cudaMemsetAsync(d.d_state.get(), 0, d.tiles * sizeof(unsigned long long), s), "clear tile states");
+    check(cudaStreamSynchronize(s), "copy rule");
+    return rule;
 }
 
 // Two timing events, always destroyed.
@@ -411,18 +519,14 @@ struct Graph {
 // Captures [start event, pass 1, pass 2, stop event] from stream s into g.
 // Returns false (errors cleared, g empty, s out of capture) on any failure:
 // the caller then launches them one by one.
-bool capture_sigma(Graph& g, cudaStream_t s, Events& ev, int blocks, const double* x, int64_t n, double ref,
-                   double k, Moments* parts, Ctrl* ctrl, unsigned long long* state, int64_t tiles, int64_t* pos) {
+bool capture_sigma(Graph& g, const Search& d, Events& ev, cudaStream_t s) {
     if (cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
         cudaGetLastError();
         return false;
     }
     bool ok = cudaEventRecordWithFlags(ev.start, s, cudaEventRecordExternal) == cudaSuccess;
-    if (ok) {
-        moments_kernel<<<blocks, kThreads, 0, s>>>(x, n, ref, k, parts, ctrl, state, tiles);
-        ok = cudaGetLastError() == cudaSuccess;
-    }
-    ok = ok && launch_compact(s, x, n, tiles, ctrl, state, pos, false) == cudaSuccess;
+    ok = ok && launch_moments(d, s) == cudaSuccess;
+    ok = ok && launch_compact(d, s, false) == cudaSuccess;
     ok = ok && cudaEventRecordWithFlags(ev.stop, s, cudaEventRecordExternal) == cudaSuccess;
     cudaGraph_t graph = nullptr;
     if (cudaStreamEndCapture(s, &graph) != cudaSuccess) ok = false;
@@ -435,6 +539,27 @@ bool capture_sigma(Graph& g, cudaStream_t s, Events& ev, int blocks, const doubl
     return ok;
 }
 
+// The kernels launched one by one between the timing events: sigma's pass 1
+// (the rule on the device), or the mad rule (*rule, on the host); then pass 2.
+// Returns the bytes the kernels move before pass 2's own.
+double launch_one_by_one(Search& d, Events& ev, cudaStream_t s, OutlierRule* rule) {
+    double kernel_bytes = 0;
+    check(cudaEventRecord(ev.start, s), "cudaEventRecord");
+    if (!d.mad) {
+        check(launch_moments(d, s), "moments launch");
+        kernel_bytes += static_cast<double>(d.bytes) + d.tiles * sizeof(unsigned long long);
+    } else {
+        *rule = mad_rule_on_device(d, s);
+        // two radix sorts (8 passes of 8 bits, read + write each), two copies, the deviations
+        kernel_bytes += static_cast<double>(d.bytes) * (2 * 8 * 2 + 2 + 2);
+    }
+    // Order-preserving compaction of the positions (a constant series selects nothing).
+    check(launch_compact(d, s, !d.mad && d.pdl), "compaction launch");
+    check(cudaGetLastError(), "compaction launch");
+    check(cudaEventRecord(ev.stop, s), "cudaEventRecord");
+    return kernel_bytes;
+}
+
 }  // namespace
 
 OutlierRule outliers(const double* x, int64_t n, double k, int method, TsExec* ex, TsOutliers* out) {
@@ -443,95 +568,26 @@ OutlierRule outliers(const double* x, int64_t n, double k, int method, TsExec* e
         throw Error(TS_INVALID_ARGUMENT, kInvalidParameter,
                     "the GPU MAD method handles at most 2^31 - 1 values",
                     "Use method 'sigma', or SET tsmine.backend = cpu.");
-    const size_t bytes = static_cast<size_t>(n) * sizeof(double);
     const bool mad = method == TS_OUTLIERS_MAD;
     Stream s;
-
-    // Everything is allocated (and the kernels loaded) before the clock starts.
-    const int64_t tiles = (n + kTile - 1) / kTile;
-    const int blocks = mad ? 1 : moments_blocks(n);
-    cudaFuncAttributes attr;
-    check(cudaFuncGetAttributes(&attr, compact_kernel), "cudaFuncGetAttributes");
-    int dev = 0, cc_major = 0;
-    check(cudaGetDevice(&dev), "cudaGetDevice");
-    check(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, dev), "cudaDeviceGetAttribute");
-    const bool pdl = TSM_OUTLIERS_PDL && cc_major >= 9;  // programmatic dependent launch: sm_90 and later
-    const size_t temp_bytes = mad ? sort_temp_bytes(n, s) : 0;
-    require_bytes(bytes * (mad ? 3 : 2) + temp_bytes + tiles * sizeof(unsigned long long) + (1 << 20),
-                  "the outlier search");
-    Buffer<double> d_x(n, "the series");
-    Buffer<int64_t> d_pos(n, "outlier positions");
-    Buffer<unsigned long long> d_state(tiles, "tile states");
-    Buffer<Ctrl> d_ctrl(1, "outlier rule");
-    Buffer<Moments> d_parts(blocks, "partial moments");
-    Buffer<unsigned char> temp;
-    Buffer<double> d_v;
-    if (mad) {
-        temp.allocate(temp_bytes, "scratch");
-        d_v.allocate(n, "MAD scratch");
-    }
-    // ref: the median of three values of the series
-    double ref = 0;
-    if (!mad) {
-        const double a = x[0], b = x[n / 2], c = x[n - 1];
-        ref = std::max(std::min(a, b), std::min(std::max(a, b), c));
-    }
+    Search d(x, n, k, mad, s);
     Events ev;
     Graph graph;
-    const bool graphed = !mad && TSM_OUTLIERS_GRAPH &&
-                         capture_sigma(graph, s, ev, blocks, d_x.get(), n, ref, k, d_parts.get(), d_ctrl.get(),
-                                       d_state.get(), tiles, d_pos.get());
-    check(cudaMemsetAsync(d_ctrl.get(), 0, sizeof(Ctrl), s), "clear the outlier rule");
+    const bool graphed = !mad && TSM_OUTLIERS_GRAPH && capture_sigma(graph, d, ev, s);
+    check(cudaMemsetAsync(d.d_ctrl.get(), 0, sizeof(Ctrl), s), "clear the outlier rule");
 
     const double t0 = now_ms();
-    check(cudaMemcpyAsync(d_x.get(), x, bytes, cudaMemcpyHostToDevice, s), "copy the series to the GPU");
+    check(cudaMemcpyAsync(d.d_x.get(), x, d.bytes, cudaMemcpyHostToDevice, s), "copy the series to the GPU");
     OutlierRule rule;
     double kernel_bytes = 0;
     if (graphed) {
         check(cudaGraphLaunch(graph.exec, s), "outlier search launch");
-        kernel_bytes += static_cast<double>(bytes) + tiles * sizeof(unsigned long long);
+        kernel_bytes += static_cast<double>(d.bytes) + d.tiles * sizeof(unsigned long long);
     } else {
-        check(cudaEventRecord(ev.start, s), "cudaEventRecord");
-        if (!mad) {
-            moments_kernel<<<blocks, kThreads, 0, s>>>(d_x.get(), n, ref, k, d_parts.get(), d_ctrl.get(),
-                                                       d_state.get(), tiles);
-            check(cudaGetLastError(), "moments launch");
-            kernel_bytes += static_cast<double>(bytes) + tiles * sizeof(unsigned long long);
-        } else {
-            double* alt = reinterpret_cast<double*>(d_pos.get());  // free until the compaction
-            check(cudaMemcpyAsync(d_v.get(), d_x.get(), bytes, cudaMemcpyDeviceToDevice, s), "copy for the median");
-            double med = sorted_median(d_v.get(), alt, n, temp, s);
-            const int mb = blocks_for(n);
-            abs_dev<<<mb, kThreads, 0, s>>>(d_x.get(), n, med, d_v.get());
-            check(cudaGetLastError(), "absolute deviations launch");
-            double mad_v = sorted_median(d_v.get(), alt, n, temp, s);
-            double mean_ad = 0;
-            if (!(mad_v > 0)) {
-                Buffer<double> parts(mb, "partial sums");
-                abs_dev_sum<<<mb, kThreads, 0, s>>>(d_x.get(), n, med, parts.get());
-                check(cudaGetLastError(), "mean absolute deviation launch");
-                std::vector<double> h(mb);
-                check(cudaMemcpyAsync(h.data(), parts.get(), mb * sizeof(double), cudaMemcpyDeviceToHost, s),
-                      "copy partial sums");
-                check(cudaStreamSynchronize(s), "mean absolute deviation");
-                mean_ad = pairwise_sum(h.data(), h.size()) / static_cast<double>(n);
-            }
-            rule = mad_rule(med, mad_v, mean_ad);
-            const Ctrl h{0, 0, 0, rule.center, rule.scale, k * rule.scale};
-            check(cudaMemcpyAsync(d_ctrl.get(), &h, sizeof h, cudaMemcpyHostToDevice, s), "copy rule");
-            check(cudaMemsetAsync(d_state.get(), 0, tiles * sizeof(unsigned long long), s), "clear tile states");
-            check(cudaStreamSynchronize(s), "copy rule");
-            // two radix sorts (8 passes of 8 bits, read + write each), two copies, the deviations
-            kernel_bytes += static_cast<double>(bytes) * (2 * 8 * 2 + 2 + 2);
-        }
-        // Order-preserving compaction of the positions (a constant series selects nothing).
-        check(launch_compact(s, d_x.get(), n, tiles, d_ctrl.get(), d_state.get(), d_pos.get(), !mad && pdl),
-              "compaction launch");
-        check(cudaGetLastError(), "compaction launch");
-        check(cudaEventRecord(ev.stop, s), "cudaEventRecord");
+        kernel_bytes += launch_one_by_one(d, ev, s, &rule);
     }
     Ctrl h{};
-    check(cudaMemcpyAsync(&h, d_ctrl.get(), sizeof h, cudaMemcpyDeviceToHost, s), "copy the outlier rule");
+    check(cudaMemcpyAsync(&h, d.d_ctrl.get(), sizeof h, cudaMemcpyDeviceToHost, s), "copy the outlier rule");
     s.sync("outlier search");
     int64_t count = h.count;
     ex->kernel_ms = ev.ms();
@@ -542,12 +598,12 @@ OutlierRule outliers(const double* x, int64_t n, double k, int method, TsExec* e
     }
     if (!(rule.scale > 0)) count = 0;
     if (count < 0 || count > n) throw Error(TS_INTERNAL, kInternal, "the GPU outlier count is out of range");
-    kernel_bytes += static_cast<double>(bytes) + 2.0 * tiles * sizeof(unsigned long long) +
+    kernel_bytes += static_cast<double>(d.bytes) + 2.0 * d.tiles * sizeof(unsigned long long) +
                     static_cast<double>(count) * sizeof(int64_t);
     out->count = count;
     out->pos = alloc_result<int64_t>(ex, count);
     if (count) {
-        check(cudaMemcpyAsync(out->pos, d_pos.get(), count * sizeof(int64_t), cudaMemcpyDeviceToHost, s),
+        check(cudaMemcpyAsync(out->pos, d.d_pos.get(), count * sizeof(int64_t), cudaMemcpyDeviceToHost, s),
               "copy outlier positions");
         s.sync("copy outlier positions");
     }

@@ -1,25 +1,26 @@
 // shapelets.cu — shapelet discovery on the GPU (Chang et al., ICDM 2012, with
-// the centred recurrence of shapelets.h).
+// the centred recurrence).  Arithmetic and selection rules: shapelets_detail.h
+// (shared with the CPU path, bit for bit).
 //
 // Work: for every length L and source series s, the pivots p = 0..n_s-L are
 // rows of a matrix against each target series j (columns u = windows of j).
-//  * f_kernel: the direct (centred-sum) diagonal starts, once per length group:
-//    F(s, j, u) = c(window 0 of s, window u of j) for every ordered pair of
+//  * start_table_kernel: the direct diagonal starts, once per length group:
+//    the table holds C(window 0 of s, window u of j) for every ordered pair of
 //    series.  These are the first rows of the row group p = 0 of every (s, j),
-//    and — read transposed, c(p, 0) of (s, j) = F(j, s, p), the same products
-//    (multiplication commutes exactly) summed in the same order — the column-0
-//    starts of every row.  A thread per target window, eight sources each, the
-//    centred source windows staged in shared memory: every direct value once, at
-//    full lane use (the distance kernel used to compute each twice, with idle
-//    lanes for short rows).  Groups whose table would pass Tuning::f_cap leave
-//    the starts to the distance kernel, as before.
+//    and — read transposed, C(p, 0) of (s, j) = entry (j, s, p), the same
+//    products (multiplication commutes exactly) summed in the same order — the
+//    column-0 starts of every row.  A thread per target window, eight sources
+//    each, the centred source windows staged in shared memory: every direct
+//    value once, at full lane use (the distance kernel used to compute each
+//    twice, with idle lanes for short rows).  Groups whose table would pass
+//    Tuning::start_table_cap leave the starts to the distance kernel.
 //  * dist_kernel: one warp per task (s, L, target j, row group); a lane per one,
 //    two or four consecutive pivot rows (the paper's thread per pivot; at most
 //    Tuning::rows_per_lane, fewer for a tile's last rows), 32 to 128 rows a tile.
 //    The warp walks the target's windows u in lockstep: the first row of a lane
-//    gets c(p-1,u-1) from the lane before by a shuffle (lane 0 from the previous
+//    gets C(p-1,u-1) from the lane before by a shuffle (lane 0 from the previous
 //    tile's last row kept in shared memory), the next ones from the lane's own
-//    rows, so each step is O(1) (recurrence (6)-(7)) and a pivot's distance to
+//    rows, so each step is O(1) (comoment_next) and a pivot's distance to
 //    a series costs O(n_j).  The kernel is bound by shared/L1 traffic (the
 //    target's terms, the carry, the shuffle): two rows a lane halve it per
 //    cell; four cost more registers than they save (measured).  Tasks are
@@ -31,20 +32,20 @@
 //    are ties), class counts by ballots, the gain of every split in fixed
 //    point; then, only where the best gain can still enter the warp's best-k
 //    list, the prefix sums and separation gaps of the splits with that gain.
-//    For k <= kDevTopK each warp keeps its own sorted best-k list on the device
-//    across launches (the order of cand_better), merge_kernel merges them at
-//    the end and only the k best come back; for larger k, (gain, gap,
-//    threshold) per pivot come back per launch.
-// The whole call is planned first (length groups whose window statistics and F
-// table fit, launches within them); every device buffer is carved from one
-// allocation sized from the plan (one cudaMalloc and one cudaFree a call, so the
-// accounting of gpu_runtime.h sees the call's whole footprint and nothing
-// stays), and everything the host prepares (series, labels, work items, window
-// offsets of every length) is written in place into one staging buffer and goes
-// up in one copy.  A launch holds at most kMaxBatchBytes of distances; launches
-// queue up without host round trips, with tsm::gpu::wait after about kChunkCost
-// cell updates (tens of ms) of them.  Window statistics are computed on the
-// device (stats_kernel, bit-identical with the host's).
+//    For k <= kDeviceTopK each warp keeps its own sorted best-k list on the
+//    device across launches (cand_better), merge_kernel merges them at the end
+//    and only the k best come back; for larger k, (gain, gap, threshold) per
+//    pivot come back per launch.
+// The whole call is planned first (length groups whose window statistics and
+// start table fit, launches within them); every device buffer is carved from
+// one allocation sized from the plan (one cudaMalloc and one cudaFree a call,
+// so the accounting of gpu_runtime.h sees the call's whole footprint and
+// nothing stays), and everything the host prepares (series, labels, work
+// items, window offsets of every length) is written in place into one staging
+// buffer and goes up in one copy.  A launch holds at most kMaxBatchBytes of
+// distances; launches queue up without host round trips, with tsm::gpu::wait
+// after about kLaunchCost cell updates (tens of ms) of them.  Window statistics
+// are computed on the device (stats_kernel, the host's chunks).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -55,14 +56,12 @@
 #include "api_shapelets.h"
 #include "error.h"
 #include "gpu_runtime.h"
-#include "parallel.h"
 #include "shapelets.h"
 
 namespace tsm {
 namespace shp {
 namespace gpu {
 
-using tsm::gpu::Buffer;
 using tsm::gpu::check;
 
 Tuning& tuning() {
@@ -74,457 +73,558 @@ namespace {
 
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kDistWarps = 4;                        // warps per block of dist_kernel
-constexpr double kChunkCost = 2.5e10;                // cell updates per launch (~20-40 ms on an H100)
-constexpr size_t kMaxBatchBytes = size_t(32) << 20;  // D matrix of one launch
+constexpr double kLaunchCost = 2.5e10;               // cell updates per launch (~20-40 ms on an H100)
+constexpr size_t kMaxBatchBytes = size_t(32) << 20;  // distance matrix of one launch
 constexpr int64_t kStatsEntries = int64_t(1) << 20;  // windows of one length group
-constexpr int kDevTopK = 64;                         // device best-k lists up to this k
-constexpr int kFT = 128;                             // f_kernel: threads (target windows) per block
-constexpr int kFS = 8;                               // f_kernel: sources per thread
-constexpr int kFTC = 128;                            // f_kernel: source-window values staged per pass
+constexpr int kDeviceTopK = 64;                      // device best-k lists up to this k
+constexpr int kStartThreads = 128;                   // start_table_kernel: threads (target windows) per block
+constexpr int kStartSources = 8;                     // start_table_kernel: sources per thread
+constexpr int kStartStaged = 128;                    // start_table_kernel: source-window values staged per pass
 
+// One (source, length) of a launch: its pivots are the rows pivot_base ..
+// pivot_base + pivots − 1 of the launch's distance matrix, its tasks (row
+// group, target) task_base .. task_base + row_groups · N − 1.
 struct Item {
-    int64_t task_base;   // first warp task of this (s, L), relative to its launch
-    int64_t pivot_base;  // first row of D, relative to its launch
+    int64_t task_base;   // relative to its launch
+    int64_t pivot_base;  // relative to its launch
     int64_t row;         // training row of the source
-    int32_t s, li, L, P, ngroups, R;
+    int32_t source, length_index, length, pivots, row_groups, rows_per_group;
 };
 
-// A candidate as kept on the device (the fields of Cand).
-struct DevCand {
-    long long g;
-    double gap, thr;
-    long long row;
-    int32_t s, p, L, pad;
+// ---- device arguments -------------------------------------------------------------
+
+// The training series, concatenated.
+struct SeriesArgs {
+    const double* values;
+    const int64_t* offset;  // per series: its first value
+    const int64_t* length;  // per series: its number of values
+    int count;              // N
 };
 
-// cand_better of shapelets.cpp: gain, gap, smaller length, smaller row, smaller start.
-__device__ __forceinline__ bool dev_better(const DevCand& a, const DevCand& b) {
-    if (a.g != b.g) return a.g > b.g;
-    if (a.gap != b.gap) return a.gap > b.gap;
-    if (a.L != b.L) return a.L < b.L;
-    if (a.row != b.row) return a.row < b.row;
-    return a.p < b.p;
-}
+// The windows of one length group: length index li (relative to the group) of
+// series j has its windows at entries window_offset[li·N + j] .. (−1: the
+// series is shorter than the length).
+struct WindowArgs {
+    const int64_t* window_offset;
+    const int32_t* lengths;
+    int n_lengths;
+    double* mean;
+    double* inv_sd;      // 0 for flat windows
+    double2* terms;      // (df, dg) of window i ≥ 1 of each series (recurrence_terms)
+    uint8_t* has_flat;   // [li·N + j]: any flat window (zeroed before stats_kernel)
+};
 
-__device__ __forceinline__ int find_item_by_task(const Item* it, int n, int64_t t) {
+// The start table of a length group: for length index li, windows[li] entries
+// per source (every target's windows), the first at length_offset[li] of the
+// group; entry (s, j, u) = values[N·length_offset[li] + s·windows[li] +
+// window_start[li·N + j] + u − length_offset[li]].  first_block: the first
+// start_table_kernel block of each length.
+struct StartTableArgs {
+    const int64_t* window_start;  // like window_offset, the next one for a shorter series
+    const int64_t* windows;
+    const int64_t* length_offset;
+    const int64_t* first_block;
+    double* values;  // null: the distance kernel computes every start itself
+};
+
+// The distance matrix of one launch and dist_kernel's scratch.
+struct DistArgs {
+    double* dist;             // dist[j · pivot_stride + pivot]
+    int64_t pivot_stride;
+    unsigned long long* next_task;
+    double* carry;            // per warp, when the carries do not fit in shared memory
+    int64_t max_windows;      // windows of the longest target at the shortest length
+    int carry_in_shared;
+};
+
+// What gain_kernel reads besides the distances.
+struct GainArgs {
+    int n_series, n_classes;
+    const int32_t* labels;
+    const int64_t* entropy;      // T (gain_tables)
+    const int64_t* class_total;
+    int64_t base;
+    const double* partner;       // the partner's distances (logical shapelets), or null
+    int op;                      // TsShapeletOp of the partner
+};
+
+// Where gain_kernel puts its results: a best-k list per warp (lists, k) or
+// (gain, gap, threshold) per pivot.
+struct GainOut {
+    Cand* lists;
+    int k;
+    int64_t* gain;
+    double* gap;
+    double* thr;
+};
+
+// ---- small device helpers -----------------------------------------------------------
+
+// The last index i in [0, n) with value(i) <= v (value(0) <= v, value ascending).
+template <class Value>
+__device__ __forceinline__ int last_at_most(int n, int64_t v, Value value) {
     int lo = 0, hi = n - 1;
     while (lo < hi) {
-        int mid = (lo + hi + 1) >> 1;
-        if (it[mid].task_base <= t) lo = mid; else hi = mid - 1;
+        const int mid = (lo + hi + 1) >> 1;
+        if (value(mid) <= v) lo = mid; else hi = mid - 1;
     }
     return lo;
 }
-__device__ __forceinline__ int find_item_by_pivot(const Item* it, int n, int64_t p) {
-    int lo = 0, hi = n - 1;
-    while (lo < hi) {
-        int mid = (lo + hi + 1) >> 1;
-        if (it[mid].pivot_base <= p) lo = mid; else hi = mid - 1;
-    }
-    return lo;
-}
 
-__device__ __forceinline__ double direct_comoment(const double* a, double mua, const double* b, double mub, int L) {
-    double s = 0;
-    for (int t = 0; t < L; ++t) s = hd::add(s, hd::mul(hd::sub(a[t], mua), hd::sub(b[t], mub)));
-    return s;
-}
+// ---- window statistics, recurrence terms, start table --------------------------------
 
-// Window statistics on the device, bit-identical with the host's
-// window_stats_flat: the chunks of sliding_detail.h (the host's own code), then
-// the flat rule (window_is_flat).  One warp per (length, series), a lane per
-// chunk of kStatsChunk windows.  FLAT must be zeroed.
-__global__ void stats_kernel(const double* X, const int64_t* xo, const int64_t* xn, const int64_t* so,
-                             const int32_t* Ls, int N, int nL, double* MU, double* ISD, uint8_t* FLAT) {
+// Window statistics on the device, bit-identical with the host's: the chunks of
+// sliding_detail.h and the flat rule (pivot_stats_chunk).  One warp per
+// (length, series), a lane per chunk of kStatsChunk windows.
+__global__ void stats_kernel(SeriesArgs series, WindowArgs win) {
+    const int N = series.count;
     const int lane = threadIdx.x & 31;
     const int64_t w0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const int64_t nw = ((int64_t)gridDim.x * blockDim.x) >> 5;
-    for (int64_t q = w0; q < (int64_t)N * nL; q += nw) {
-        const int64_t o = so[q];
+    for (int64_t q = w0; q < (int64_t)N * win.n_lengths; q += nw) {
+        const int64_t o = win.window_offset[q];
         if (o < 0) continue;
         const int li = (int)(q / N), j = (int)(q % N);
-        const int m = Ls[li];
-        const double* x = X + xo[j];
-        const int64_t count = xn[j] - m + 1;
+        const int L = win.lengths[li];
+        const double* x = series.values + series.offset[j];
+        const int64_t count = series.length[j] - L + 1;
         bool any_flat = false;
-        for (int64_t i0 = (int64_t)lane * kStatsChunk; i0 < count; i0 += 32 * kStatsChunk) {
-            detail::window_stats_chunk_emit(x, m, i0, min(count, i0 + kStatsChunk),
-                                            [&](int64_t i, double mean, double sv, bool constant) {
-                                                const bool flat = window_is_flat(mean, sv, constant);
-                                                MU[o + i] = mean;
-                                                ISD[o + i] = flat ? 0.0 : hd::div(1.0, sv);
-                                                any_flat |= flat;
-                                            });
-        }
-        if (__any_sync(kFull, any_flat) && lane == 0) FLAT[q] = 1;
+        for (int64_t i0 = (int64_t)lane * kStatsChunk; i0 < count; i0 += 32 * kStatsChunk)
+            any_flat |= pivot_stats_chunk(x, L, i0, min(count, i0 + kStatsChunk), win.mean + o, win.inv_sd + o);
+        if (__any_sync(kFull, any_flat) && lane == 0) win.has_flat[q] = 1;
     }
 }
 
-// df/dg of every window of every series at every length of the group, as pairs.
-__global__ void terms_kernel(const double* X, const int64_t* xo, const int64_t* xn, const int64_t* so,
-                             const int32_t* Ls, int N, int nL, const double* MU, double2* DFG) {
-    for (int64_t q = blockIdx.x; q < (int64_t)N * nL; q += gridDim.x) {
+// The recurrence terms of every window i ≥ 1 of every series at every length of the group.
+__global__ void terms_kernel(SeriesArgs series, WindowArgs win) {
+    const int N = series.count;
+    for (int64_t q = blockIdx.x; q < (int64_t)N * win.n_lengths; q += gridDim.x) {
         const int li = (int)(q / N), j = (int)(q % N);
-        const int64_t o = so[q];
+        const int64_t o = win.window_offset[q];
         if (o < 0) continue;
-        const int L = Ls[li];
-        const double* x = X + xo[j];
-        const int64_t U = xn[j] - L + 1;
-        for (int64_t u = threadIdx.x; u + 1 < U; u += blockDim.x)
-            DFG[o + u] = make_double2(hd::mul(hd::sub(x[u + L], x[u]), 0.5),
-                                      hd::add(hd::sub(x[u + L], MU[o + u + 1]), hd::sub(x[u], MU[o + u])));
+        const int L = win.lengths[li];
+        const double* x = series.values + series.offset[j];
+        const int64_t U = series.length[j] - L + 1;
+        for (int64_t u = 1 + threadIdx.x; u < U; u += blockDim.x) {
+            double df, dg;
+            recurrence_terms(x, win.mean + o, L, u, &df, &dg);
+            win.terms[o + u] = make_double2(df, dg);
+        }
     }
 }
 
-// The direct diagonal starts of a length group (see the top of the file):
-// F[N*eoff[li] + s*E[li] + (e - eoff[li])] = direct_comoment(x_s, mu_s[0], x_j + u, mu_j[u], L)
-// for the group-relative window e = st[li*N + j] + u of every target j and every
-// source s with n_s >= L.  Block x: kFT consecutive windows of one length (fblk:
-// first block of each length), block y: kFS sources.
-__global__ void __launch_bounds__(kFT)
-f_kernel(const double* X, const int64_t* xo, const int64_t* so, const int64_t* st, const int32_t* Ls,
-         const int64_t* E, const int64_t* eoff, const int64_t* fblk, int N, int nL, const double* MU, double* F) {
-    __shared__ double2 ca[kFTC][kFS / 2];  // centred source windows: ca[t] holds sources s0..s0+kFS-1
-    const int tid = threadIdx.x;
-    const int64_t b = blockIdx.x;
-    int lo = 0, hi = nL - 1;
-    while (lo < hi) {
-        const int mid = (lo + hi + 1) >> 1;
-        if (fblk[mid] <= b) lo = mid; else hi = mid - 1;
-    }
-    const int li = lo;
-    const int L = Ls[li];
-    const int64_t El = E[li], e0 = eoff[li];
-    const int64_t e = e0 + (b - fblk[li]) * kFT + tid;
-    const bool valid = e < e0 + El;
-    const int64_t* stl = st + (int64_t)li * N;
-    const int64_t* sol = so + (int64_t)li * N;
-    int j = 0;
-    int64_t u = 0;
-    if (valid) {  // the target of window e: the last j with st[j] <= e (empty series share the next start)
-        int a = 0, z = N - 1;
-        while (a < z) {
-            const int mid = (a + z + 1) >> 1;
-            if (stl[mid] <= e) a = mid; else z = mid - 1;
-        }
-        j = a;
-        u = e - stl[j];
-    }
-    const int s0 = blockIdx.y * kFS;
-    const double* xj = X + xo[j] + u;
-    const double muj = valid ? MU[e] : 0.0;
-    double acc[kFS];
+// The direct diagonal starts of a length group (see the top of the file).
+// Block x: kStartThreads consecutive windows of one length (the target windows
+// of every series), block y: kStartSources sources.
+__global__ void __launch_bounds__(kStartThreads)
+start_table_kernel(SeriesArgs series, WindowArgs win, StartTableArgs table) {
+    // centred windows 0 of the block's sources: staged[t] holds sources s0 .. s0 + kStartSources − 1
+    __shared__ double2 staged[kStartStaged][kStartSources / 2];
+    const int N = series.count, tid = threadIdx.x;
+    const int64_t block = blockIdx.x;
+    const int li = last_at_most(win.n_lengths, block, [&](int i) { return table.first_block[i]; });
+    const int L = win.lengths[li];
+    const int64_t windows = table.windows[li], e0 = table.length_offset[li];
+    const int64_t e = e0 + (block - table.first_block[li]) * kStartThreads + tid;
+    const bool valid = e < e0 + windows;
+    const int64_t* start_l = table.window_start + (int64_t)li * N;
+    const int64_t* offset_l = win.window_offset + (int64_t)li * N;
+    int j = 0;  // the target of window e: the last j with start_l[j] <= e (empty series share the next start)
+    if (valid) j = last_at_most(N, e, [&](int i) { return start_l[i]; });
+    const int64_t u = valid ? e - start_l[j] : 0;
+    const int s0 = blockIdx.y * kStartSources;
+    const double* target = series.values + series.offset[j] + u;
+    const double mean_target = valid ? win.mean[e] : 0.0;
+    double acc[kStartSources];
 #pragma unroll
-    for (int r = 0; r < kFS; ++r) acc[r] = 0.0;
-    double* cad = reinterpret_cast<double*>(ca);
-    for (int t0 = 0; t0 < L; t0 += kFTC) {
-        const int tn = min(kFTC, L - t0);
+    for (int r = 0; r < kStartSources; ++r) acc[r] = 0.0;
+    double* flat_staged = reinterpret_cast<double*>(staged);
+    for (int t0 = 0; t0 < L; t0 += kStartStaged) {
+        const int tn = min(kStartStaged, L - t0);
         __syncthreads();
-        for (int idx = tid; idx < kFTC * kFS; idx += kFT) {
-            const int r = idx / kFTC, t = idx % kFTC;
+        for (int idx = tid; idx < kStartStaged * kStartSources; idx += kStartThreads) {
+            const int r = idx / kStartStaged, t = idx % kStartStaged;
             const int s = s0 + r;
             double v = 0.0;
             if (t < tn && s < N) {
-                const int64_t os = sol[s];
-                if (os >= 0) v = hd::sub(X[xo[s] + t0 + t], MU[os]);
+                const int64_t os = offset_l[s];
+                if (os >= 0) v = hd::sub(series.values[series.offset[s] + t0 + t], win.mean[os]);
             }
-            cad[t * kFS + r] = v;
+            flat_staged[t * kStartSources + r] = v;
         }
         __syncthreads();
         if (valid)
             for (int t = 0; t < tn; ++t) {
-                const double cb = hd::sub(xj[t0 + t], muj);
+                const double cb = hd::sub(target[t0 + t], mean_target);
 #pragma unroll
-                for (int r2 = 0; r2 < kFS / 2; ++r2) {
-                    const double2 a2 = ca[t][r2];
-                    acc[2 * r2] = hd::add(acc[2 * r2], hd::mul(a2.x, cb));
-                    acc[2 * r2 + 1] = hd::add(acc[2 * r2 + 1], hd::mul(a2.y, cb));
+                for (int r2 = 0; r2 < kStartSources / 2; ++r2) {
+                    const double2 a2 = staged[t][r2];
+                    acc[2 * r2] = centred_comoment_term(acc[2 * r2], a2.x, cb);
+                    acc[2 * r2 + 1] = centred_comoment_term(acc[2 * r2 + 1], a2.y, cb);
                 }
             }
     }
     if (!valid) return;
-    double* out = F + (int64_t)N * e0 + (e - e0);
+    double* out = table.values + (int64_t)N * e0 + (e - e0);
 #pragma unroll
-    for (int r = 0; r < kFS; ++r) {
+    for (int r = 0; r < kStartSources; ++r) {
         const int s = s0 + r;
-        if (s < N && sol[s] >= 0) out[(int64_t)s * El] = acc[r];
+        if (s < N && offset_l[s] >= 0) out[(int64_t)s * windows] = acc[r];
     }
 }
 
-// One tile of a task of dist_kernel: rows pt + RPL*lane + r (r < RPL) against
-// every window of the target.  bufA: the row before the tile (lane 0's left
-// neighbour), or the group's first row when `first`; bufB: this tile's last row.
+// ---- distances ---------------------------------------------------------------------
+
+// One task of dist_kernel: rows [g0, g1) of source a against the windows of target b.
+struct DistTask {
+    const double *a, *mean_a, *inv_sd_a;
+    const double2* terms_a;
+    const double *b, *mean_b, *inv_sd_b;
+    const double2* terms_b;
+    const double* start_column;  // C(p, 0) from the start table, or null (computed)
+    double* dist;                // the target's row of the distance matrix, by pivot
+    int64_t g0, g1;
+    int U, L;
+    bool target_has_flat;
+};
+
+// One tile of a task: rows pt + RPL·lane + r (r < RPL) against every window of
+// the target.  carry_in: the row before the tile (lane 0's left neighbour), or
+// the group's first row when `first`; carry_out: this tile's last row.
 template <int RPL>
-__device__ __forceinline__ void dist_tile(int lane, int64_t pt, int64_t g0, int64_t g1, int U, int L, bool first,
-                                          const double* a, const double* mua, const double* isa, const double2* tfa,
-                                          const double* b, const double* mub, const double* isb, const double2* tfb,
-                                          const double* Fcol, bool flat, const double* bufA, double* bufB,
-                                          double* Dcol) {
-    double c[RPL], fa[RPL], ga[RPL], ia[RPL], vmax[RPL];
-    const double ib0 = isb[0];
+__device__ __forceinline__ void dist_tile(const DistTask& k, int lane, int64_t pt, bool first, const double* carry_in,
+                                          double* carry_out) {
+    double c[RPL], df[RPL], dg[RPL], inv_sd[RPL], best[RPL];
 #pragma unroll
     for (int r = 0; r < RPL; ++r) {
         const int64_t p = pt + (int64_t)lane * RPL + r;
-        fa[r] = ga[r] = ia[r] = c[r] = 0;
-        if (p < g1) {
-            ia[r] = isa[p];
-            if (p > g0) {
-                const double2 t = tfa[p - 1];
-                fa[r] = t.x;
-                ga[r] = t.y;
+        df[r] = dg[r] = inv_sd[r] = c[r] = 0;
+        if (p < k.g1) {
+            inv_sd[r] = k.inv_sd_a[p];
+            if (p > k.g0) {
+                const double2 t = k.terms_a[p];
+                df[r] = t.x;
+                dg[r] = t.y;
             }
-            c[r] = Fcol ? Fcol[p] : direct_comoment(a + p, mua[p], b, mub[0], L);  // column 0 (diagonal start)
+            c[r] = k.start_column ? k.start_column[p]
+                                  : window_comoment(k.a + p, k.mean_a[p], k.b, k.mean_b[0], k.L);  // column 0
         }
-        vmax[r] = hd::mul(c[r], ib0);
+        best[r] = keep_larger(-INFINITY, c[r], k.inv_sd_b[0]);
     }
-    if (lane == 31) bufB[0] = c[RPL - 1];
+    if (lane == 31) carry_out[0] = c[RPL - 1];
 #pragma unroll 4
-    for (int u = 1; u < U; ++u) {
+    for (int u = 1; u < k.U; ++u) {
         const double up = __shfl_up_sync(kFull, c[RPL - 1], 1);
-        const double2 tb = tfb[u - 1];
-        const double ib = isb[u];
+        const double2 tb = k.terms_b[u];
+        const double ib = k.inv_sd_b[u];
 #pragma unroll
-        for (int r = RPL - 1; r >= 1; --r) c[r] = comoment_step(c[r - 1], fa[r], ga[r], tb.x, tb.y);
-        const double left = bufA[u - 1];  // shared broadcast; lane 0's left neighbour
-        double cn = comoment_step(lane == 0 ? left : up, fa[0], ga[0], tb.x, tb.y);
-        if (first && lane == 0) cn = bufA[u];  // the group's first row: direct
+        for (int r = RPL - 1; r >= 1; --r) c[r] = comoment_next(c[r - 1], df[r], dg[r], tb.x, tb.y);
+        const double left = carry_in[u - 1];  // shared broadcast; lane 0's left neighbour
+        double cn = comoment_next(lane == 0 ? left : up, df[0], dg[0], tb.x, tb.y);
+        if (first && lane == 0) cn = carry_in[u];  // the group's first row: direct
         c[0] = cn;
 #pragma unroll
-        for (int r = 0; r < RPL; ++r) {
-            const double v = hd::mul(c[r], ib);
-            if (v > vmax[r]) vmax[r] = v;
-        }
-        if (lane == 31) bufB[u] = c[RPL - 1];
+        for (int r = 0; r < RPL; ++r) best[r] = keep_larger(best[r], c[r], ib);
+        if (lane == 31) carry_out[u] = c[RPL - 1];
     }
     __syncwarp();
 #pragma unroll
     for (int r = 0; r < RPL; ++r) {
         const int64_t p = pt + (int64_t)lane * RPL + r;
-        if (p < g1) Dcol[p] = distance_from_best(vmax[r], ia[r], L, flat);
+        if (p < k.g1) k.dist[p] = distance_from_best(best[r], inv_sd[r], k.L, k.target_has_flat);
     }
 }
 
+// The widest tile (up to MAXRPL rows a lane) that the rows left fill; returns its rows.
 template <int MAXRPL>
-__device__ __forceinline__ int64_t dist_tile_any(int lane, int64_t pt, int64_t g0, int64_t g1, int U, int L, bool first,
-                                                 const double* a, const double* mua, const double* isa,
-                                                 const double2* tfa, const double* b, const double* mub,
-                                                 const double* isb, const double2* tfb, const double* Fcol, bool flat,
-                                                 const double* bufA, double* bufB, double* Dcol) {
-    const int64_t rem = g1 - pt;
+__device__ __forceinline__ int64_t dist_tile_any(const DistTask& k, int lane, int64_t pt, const double* carry_in,
+                                                 double* carry_out) {
+    const int64_t rem = k.g1 - pt;
+    const bool first = pt == k.g0;
     if (MAXRPL >= 4 && rem > 96) {
-        dist_tile<4>(lane, pt, g0, g1, U, L, first, a, mua, isa, tfa, b, mub, isb, tfb, Fcol, flat, bufA, bufB, Dcol);
+        dist_tile<4>(k, lane, pt, first, carry_in, carry_out);
         return 128;
     }
     if (MAXRPL >= 2 && rem > 32) {
-        dist_tile<2>(lane, pt, g0, g1, U, L, first, a, mua, isa, tfa, b, mub, isb, tfb, Fcol, flat, bufA, bufB, Dcol);
+        dist_tile<2>(k, lane, pt, first, carry_in, carry_out);
         return 64;
     }
-    dist_tile<1>(lane, pt, g0, g1, U, L, first, a, mua, isa, tfa, b, mub, isb, tfb, Fcol, flat, bufA, bufB, Dcol);
+    dist_tile<1>(k, lane, pt, first, carry_in, carry_out);
     return 32;
+}
+
+// The arrays of a task that is computed: rows [g0, g1) of the item's source
+// against target j, distances into dist (by pivot).
+__device__ __forceinline__ DistTask dist_task(const Item& it, int j, int64_t g0, int64_t g1, double* dist,
+                                              const SeriesArgs& series, const WindowArgs& win,
+                                              const StartTableArgs& table) {
+    const int N = series.count;
+    const int64_t oa = win.window_offset[(int64_t)it.length_index * N + it.source];
+    const int64_t ob = win.window_offset[(int64_t)it.length_index * N + j];
+    DistTask k;
+    k.a = series.values + series.offset[it.source];
+    k.b = series.values + series.offset[j];
+    k.mean_a = win.mean + oa, k.inv_sd_a = win.inv_sd + oa, k.terms_a = win.terms + oa;
+    k.mean_b = win.mean + ob, k.inv_sd_b = win.inv_sd + ob, k.terms_b = win.terms + ob;
+    k.start_column = nullptr;
+    if (table.values) {  // column 0 of (s, j): the entries (j, s, p)
+        const int64_t windows = table.windows[it.length_index], e0 = table.length_offset[it.length_index];
+        k.start_column = table.values + (int64_t)N * e0 + (int64_t)j * windows + (oa - e0);
+    }
+    k.dist = dist;
+    k.g0 = g0;
+    k.g1 = g1;
+    k.U = (int)(series.length[j] - it.length + 1);
+    k.L = it.length;
+    k.target_has_flat = win.has_flat[(int64_t)it.length_index * N + j];
+    return k;
+}
+
+// The group's first row (the diagonal starts) into carry: from the start table
+// for row group 0, directly otherwise.
+__device__ __forceinline__ void first_row(const DistTask& k, const Item& it, int j, const SeriesArgs& series,
+                                          const WindowArgs& win, const StartTableArgs& table, int lane,
+                                          double* carry) {
+    if (table.values && k.g0 == 0) {  // the entries (s, j, u)
+        const int N = series.count;
+        const int64_t windows = table.windows[it.length_index], e0 = table.length_offset[it.length_index];
+        const int64_t ob = win.window_offset[(int64_t)it.length_index * N + j];
+        const double* row = table.values + (int64_t)N * e0 + (int64_t)it.source * windows + (ob - e0);
+        for (int64_t u = lane; u < k.U; u += 32) carry[u] = row[u];
+    } else {
+        for (int64_t u = lane; u < k.U; u += 32)
+            carry[u] = window_comoment(k.a + k.g0, k.mean_a[k.g0], k.b + u, k.mean_b[u], k.L);
+    }
 }
 
 template <int MAXRPL>
 __global__ void __launch_bounds__(kDistWarps * 32)
-dist_kernel(const Item* items, int n_items, int64_t n_tasks, int N, const double* X, const int64_t* xo,
-            const int64_t* xn, const int64_t* so, const uint8_t* has_flat, const double* MU, const double* ISD,
-            const double2* DFG, const double* F, const int64_t* E, const int64_t* eoff, double* D,
-            int64_t Pb, unsigned long long* counter, double* gcarry, int64_t ucap, int carry_in_shared) {
+dist_kernel(const Item* items, int n_items, int64_t n_tasks, SeriesArgs series, WindowArgs win,
+            StartTableArgs table, DistArgs out) {
     extern __shared__ double smem[];
-    const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
-    const int64_t gw = (int64_t)blockIdx.x * kDistWarps + wib;
-    double* bufA = carry_in_shared ? smem + (size_t)wib * 2 * ucap : gcarry + (size_t)gw * 2 * ucap;
-    double* bufB = bufA + ucap;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t global_warp = (int64_t)blockIdx.x * kDistWarps + warp;
+    double* carry_in = out.carry_in_shared ? smem + (size_t)warp * 2 * out.max_windows
+                                           : out.carry + (size_t)global_warp * 2 * out.max_windows;
+    double* carry_out = carry_in + out.max_windows;
     for (;;) {
         unsigned long long t = 0;
-        if (lane == 0) t = atomicAdd(counter, 1ULL);
+        if (lane == 0) t = atomicAdd(out.next_task, 1ULL);
         t = __shfl_sync(kFull, t, 0);
         if ((int64_t)t >= n_tasks) break;
-        const Item it = items[find_item_by_task(items, n_items, (int64_t)t)];
-        const int64_t local = (int64_t)t - it.task_base;
-        const int j = (int)(local % N);
-        const int64_t grp = local / N;
-        const int64_t g0 = grp * it.R, g1 = min((int64_t)it.P, g0 + it.R);
-        const int L = it.L;
-        double* Dcol = D + (int64_t)j * Pb + it.pivot_base;
-        const int64_t nb = xn[j];
-        if (j == it.s || nb < L) {
-            const double v = j == it.s ? 0.0 : kShorterDistance;
-            for (int64_t p = g0 + lane; p < g1; p += 32) Dcol[p] = v;
+        const Item it = items[last_at_most(n_items, (int64_t)t, [&](int i) { return items[i].task_base; })];
+        const int64_t local = (int64_t)t - it.task_base;  // (row group, target)
+        const int j = (int)(local % series.count);
+        const int64_t g0 = (local / series.count) * it.rows_per_group;
+        const int64_t g1 = min((int64_t)it.pivots, g0 + it.rows_per_group);
+        double* dist = out.dist + (int64_t)j * out.pivot_stride + it.pivot_base;
+        double fixed;
+        if (fixed_distance(it.source, j, series.length[j], it.length, &fixed)) {
+            for (int64_t p = g0 + lane; p < g1; p += 32) dist[p] = fixed;
             continue;
         }
-        const int64_t oa = so[(int64_t)it.li * N + it.s], ob = so[(int64_t)it.li * N + j];
-        const double* a = X + xo[it.s];
-        const double* b = X + xo[j];
-        const double *mua = MU + oa, *isa = ISD + oa;
-        const double *mub = MU + ob, *isb = ISD + ob;
-        const double2 *tfa = DFG + oa, *tfb = DFG + ob;
-        const bool flat = has_flat[(int64_t)it.li * N + j];
-        const int64_t U = nb - L + 1;
-        const double* Frow = nullptr;  // the first row of group 0: F(s, j, u)
-        const double* Fcol = nullptr;  // column 0: F(j, s, p)
-        if (F) {
-            const int64_t El = E[it.li], e0 = eoff[it.li];
-            Frow = F + (int64_t)N * e0 + (int64_t)it.s * El + (ob - e0);
-            Fcol = F + (int64_t)N * e0 + (int64_t)j * El + (oa - e0);
-        }
-        // the group's first row (diagonal starts)
-        if (Frow && g0 == 0)
-            for (int64_t u = lane; u < U; u += 32) bufA[u] = Frow[u];
-        else
-            for (int64_t u = lane; u < U; u += 32) bufA[u] = direct_comoment(a + g0, mua[g0], b + u, mub[u], L);
+        const DistTask k = dist_task(it, j, g0, g1, dist, series, win, table);
+        first_row(k, it, j, series, win, table, lane, carry_in);
         __syncwarp();
-        for (int64_t pt = g0; pt < g1;) {
-            pt += dist_tile_any<MAXRPL>(lane, pt, g0, g1, (int)U, L, pt == g0, a, mua, isa, tfa, b, mub, isb, tfb, Fcol,
-                                        flat, bufA, bufB, Dcol);
-            double* tmp = bufA; bufA = bufB; bufB = tmp;
+        for (int64_t pt = k.g0; pt < k.g1;) {
+            pt += dist_tile_any<MAXRPL>(k, lane, pt, carry_in, carry_out);
+            double* tmp = carry_in; carry_in = carry_out; carry_out = tmp;
         }
         __syncwarp();  // every lane done with the buffers before the next task writes them
     }
 }
 
-// One warp per pivot.  Shared per warp: sd, od, suml (N doubles), sy, oy (N ints), base (C ints).
-// After the order line is built, sd holds the gain of every split (int64).
-__global__ void gain_kernel(const Item* items, int n_items, int64_t n_piv, int N, int C, const int32_t* y,
-                            const int64_t* T, const int64_t* tot, int64_t base_g, const double* D, int64_t Pb,
-                            const double* ISD, const int64_t* so, const double* partner, int op, int64_t* outG,
-                            double* outGap, double* outThr, DevCand* top, int k) {
+// ---- gains ---------------------------------------------------------------------------
+
+// Shared memory of one warp of gain_kernel (16-byte aligned): dist, sorted,
+// prefix (N doubles), label, sorted_label (N ints), left_base (C ints).
+__host__ __device__ inline size_t gain_warp_bytes(int N, int C) {
+    return (((size_t)3 * N * sizeof(double) + (size_t)2 * N * sizeof(int32_t) + (size_t)C * sizeof(int32_t)) + 15) &
+           ~size_t(15);
+}
+
+struct GainScratch {
+    double* dist;           // the pivot's distances by series; then split_gain: the gain of every split
+    double* sorted;         // the order line
+    double* prefix;         // sums of the order line's first i + 1 distances; before: the ranks
+    int32_t* label;         // by series
+    int32_t* sorted_label;  // along the order line
+    int32_t* left_base;     // per class: series of the class before the current 32 positions
+    __device__ long long* gain() const { return reinterpret_cast<long long*>(dist); }
+    __device__ int32_t* rank() const { return reinterpret_cast<int32_t*>(prefix); }
+};
+
+__device__ __forceinline__ GainScratch gain_scratch(char* smem, int warp, int N, int C) {
+    GainScratch w;
+    w.dist = reinterpret_cast<double*>(smem + warp * gain_warp_bytes(N, C));
+    w.sorted = w.dist + N;
+    w.prefix = w.sorted + N;
+    w.label = reinterpret_cast<int32_t*>(w.prefix + N);
+    w.sorted_label = w.label + N;
+    w.left_base = w.sorted_label + N;
+    return w;
+}
+
+// The distances of pivot pv to every series (combined with the partner's) and the labels.
+__device__ __forceinline__ void load_pivot(const GainArgs& g, const double* dist, int64_t stride, int64_t pv,
+                                           const GainScratch& w, int lane) {
+    for (int j = lane; j < g.n_series; j += 32) {
+        double d = dist[(int64_t)j * stride + pv];
+        if (g.partner) d = combine_distances(d, g.partner[j], g.op);
+        w.dist[j] = d;
+        w.label[j] = g.labels[j];
+    }
+    for (int c = lane; c < g.n_classes; c += 32) w.left_base[c] = 0;
+    __syncwarp();
+}
+
+// The order line: rank = the number of smaller distances, plus (ties) the
+// number of equal ones at smaller indexes.  The ranks of smaller distances sum
+// to N(N-1)/2 exactly when there are no ties; only then is the second count skipped.
+__device__ __forceinline__ void sort_order_line(int N, const GainScratch& w, int lane) {
+    int32_t* rank = w.rank();
+    int rank_sum = 0;
+    for (int j = lane; j < N; j += 32) {
+        const double dj = w.dist[j];
+        int r = 0;
+#pragma unroll 8
+        for (int i = 0; i < N; ++i) r += w.dist[i] < dj;
+        rank[j] = r;
+        rank_sum += r;
+    }
+    for (int off = 16; off > 0; off >>= 1) rank_sum += __shfl_xor_sync(kFull, rank_sum, off);
+    if (rank_sum != N * (N - 1) / 2)
+        for (int j = lane; j < N; j += 32) {
+            const double dj = w.dist[j];
+            int e = 0;
+            for (int i = 0; i < j; ++i) e += w.dist[i] == dj;
+            rank[j] += e;
+        }
+    for (int j = lane; j < N; j += 32) {
+        const int r = rank[j];
+        w.sorted[r] = w.dist[j];
+        w.sorted_label[r] = w.label[j];
+    }
+    __syncwarp();
+}
+
+// The gain of every split between distinct neighbours (-1 elsewhere) into
+// w.gain(); returns the largest (the same in every lane).
+__device__ __forceinline__ long long split_gains(const GainArgs& g, const GainScratch& w, int lane) {
+    const int N = g.n_series;
+    const unsigned at_or_below = (lane == 31) ? kFull : ((1u << (lane + 1)) - 1u);
+    long long best = -1;
+    for (int k0 = 0; k0 < N; k0 += 32) {
+        const int i = k0 + lane;
+        const int yi = i < N ? w.sorted_label[i] : -1;
+        int64_t left_terms = 0, right_terms = 0;
+        for (int c = 0; c < g.n_classes; ++c) {
+            const unsigned m = __ballot_sync(kFull, yi == c);
+            const int left = w.left_base[c] + __popc(m & at_or_below);
+            add_class_terms(g.entropy, left, g.class_total[c], left_terms, right_terms);
+        }
+        __syncwarp();
+        for (int c = 0; c < g.n_classes; ++c) {
+            const unsigned m = __ballot_sync(kFull, yi == c);
+            if (lane == 0) w.left_base[c] += __popc(m);
+        }
+        __syncwarp();
+        if (i + 1 < N) {
+            long long gain = -1;
+            if (w.sorted[i] < w.sorted[i + 1])
+                gain = split_gain(g.base, g.entropy, i + 1, N - (i + 1), left_terms, right_terms);
+            w.gain()[i] = gain;
+            if (gain > best) best = gain;
+        }
+    }
+    for (int off = 16; off > 0; off >>= 1) best = max(best, __shfl_xor_sync(kFull, best, off));
+    __syncwarp();
+    return best;
+}
+
+// Among the splits of gain `gain`, the best (largest gap, then smallest
+// position): prefix sums in the CPU's order, then a gap per split (the same in every lane).
+__device__ __forceinline__ SplitChoice best_split_of_gain(int N, long long gain, const GainScratch& w, int lane) {
+    if (lane == 0) {
+        double s = 0;
+        for (int i = 0; i < N; ++i) { s = hd::add(s, w.sorted[i]); w.prefix[i] = s; }
+    }
+    __syncwarp();
+    const double total = w.prefix[N - 1];
+    SplitChoice choice;
+    for (int i = lane; i + 1 < N; i += 32) {
+        if (w.gain()[i] != gain) continue;
+        choice.offer(gain, split_gap(w.prefix[i], total, i + 1, N - (i + 1)), i);
+    }
+    for (int off = 16; off > 0; off >>= 1) {
+        const double other_gap = __shfl_xor_sync(kFull, choice.gap, off);
+        const int64_t other_i = __shfl_xor_sync(kFull, choice.i, off);
+        if (other_i >= 0) choice.offer(gain, other_gap, other_i);
+    }
+    return choice;
+}
+
+// Inserts c into a sorted best-k list (best first; g < 0: empty slots) if it belongs there.
+__device__ __forceinline__ void keep_in_list(Cand* list, int k, const Cand& c) {
+    if (!(list[k - 1].g < 0 || cand_better(c, list[k - 1]))) return;
+    int pos = k - 1;
+    while (pos > 0 && (list[pos - 1].g < 0 || cand_better(c, list[pos - 1]))) {
+        list[pos] = list[pos - 1];
+        --pos;
+    }
+    list[pos] = c;
+}
+
+// One warp per pivot, a contiguous range of pivots per warp (the item of the next
+// pivot is this one or a later one).  Shared memory: gain_scratch.
+__global__ void gain_kernel(const Item* items, int n_items, int64_t n_pivots, const double* dist, int64_t stride,
+                            const double* inv_sd, const int64_t* window_offset, GainArgs g, GainOut out) {
     extern __shared__ double smem[];
-    const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5, wpb = blockDim.x >> 5;
-    const size_t per_warp = (size_t)3 * N * sizeof(double) + (size_t)2 * N * sizeof(int32_t) + (size_t)C * sizeof(int32_t);
-    const size_t per_warp_al = (per_warp + 15) & ~size_t(15);
-    char* base_ptr = reinterpret_cast<char*>(smem) + wib * per_warp_al;
-    double* sd = reinterpret_cast<double*>(base_ptr);
-    double* od = sd + N;
-    double* suml = od + N;
-    int32_t* sy = reinterpret_cast<int32_t*>(suml + N);
-    int32_t* oy = sy + N;
-    int32_t* base = oy + N;
-    long long* gi = reinterpret_cast<long long*>(sd);
-    const unsigned lemask = (lane == 31) ? kFull : ((1u << (lane + 1)) - 1u);
-    // this warp's own best-k list (sorted, best first, g = -1 marks empty slots), kept
-    // across launches; `worst` is the gain of its last entry (-1 while not full)
-    DevCand* list = top ? top + ((int64_t)blockIdx.x * wpb + wib) * k : nullptr;
-    long long worst = list ? list[k - 1].g : -1;
-    // a contiguous range of pivots per warp: the item of the next pivot is this one or a later one
-    const int64_t nw = (int64_t)gridDim.x * wpb, per = (n_piv + nw - 1) / nw;
-    const int64_t pv0 = ((int64_t)blockIdx.x * wpb + wib) * per, pv1 = min(n_piv, pv0 + per);
-    int idx = pv0 < pv1 ? find_item_by_pivot(items, n_items, pv0) : 0;
+    const int N = g.n_series;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    const GainScratch w = gain_scratch(reinterpret_cast<char*>(smem), warp, N, g.n_classes);
+    const int64_t list_index = (int64_t)blockIdx.x * warps + warp;
+    // this warp's own best-k list, kept across launches; `worst`: the gain of its
+    // last entry (-1 while not full)
+    Cand* list = out.lists ? out.lists + list_index * out.k : nullptr;
+    long long worst = list ? list[out.k - 1].g : -1;
+    const int64_t n_warps = (int64_t)gridDim.x * warps, per = (n_pivots + n_warps - 1) / n_warps;
+    const int64_t pv0 = list_index * per, pv1 = min(n_pivots, pv0 + per);
+    int idx = pv0 < pv1 ? last_at_most(n_items, pv0, [&](int i) { return items[i].pivot_base; }) : 0;
     for (int64_t pv = pv0; pv < pv1; ++pv) {
         while (idx + 1 < n_items && items[idx + 1].pivot_base <= pv) ++idx;
-        const Item it = items[idx];
+        const Item& it = items[idx];  // fields read where used (72 registers rather than 80)
         const int64_t p = pv - it.pivot_base;
-        if (ISD[so[(int64_t)it.li * N + it.s] + p] == 0.0) {  // flat: not a candidate
-            if (lane == 0 && !top) outG[pv] = -1;
+        long long best = -1;
+        if (!pivot_is_flat(inv_sd[window_offset[(int64_t)it.length_index * N + it.source] + p])) {
+            load_pivot(g, dist, stride, pv, w, lane);
+            sort_order_line(N, w, lane);
+            best = split_gains(g, w, lane);
+        }
+        // flat, no valid split, or (best-k lists) a gain below the list's last entry:
+        // not a candidate (a candidate needs a gain >= that of the entry it would replace)
+        if (best < 0 || (list && worst >= 0 && best < worst)) {
+            if (lane == 0 && !list) out.gain[pv] = -1;
             continue;
         }
-        for (int j = lane; j < N; j += 32) {
-            double d = D[(int64_t)j * Pb + pv];
-            if (partner) d = op == TS_SHAPELET_AND ? fmax(d, partner[j]) : fmin(d, partner[j]);
-            sd[j] = d;
-            sy[j] = y[j];
-        }
-        for (int c = lane; c < C; c += 32) base[c] = 0;
-        __syncwarp();
-        // rank = position on the order line: the number of smaller distances, plus (ties)
-        // the number of equal ones at smaller indexes.  The ranks of smaller distances sum
-        // to N(N-1)/2 exactly when there are no ties; only then is the second count skipped.
-        int32_t* rk = reinterpret_cast<int32_t*>(suml);  // scratch until the prefix sums
-        int rsum = 0;
-        for (int j = lane; j < N; j += 32) {
-            const double dj = sd[j];
-            int r = 0;
-#pragma unroll 8
-            for (int i = 0; i < N; ++i) r += sd[i] < dj;
-            rk[j] = r;
-            rsum += r;
-        }
-        for (int off = 16; off > 0; off >>= 1) rsum += __shfl_xor_sync(kFull, rsum, off);
-        if (rsum != N * (N - 1) / 2)
-            for (int j = lane; j < N; j += 32) {
-                const double dj = sd[j];
-                int e = 0;
-                for (int i = 0; i < j; ++i) e += sd[i] == dj;
-                rk[j] += e;
-            }
-        for (int j = lane; j < N; j += 32) {
-            const int r = rk[j];
-            od[r] = sd[j];
-            oy[r] = sy[j];
-        }
-        __syncwarp();
-        // the gain of every split between distinct neighbours (-1 elsewhere), and the best
-        long long bg = -1;
-        for (int k0 = 0; k0 < N; k0 += 32) {
-            const int i = k0 + lane;
-            const int yi = i < N ? oy[i] : -1;
-            int64_t TL = 0, TR = 0;
-            for (int c = 0; c < C; ++c) {
-                const unsigned m = __ballot_sync(kFull, yi == c);
-                const int l = base[c] + __popc(m & lemask);
-                TL += T[l];
-                TR += T[tot[c] - l];
-            }
-            __syncwarp();
-            for (int c = 0; c < C; ++c) {
-                const unsigned m = __ballot_sync(kFull, yi == c);
-                if (lane == 0) base[c] += __popc(m);
-            }
-            __syncwarp();
-            if (i + 1 < N) {
-                long long g = -1;
-                if (od[i] < od[i + 1]) {
-                    const int64_t nL = i + 1, nR = N - nL;
-                    g = base_g - (T[nL] - TL) - (T[nR] - TR);
-                }
-                gi[i] = g;
-                if (g > bg) bg = g;
-            }
-        }
-        for (int off = 16; off > 0; off >>= 1) bg = max(bg, __shfl_xor_sync(kFull, bg, off));
-        __syncwarp();
-        // no valid split, or (best-k lists) a gain below the list's last entry: not a candidate
-        // (a candidate needs a gain >= that of the entry it would replace)
-        if (bg < 0 || (list && worst >= 0 && bg < worst)) {
-            if (lane == 0 && !top) outG[pv] = -1;
-            continue;
-        }
-        // prefix sums in the CPU's order, then the best gap among the splits of gain bg
+        const SplitChoice choice = best_split_of_gain(N, best, w, lane);
         if (lane == 0) {
-            double s = 0;
-            for (int i = 0; i < N; ++i) { s = hd::add(s, od[i]); suml[i] = s; }
-        }
-        __syncwarp();
-        const double total = suml[N - 1];
-        int64_t bi = INT64_MAX;
-        double bgap = 0;
-        for (int i = lane; i + 1 < N; i += 32) {
-            if (gi[i] != bg) continue;
-            const int64_t nL = i + 1, nR = N - nL;
-            const double gap = split_gap(suml[i], total, nL, nR);
-            if (bi == INT64_MAX || split_better(bg, gap, i, bg, bgap, bi)) { bgap = gap; bi = i; }
-        }
-        for (int off = 16; off > 0; off >>= 1) {
-            const double ogap = __shfl_xor_sync(kFull, bgap, off);
-            const int64_t oi = __shfl_xor_sync(kFull, bi, off);
-            if (oi != INT64_MAX && (bi == INT64_MAX || split_better(bg, ogap, oi, bg, bgap, bi))) { bgap = ogap; bi = oi; }
-        }
-        if (lane == 0) {
-            if (!top) {
-                outG[pv] = bg;
-                outGap[pv] = bgap;
-                outThr[pv] = midpoint(od[bi], od[bi + 1]);
+            const double thr = midpoint(w.sorted[choice.i], w.sorted[choice.i + 1]);
+            if (!list) {
+                out.gain[pv] = best;
+                out.gap[pv] = choice.gap;
+                out.thr[pv] = thr;
             } else {
-                DevCand c;
-                c.g = bg; c.gap = bgap; c.thr = midpoint(od[bi], od[bi + 1]);
-                c.row = it.row; c.s = it.s; c.p = (int32_t)p; c.L = it.L; c.pad = 0;
-                if (list[k - 1].g < 0 || dev_better(c, list[k - 1])) {
-                    int pos = k - 1;
-                    while (pos > 0 && (list[pos - 1].g < 0 || dev_better(c, list[pos - 1]))) {
-                        list[pos] = list[pos - 1];
-                        --pos;
-                    }
-                    list[pos] = c;
-                }
-                worst = list[k - 1].g;
+                Cand c;
+                c.g = best;
+                c.gap = choice.gap;
+                c.thr = thr;
+                c.row = it.row;
+                c.s = it.source;
+                c.p = (int32_t)p;
+                c.L = it.length;
+                keep_in_list(list, out.k, c);
+                worst = list[out.k - 1].g;
             }
         }
         if (list) worst = __shfl_sync(kFull, worst, 0);
@@ -532,39 +632,530 @@ __global__ void gain_kernel(const Item* items, int n_items, int64_t n_piv, int N
     }
 }
 
-// The k best of all warps' lists (n entries, g < 0: empty) into out[0..k), best first
-// (g = -1 past the last candidate).  One block; marks the taken entries in `top`.
-__global__ void __launch_bounds__(1024) merge_kernel(DevCand* top, int64_t n, int k, DevCand* out) {
+// The k best of all warps' lists (n entries, g < 0: empty) into best[0..k), best first
+// (g = -1 past the last candidate).  One block; marks the taken entries in `lists`.
+__global__ void __launch_bounds__(1024) merge_kernel(Cand* lists, int64_t n, int k, Cand* best) {
     __shared__ int64_t bidx[1024];
     const int tid = threadIdx.x;
     for (int r = 0; r < k; ++r) {
-        int64_t best = -1;
+        int64_t b = -1;
         for (int64_t q = tid; q < n; q += blockDim.x)
-            if (top[q].g >= 0 && (best < 0 || dev_better(top[q], top[best]))) best = q;
-        bidx[tid] = best;
+            if (lists[q].g >= 0 && (b < 0 || cand_better(lists[q], lists[b]))) b = q;
+        bidx[tid] = b;
         __syncthreads();
         for (int w = blockDim.x / 2; w > 0; w >>= 1) {
             if (tid < w) {
                 const int64_t o = bidx[tid + w], m = bidx[tid];
-                if (o >= 0 && (m < 0 || dev_better(top[o], top[m]))) bidx[tid] = o;
+                if (o >= 0 && (m < 0 || cand_better(lists[o], lists[m]))) bidx[tid] = o;
             }
             __syncthreads();
         }
         if (tid == 0) {
             const int64_t w = bidx[0];
             if (w >= 0) {
-                out[r] = top[w];
-                top[w].g = -2;
+                best[r] = lists[w];
+                lists[w].g = -2;
             } else {
-                out[r].g = -1;
+                best[r].g = -1;
             }
         }
         __syncthreads();
     }
 }
 
-}  // namespace
+// ---- host: the plan -------------------------------------------------------------------
 
+// Device properties the plan depends on.
+struct DeviceLimits {
+    int sms = 1;
+    int smem_optin = 48 * 1024;
+};
+
+DeviceLimits device_limits() {
+    DeviceLimits lim;
+    int dev = 0;
+    check(cudaGetDevice(&dev), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&lim.sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
+    check(cudaDeviceGetAttribute(&lim.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
+          "cudaDeviceGetAttribute");
+    return lim;
+}
+
+// The GPU cannot take this input: a warp of gain_kernel holds the order line
+// of every series in shared memory.  TS_GPU_LIMIT (54000) makes auto mode run
+// the call on the CPU.
+[[noreturn]] void gpu_cannot_take_series(int n_series) {
+    throw Error(TS_GPU_LIMIT, kProgramLimitExceeded,
+                format("too many training series (%d) for the shared memory of the GPU shapelet engine", n_series),
+                "SET tsmine.backend = auto or cpu for this query.");
+}
+
+// Where each series goes in the concatenation.
+struct SeriesLayout {
+    std::vector<int64_t> offset, length;
+    int64_t total = 0, longest = 0;
+};
+
+SeriesLayout series_layout(const Subset& d) {
+    SeriesLayout sl;
+    for (size_t j = 0; j < d.x.size(); ++j) {
+        sl.offset.push_back(sl.total);
+        sl.length.push_back(d.n[j]);
+        sl.total += d.n[j];
+        sl.longest = std::max(sl.longest, d.n[j]);
+    }
+    return sl;
+}
+
+size_t count_items(const Subset& d, const std::vector<int>& lengths) {
+    size_t n = 0;
+    for (int L : lengths)
+        for (int64_t len : d.n) n += len >= L;
+    return n;
+}
+
+// The first part of the one allocation: what the host prepares, written in
+// place into a staging buffer of the same layout and uploaded in one copy
+// (offsets into both).  Per length (index into `lengths`, N entries per
+// length for the first two): see WindowArgs and StartTableArgs.
+struct Upload {
+    size_t values, offset, length, labels, entropy, class_total, items, partner;
+    size_t window_offset, window_start, lengths, windows, length_offset, first_block;
+    size_t end;
+};
+
+Upload reserve_upload(tsm::gpu::Arena& ar, const Subset& d, const SeriesLayout& sl, size_t entropy_size,
+                      size_t n_items, size_t n_lengths, bool partner) {
+    const size_t N = d.x.size();
+    Upload up;
+    up.values = ar.take<double>(sl.total);
+    up.offset = ar.take<int64_t>(N);
+    up.length = ar.take<int64_t>(N);
+    up.labels = ar.take<int32_t>(N);
+    up.entropy = ar.take<int64_t>(entropy_size);
+    up.class_total = ar.take<int64_t>(d.C);
+    up.items = ar.take<Item>(n_items);
+    up.partner = ar.take<double>(partner ? N : 0);
+    up.window_offset = ar.take<int64_t>(n_lengths * N);
+    up.window_start = ar.take<int64_t>(n_lengths * N);
+    up.lengths = ar.take<int32_t>(n_lengths);
+    up.windows = ar.take<int64_t>(n_lengths);
+    up.length_offset = ar.take<int64_t>(n_lengths);
+    up.first_block = ar.take<int64_t>(n_lengths);
+    up.end = ar.off;
+    return up;
+}
+
+// The planning tables in the staging buffer (filled by stage_inputs and make_plan).
+struct Staged {
+    Item* items;
+    int64_t *window_offset, *window_start;
+    int32_t* lengths;
+    int64_t *windows, *length_offset, *first_block;
+};
+
+// Writes the series, labels, gain tables, partner and the lengths with their
+// window counts into the staging buffer.
+Staged stage_inputs(unsigned char* stage, const Upload& up, const Subset& d, const SeriesLayout& sl,
+                    const GainTables& gt, const Partner& partner, const std::vector<int>& lengths) {
+    const size_t N = d.x.size();
+    auto put = [&](size_t o, const void* src, size_t bytes) { if (bytes) std::memcpy(stage + o, src, bytes); };
+    for (size_t j = 0; j < N; ++j)
+        put(up.values + (size_t)sl.offset[j] * sizeof(double), d.x[j], (size_t)d.n[j] * sizeof(double));
+    put(up.offset, sl.offset.data(), N * sizeof(int64_t));
+    put(up.length, sl.length.data(), N * sizeof(int64_t));
+    put(up.labels, d.y.data(), N * sizeof(int32_t));
+    put(up.entropy, gt.entropy.data(), gt.entropy.size() * sizeof(int64_t));
+    put(up.class_total, gt.class_total.data(), gt.class_total.size() * sizeof(int64_t));
+    if (partner.d) put(up.partner, partner.d, N * sizeof(double));
+    Staged st;
+    st.items = reinterpret_cast<Item*>(stage + up.items);
+    st.window_offset = reinterpret_cast<int64_t*>(stage + up.window_offset);
+    st.window_start = reinterpret_cast<int64_t*>(stage + up.window_start);
+    st.lengths = reinterpret_cast<int32_t*>(stage + up.lengths);
+    st.windows = reinterpret_cast<int64_t*>(stage + up.windows);
+    st.length_offset = reinterpret_cast<int64_t*>(stage + up.length_offset);
+    st.first_block = reinterpret_cast<int64_t*>(stage + up.first_block);
+    for (size_t l = 0; l < lengths.size(); ++l) {
+        st.lengths[l] = lengths[l];
+        int64_t e = 0;
+        for (size_t j = 0; j < N; ++j) e += std::max<int64_t>(0, d.n[j] - lengths[l] + 1);
+        st.windows[l] = e;
+    }
+    return st;
+}
+
+// Lengths [l0, l1) whose windows share one set of window arrays (and one start
+// table), launches [c0, c1); entries: their windows, blocks: start_table_kernel's.
+struct Group {
+    size_t l0, l1;
+    int64_t entries, blocks;
+    bool use_table;
+    size_t c0, c1;
+};
+// Items [i0, i1) launched together: their pivots (rows of the distance matrix),
+// tasks and estimated cost (cell updates).
+struct Launch {
+    size_t i0, i1;
+    int64_t pivots, tasks;
+    double cost;
+};
+struct Plan {
+    std::vector<Group> groups;
+    std::vector<Launch> launches;
+    int64_t max_entries = 0, max_pivots = 0, max_table = 0;
+};
+
+// The group of lengths from l0 on (at most kStatsEntries windows, and a table
+// within table_cap when the first length's fits): the window offsets of every
+// series at each of its lengths.
+Group plan_group(const Subset& d, const std::vector<int>& lengths, size_t l0, int64_t table_cap, const Staged& st) {
+    const int N = (int)d.x.size();
+    Group g{l0, l0, 0, 0, false, 0, 0};
+    g.use_table = table_cap > 0 && (int64_t)N * st.windows[l0] <= table_cap;
+    for (size_t l = l0; l < lengths.size(); ++l) {
+        const int64_t e = st.windows[l];
+        if (l > l0 && (g.entries + e > kStatsEntries || (g.use_table && (int64_t)N * (g.entries + e) > table_cap)))
+            break;
+        st.length_offset[l] = g.entries;
+        st.first_block[l] = g.blocks;
+        int64_t o = g.entries;
+        for (int j = 0; j < N; ++j) {
+            st.window_start[l * N + j] = o;
+            st.window_offset[l * N + j] = d.n[j] >= lengths[l] ? o : -1;
+            if (d.n[j] >= lengths[l]) o += d.n[j] - lengths[l] + 1;
+        }
+        g.entries += e;
+        g.blocks += (e + kStartThreads - 1) / kStartThreads;
+        g.l1 = l + 1;
+    }
+    return g;
+}
+
+// The items (source, length) of a group, from items[n] on; returns the new count.
+size_t write_items(const Subset& d, const std::vector<int>& lengths, const Group& g, Item* items, size_t n) {
+    for (size_t li = 0; li < g.l1 - g.l0; ++li) {
+        const int L = lengths[g.l0 + li];
+        const int64_t group_rows = rows_per_group(L);
+        for (int s = 0; s < (int)d.x.size(); ++s) {
+            if (d.n[s] < L) continue;
+            Item& it = items[n++];
+            it = Item{};
+            it.source = s;
+            it.length_index = (int32_t)li;
+            it.length = L;
+            it.pivots = (int32_t)(d.n[s] - L + 1);
+            it.rows_per_group = (int32_t)group_rows;
+            it.row_groups = (int32_t)((it.pivots + group_rows - 1) / group_rows);
+            it.row = d.row[s];
+        }
+    }
+    return n;
+}
+
+// Cuts items [i0, i1) into launches of at most pivot_cap pivots and about
+// kLaunchCost cell updates (cells: pivots × the values of all series).
+void plan_launches(Item* items, size_t i0, size_t i1, int N, int64_t pivot_cap, int64_t total_values,
+                   std::vector<Launch>& launches) {
+    double c = 0;
+    Launch ch{i0, i0, 0, 0, 0};
+    for (size_t i = i0; i < i1; ++i) {
+        Item& it = items[i];
+        const double cost = (double)it.pivots * (double)total_values;
+        if (ch.i1 > ch.i0 && (ch.pivots + it.pivots > pivot_cap || c + cost > kLaunchCost)) {
+            ch.cost = c;
+            launches.push_back(ch);
+            ch = Launch{i, i, 0, 0, 0};
+            c = 0;
+        }
+        it.pivot_base = ch.pivots;
+        it.task_base = ch.tasks;
+        ch.pivots += it.pivots;
+        ch.tasks += (int64_t)it.row_groups * N;
+        c += cost;
+        ch.i1 = i + 1;
+    }
+    ch.cost = c;
+    if (ch.i1 > ch.i0) launches.push_back(ch);
+}
+
+// The plan of the whole call: length groups, the launches within each; every
+// buffer is sized once from it.
+Plan make_plan(const Subset& d, const std::vector<int>& lengths, const SeriesLayout& sl, int64_t table_cap,
+               const Staged& st) {
+    const int N = (int)d.x.size();
+    const int64_t pivot_cap = std::max<int64_t>(sl.longest, (int64_t)(kMaxBatchBytes / ((size_t)N * sizeof(double))));
+    Plan plan;
+    size_t n_items = 0;
+    for (size_t l0 = 0; l0 < lengths.size();) {
+        Group g = plan_group(d, lengths, l0, table_cap, st);
+        const size_t i0 = n_items;
+        n_items = write_items(d, lengths, g, st.items, n_items);
+        g.c0 = plan.launches.size();
+        plan_launches(st.items, i0, n_items, N, pivot_cap, sl.total, plan.launches);
+        g.c1 = plan.launches.size();
+        plan.groups.push_back(g);
+        plan.max_entries = std::max(plan.max_entries, g.entries);
+        if (g.use_table) plan.max_table = std::max(plan.max_table, (int64_t)N * g.entries);
+        l0 = g.l1;
+    }
+    for (const Launch& ch : plan.launches) plan.max_pivots = std::max(plan.max_pivots, ch.pivots);
+    return plan;
+}
+
+// ---- host: kernels, buffers, launches ----------------------------------------------------
+
+using DistKernel = void (*)(const Item*, int, int64_t, SeriesArgs, WindowArgs, StartTableArgs, DistArgs);
+
+struct KernelConfig {
+    DistKernel dist;
+    size_t dist_smem;
+    int carry_in_shared;
+    int dist_blocks;
+    int64_t max_windows;  // windows of the longest series at the shortest length
+    size_t gain_smem;
+    int gain_warps;       // per block
+    int gain_blocks_max;
+    bool device_lists;    // k <= kDeviceTopK: best-k lists on the device
+    int64_t n_lists;
+};
+
+// dist_kernel (rows per lane: up to 1, 2 or 4; carries in shared memory when
+// they fit) and gain_kernel (up to 8 warps a block, half the shared memory).
+KernelConfig configure_kernels(const DeviceLimits& lim, const Tuning& tune, int N, int C, int64_t max_windows, int k) {
+    KernelConfig kc;
+    kc.dist = tune.rows_per_lane >= 4 ? dist_kernel<4> : tune.rows_per_lane >= 2 ? dist_kernel<2> : dist_kernel<1>;
+    kc.max_windows = max_windows;
+    kc.dist_smem = (size_t)kDistWarps * 2 * max_windows * sizeof(double);
+    kc.carry_in_shared = kc.dist_smem <= (size_t)std::min(lim.smem_optin, 100 * 1024);
+    if (!kc.carry_in_shared) kc.dist_smem = 0;
+    check(cudaFuncSetAttribute(kc.dist, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kc.dist_smem),
+          "cudaFuncSetAttribute");
+    int blocks_per_sm = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kc.dist, kDistWarps * 32, kc.dist_smem),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    kc.dist_blocks = std::max(1, blocks_per_sm) * lim.sms;
+    const size_t per_warp = gain_warp_bytes(N, C);
+    kc.gain_warps = (int)std::max<size_t>(1, std::min<size_t>(8, (size_t)lim.smem_optin / 2 / per_warp));
+    kc.gain_smem = per_warp * kc.gain_warps;
+    check(cudaFuncSetAttribute(gain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kc.gain_smem),
+          "cudaFuncSetAttribute");
+    blocks_per_sm = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, gain_kernel, kc.gain_warps * 32, kc.gain_smem),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    kc.gain_blocks_max = std::max(1, blocks_per_sm) * lim.sms;
+    kc.device_lists = k <= kDeviceTopK;
+    kc.n_lists = (int64_t)kc.gain_blocks_max * kc.gain_warps;
+    return kc;
+}
+
+// The device side of the call: typed pointers into the one allocation.
+struct Device {
+    unsigned char* base;
+    size_t zero_begin, zero_end;  // zeroed before the first launch
+    SeriesArgs series;
+    GainArgs gain;
+    const Item* items;
+    const int64_t *window_offset, *window_start, *windows, *length_offset, *first_block;
+    const int32_t* lengths;
+    uint8_t* has_flat;
+    unsigned long long* next_task;  // per launch
+    double *mean, *inv_sd, *table, *dist, *carry;
+    double2* terms;
+    Cand *lists, *best;                                          // device_lists
+    int64_t* pivot_gain;                                         // !device_lists
+    double *pivot_gap, *pivot_thr;
+};
+
+// After the upload: what is zeroed, then the rest; one allocation.
+Device allocate_device(tsm::gpu::Arena& ar, const Upload& up, const Plan& plan, const KernelConfig& kc,
+                       const Subset& d, size_t n_lengths, int k, const GainTables& gt, const Partner& partner) {
+    const size_t N = d.x.size();
+    const bool lists = kc.device_lists;
+    const size_t has_flat = ar.take<uint8_t>(n_lengths * N);
+    const size_t next_task = ar.take<unsigned long long>(plan.launches.size());
+    const size_t zero_end = ar.off;
+    const size_t mean = ar.take<double>(plan.max_entries), inv_sd = ar.take<double>(plan.max_entries);
+    const size_t terms = ar.take<double2>(plan.max_entries), table = ar.take<double>(plan.max_table);
+    const size_t dist = ar.take<double>((size_t)plan.max_pivots * N);
+    const size_t carry_doubles = (size_t)kc.dist_blocks * kDistWarps * 2 * kc.max_windows;
+    const size_t carry = ar.take<double>(kc.carry_in_shared ? 0 : carry_doubles);
+    const size_t list = ar.take<Cand>(lists ? (size_t)kc.n_lists * k : 0), best = ar.take<Cand>(lists ? k : 0);
+    const size_t per_pivot = lists ? 0 : plan.max_pivots;
+    const size_t gain = ar.take<int64_t>(per_pivot), gap = ar.take<double>(per_pivot), thr = ar.take<double>(per_pivot);
+    ar.allocate("shapelet device memory");
+    Device dev;
+    dev.base = ar.at<unsigned char>(0);
+    dev.zero_begin = has_flat;
+    dev.zero_end = zero_end;
+    dev.series = SeriesArgs{ar.at<const double>(up.values), ar.at<const int64_t>(up.offset),
+                            ar.at<const int64_t>(up.length), (int)N};
+    dev.gain = GainArgs{(int)N, d.C, ar.at<const int32_t>(up.labels), ar.at<const int64_t>(up.entropy),
+                        ar.at<const int64_t>(up.class_total), gt.base,
+                        partner.d ? ar.at<const double>(up.partner) : nullptr, partner.op};
+    dev.items = ar.at<const Item>(up.items);
+    dev.window_offset = ar.at<const int64_t>(up.window_offset);
+    dev.window_start = ar.at<const int64_t>(up.window_start);
+    dev.lengths = ar.at<const int32_t>(up.lengths);
+    dev.windows = ar.at<const int64_t>(up.windows);
+    dev.length_offset = ar.at<const int64_t>(up.length_offset);
+    dev.first_block = ar.at<const int64_t>(up.first_block);
+    dev.has_flat = ar.at<uint8_t>(has_flat);
+    dev.next_task = ar.at<unsigned long long>(next_task);
+    dev.mean = ar.at<double>(mean);
+    dev.inv_sd = ar.at<double>(inv_sd);
+    dev.terms = ar.at<double2>(terms);
+    dev.table = ar.at<double>(table);
+    dev.dist = ar.at<double>(dist);
+    dev.carry = kc.carry_in_shared ? nullptr : ar.at<double>(carry);
+    dev.lists = lists ? ar.at<Cand>(list) : nullptr;
+    dev.best = lists ? ar.at<Cand>(best) : nullptr;
+    dev.pivot_gain = lists ? nullptr : ar.at<int64_t>(gain);
+    dev.pivot_gap = lists ? nullptr : ar.at<double>(gap);
+    dev.pivot_thr = lists ? nullptr : ar.at<double>(thr);
+    return dev;
+}
+
+WindowArgs window_args(const Device& dev, const Group& g) {
+    const int N = dev.series.count;
+    return WindowArgs{dev.window_offset + g.l0 * N, dev.lengths + g.l0, (int)(g.l1 - g.l0), dev.mean,
+                      dev.inv_sd, dev.terms, dev.has_flat + g.l0 * N};
+}
+
+StartTableArgs table_args(const Device& dev, const Group& g) {
+    const int N = dev.series.count;
+    return StartTableArgs{dev.window_start + g.l0 * N, dev.windows + g.l0, dev.length_offset + g.l0,
+                          dev.first_block + g.l0, g.use_table ? dev.table : nullptr};
+}
+
+// Window statistics, recurrence terms and (when the group has one) the start table of a group.
+void launch_group(const Device& dev, const Group& g, const WindowArgs& win, const StartTableArgs& table,
+                  cudaStream_t stream) {
+    const int N = dev.series.count;
+    const int64_t pairs = (int64_t)win.n_lengths * N;  // (length, series)
+    stats_kernel<<<(unsigned)std::min<int64_t>((pairs + 3) / 4, 65535), 128, 0, stream>>>(dev.series, win);
+    check(cudaGetLastError(), "stats_kernel launch");
+    terms_kernel<<<(unsigned)std::min<int64_t>(pairs, 65535), 128, 0, stream>>>(dev.series, win);
+    check(cudaGetLastError(), "terms_kernel launch");
+    if (!g.use_table) return;
+    const dim3 grid((unsigned)g.blocks, (unsigned)((N + kStartSources - 1) / kStartSources));
+    start_table_kernel<<<grid, kStartThreads, 0, stream>>>(dev.series, win, table);
+    check(cudaGetLastError(), "start_table_kernel launch");
+}
+
+// The distances and gains of one launch (launch index li).
+void launch_scoring(const Device& dev, const Plan& plan, size_t li, const WindowArgs& win,
+                    const StartTableArgs& table, const KernelConfig& kc, int k, cudaStream_t stream) {
+    const Launch& ch = plan.launches[li];
+    const Item* items = dev.items + ch.i0;
+    const int n_items = (int)(ch.i1 - ch.i0);
+    const DistArgs da{dev.dist, plan.max_pivots, dev.next_task + li, dev.carry, kc.max_windows, kc.carry_in_shared};
+    kc.dist<<<kc.dist_blocks, kDistWarps * 32, kc.dist_smem, stream>>>(items, n_items, ch.tasks, dev.series, win,
+                                                                       table, da);
+    check(cudaGetLastError(), "dist_kernel launch");
+    const int blocks = (int)std::min<int64_t>(kc.gain_blocks_max, (ch.pivots + kc.gain_warps - 1) / kc.gain_warps);
+    const GainOut out{dev.lists, k, dev.pivot_gain, dev.pivot_gap, dev.pivot_thr};
+    gain_kernel<<<blocks, kc.gain_warps * 32, kc.gain_smem, stream>>>(items, n_items, ch.pivots, dev.dist,
+                                                                      plan.max_pivots, win.inv_sd,
+                                                                      win.window_offset, dev.gain, out);
+    check(cudaGetLastError(), "gain_kernel launch");
+}
+
+// (gain, gap, threshold) per pivot of a launch, on the host (k > kDeviceTopK).
+struct PivotResults {
+    std::vector<int64_t> gain;
+    std::vector<double> gap, thr;
+};
+
+void copy_pivot_results(const Device& dev, const Launch& ch, PivotResults& h, cudaStream_t stream) {
+    check(cudaMemcpyAsync(h.gain.data(), dev.pivot_gain, ch.pivots * sizeof(int64_t), cudaMemcpyDeviceToHost, stream),
+          "copy gains");
+    check(cudaMemcpyAsync(h.gap.data(), dev.pivot_gap, ch.pivots * sizeof(double), cudaMemcpyDeviceToHost, stream),
+          "copy gaps");
+    check(cudaMemcpyAsync(h.thr.data(), dev.pivot_thr, ch.pivots * sizeof(double), cudaMemcpyDeviceToHost, stream),
+          "copy thresholds");
+}
+
+void collect_pivot_results(const Item* items, const Launch& ch, const PivotResults& h, TopK& best) {
+    for (size_t i = ch.i0; i < ch.i1; ++i) {
+        const Item& it = items[i];
+        for (int64_t p = 0; p < it.pivots; ++p) {
+            const int64_t q = it.pivot_base + p;
+            if (h.gain[q] < 0) continue;
+            Cand c;
+            c.g = h.gain[q];
+            c.gap = h.gap[q];
+            c.thr = h.thr[q];
+            c.s = it.source;
+            c.p = (int32_t)p;
+            c.L = it.length;
+            c.row = it.row;
+            best.add(c);
+        }
+    }
+}
+
+// Kernel time, from the first launch after a wait to the next wait; launches
+// queue up without host round trips in between (tsm::gpu::wait polls for cancel).
+struct LaunchClock {
+    LaunchClock(tsm::gpu::Stream& s, TsExec* e) : stream(s), timer(s), ex(e) {}
+    tsm::gpu::Stream& stream;
+    tsm::gpu::EventTimer timer;
+    TsExec* ex;
+    double kernel_ms = 0, since_wait = 0;  // since_wait: estimated cell updates
+    bool timing = false;
+    void start() {
+        if (!timing) { timer.start(); timing = true; }
+    }
+    void wait() {
+        timer.stop();
+        tsm::gpu::wait(stream, ex);
+        kernel_ms += timer.ms();
+        timing = false;
+        since_wait = 0;
+    }
+};
+
+// Every launch of the plan: a wait after about kLaunchCost of work (per launch
+// when results come back per pivot); with device lists, merge_kernel after the last.
+void run_launches(const Device& dev, const Plan& plan, const KernelConfig& kc, const Item* host_items, int k,
+                  LaunchClock& clock, TopK& best) {
+    PivotResults h;
+    if (!kc.device_lists) {
+        h.gain.resize(plan.max_pivots);
+        h.gap.resize(plan.max_pivots);
+        h.thr.resize(plan.max_pivots);
+    }
+    for (size_t gi = 0; gi < plan.groups.size(); ++gi) {
+        const Group& g = plan.groups[gi];
+        const WindowArgs win = window_args(dev, g);
+        const StartTableArgs table = table_args(dev, g);
+        clock.start();
+        launch_group(dev, g, win, table, clock.stream);
+        for (size_t li = g.c0; li < g.c1; ++li) {
+            clock.start();
+            launch_scoring(dev, plan, li, win, table, kc, k, clock.stream);
+            if (!kc.device_lists) copy_pivot_results(dev, plan.launches[li], h, clock.stream);
+            clock.since_wait += plan.launches[li].cost;
+            const bool last = gi + 1 == plan.groups.size() && li + 1 == g.c1;
+            if (kc.device_lists && last) {
+                merge_kernel<<<1, 1024, 0, clock.stream>>>(dev.lists, kc.n_lists * k, k, dev.best);
+                check(cudaGetLastError(), "merge_kernel launch");
+            }
+            if (!kc.device_lists || clock.since_wait >= kLaunchCost || last) clock.wait();
+            if (!kc.device_lists) collect_pivot_results(host_items, plan.launches[li], h, best);
+        }
+    }
+}
+
+void collect_device_best(const Device& dev, int k, tsm::gpu::Stream& stream, TopK& best) {
+    std::vector<Cand> out(k);
+    check(cudaMemcpyAsync(out.data(), dev.best, (size_t)k * sizeof(Cand), cudaMemcpyDeviceToHost, stream), "copy best");
+    stream.sync();
+    for (const Cand& c : out) best.add(c);  // g < 0 past the last candidate: not added
+}
+
+}  // namespace
 
 std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int k, const Partner& partner,
                            TsExec* ex) {
@@ -574,324 +1165,37 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     TopK best(k);
     if (lengths.empty()) return best.take();
     const Tuning tune = tuning();
-
-    int dev = 0, sms = 1, smem_optin = 48 * 1024;
-    check(cudaGetDevice(&dev), "cudaGetDevice");
-    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
-    check(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "cudaDeviceGetAttribute");
-
-    // the gain kernel's shared memory per warp
-    const size_t gain_per_warp =
-        (((size_t)3 * N * sizeof(double) + (size_t)2 * N * sizeof(int32_t) + (size_t)C * sizeof(int32_t)) + 15) & ~size_t(15);
-    if (gain_per_warp > (size_t)smem_optin)
-        // the GPU cannot take it: auto mode runs it on the CPU (TS_GPU_OUT_OF_MEMORY)
-        throw Error(TS_GPU_OUT_OF_MEMORY, "54000",
-                    format("too many training series (%d) for the shared memory of the GPU shapelet engine", N),
-                    "SET tsmine.backend = auto or cpu for this query.");
-    const int gain_wpb = (int)std::max<size_t>(1, std::min<size_t>(8, (size_t)smem_optin / 2 / gain_per_warp));
+    const DeviceLimits lim = device_limits();
+    if (gain_warp_bytes(N, C) > (size_t)lim.smem_optin) gpu_cannot_take_series(N);
 
     tsm::gpu::Stream stream;
-    tsm::gpu::EventTimer timer(stream);
-    double kernel_ms = 0;
+    LaunchClock clock(stream, ex);
+    const SeriesLayout sl = series_layout(d);
+    const GainTables gt = gain_tables(d);
 
-    // series, labels, entropy table
-    std::vector<int64_t> xo(N), xn(N);
-    int64_t total = 0, longest = 0;
-    for (int j = 0; j < N; ++j) { xo[j] = total; xn[j] = d.n[j]; total += d.n[j]; longest = std::max(longest, d.n[j]); }
-    const auto Th = entropy_table(N);
-    std::vector<int64_t> toth(C, 0);
-    for (int32_t c : d.y) ++toth[c];
-    int64_t Ttot = 0;
-    for (int c = 0; c < C; ++c) Ttot += Th[toth[c]];
-    const int64_t base_g = Th[N] - Ttot;
-
-    // ---- the plan of the whole call: length groups (window statistics and F table
-    // that fit), and launches (chunks) within each group; every buffer is sized once
-    // from it.  Per length (index gl into `lengths`): the windows of each series in
-    // its group's arrays (so: offset or -1; st: offset, the next one for a series
-    // shorter than the length), their number E, the group offset eoff of the first,
-    // and fblk, the first f_kernel block of the length within its group.  All of it,
-    // with the series, labels and work items, is written straight into the staging
-    // buffer of the one upload (its layout: the first part of the device memory).
-    const size_t nLen = lengths.size();
-    size_t n_items = 0;
-    for (int L : lengths)
-        for (int j = 0; j < N; ++j) n_items += d.n[j] >= L;
+    // the inputs and the plan of the whole call, written into the staging buffer
+    // of the one upload; then every device buffer sized from the plan
     tsm::gpu::Arena ar;
-    const size_t oX = ar.take<double>(total), oXO = ar.take<int64_t>(N), oXN = ar.take<int64_t>(N);
-    const size_t oY = ar.take<int32_t>(N), oT = ar.take<int64_t>(Th.size()), oTOT = ar.take<int64_t>(C);
-    const size_t oITEMS = ar.take<Item>(n_items), oPART = ar.take<double>(partner.d ? N : 0);
-    const size_t oSO = ar.take<int64_t>(nLen * N), oST = ar.take<int64_t>(nLen * N), oLS = ar.take<int32_t>(nLen);
-    const size_t oE = ar.take<int64_t>(nLen), oEOFF = ar.take<int64_t>(nLen), oFBLK = ar.take<int64_t>(nLen);
-    const size_t up_end = ar.off;
-    std::unique_ptr<unsigned char[]> stage(new unsigned char[up_end]);
-    auto hp = [&](size_t o) { return stage.get() + o; };
-    auto put = [&](size_t o, const void* src, size_t bytes) { if (bytes) std::memcpy(hp(o), src, bytes); };
-    for (int j = 0; j < N; ++j) put(oX + (size_t)xo[j] * sizeof(double), d.x[j], (size_t)d.n[j] * sizeof(double));
-    put(oXO, xo.data(), N * sizeof(int64_t));
-    put(oXN, xn.data(), N * sizeof(int64_t));
-    put(oY, d.y.data(), N * sizeof(int32_t));
-    put(oT, Th.data(), Th.size() * sizeof(int64_t));
-    put(oTOT, toth.data(), C * sizeof(int64_t));
-    if (partner.d) put(oPART, partner.d, N * sizeof(double));
-    Item* const all = reinterpret_cast<Item*>(hp(oITEMS));
-    int64_t* const so = reinterpret_cast<int64_t*>(hp(oSO));
-    int64_t* const st = reinterpret_cast<int64_t*>(hp(oST));
-    int32_t* const Lh = reinterpret_cast<int32_t*>(hp(oLS));
-    int64_t* const El = reinterpret_cast<int64_t*>(hp(oE));
-    int64_t* const eoff = reinterpret_cast<int64_t*>(hp(oEOFF));
-    int64_t* const fblk = reinterpret_cast<int64_t*>(hp(oFBLK));
-    for (size_t gl = 0; gl < nLen; ++gl) {
-        Lh[gl] = lengths[gl];
-        int64_t e = 0;
-        for (int j = 0; j < N; ++j) e += std::max<int64_t>(0, d.n[j] - lengths[gl] + 1);
-        El[gl] = e;
-    }
-    struct Group { size_t l0, l1; int64_t entries, fblocks; bool use_f; size_t c0, c1; };
-    struct Chunk { size_t i0, i1; int64_t piv, tasks; double cost; };
-    std::vector<Group> groups;
-    std::vector<Chunk> chunks;
-    size_t ni = 0;  // items written
-    const int64_t piv_cap = std::max<int64_t>(longest, (int64_t)(kMaxBatchBytes / ((size_t)N * sizeof(double))));
-    int64_t max_entries = 0, max_piv = 0, max_f = 0;
-    for (size_t gi = 0; gi < nLen;) {
-        const bool use_f = tune.f_cap > 0 && (int64_t)N * El[gi] <= tune.f_cap;
-        size_t ge = gi;
-        int64_t entries = 0, fblocks = 0;
-        while (ge < nLen) {
-            const int64_t e = El[ge];
-            if (ge > gi && (entries + e > kStatsEntries || (use_f && (int64_t)N * (entries + e) > tune.f_cap))) break;
-            eoff[ge] = entries;
-            fblk[ge] = fblocks;
-            int64_t o = entries;
-            for (int j = 0; j < N; ++j) {
-                st[ge * N + j] = o;
-                so[ge * N + j] = d.n[j] >= lengths[ge] ? o : -1;
-                if (d.n[j] >= lengths[ge]) o += d.n[j] - lengths[ge] + 1;
-            }
-            entries += e;
-            fblocks += (e + kFT - 1) / kFT;
-            ++ge;
-        }
-        Group g{gi, ge, entries, fblocks, use_f, chunks.size(), 0};
-        const size_t i_first = ni;
-        for (size_t li = 0; li < ge - gi; ++li) {
-            const int L = lengths[gi + li];
-            const int64_t R = rows_per_group(L);
-            for (int s = 0; s < N; ++s) {
-                if (d.n[s] < L) continue;
-                Item& it = all[ni++];
-                it = Item{};
-                it.s = s;
-                it.li = (int32_t)li;
-                it.L = L;
-                it.P = (int32_t)(d.n[s] - L + 1);
-                it.R = (int32_t)R;
-                it.ngroups = (int32_t)((it.P + R - 1) / R);
-                it.row = d.row[s];
-            }
-        }
-        double c = 0;
-        Chunk ch{i_first, i_first, 0, 0, 0};
-        for (size_t i = i_first; i < ni; ++i) {
-            Item& it = all[i];
-            const double cost = (double)it.P * (double)total;
-            if (ch.i1 > ch.i0 && (ch.piv + it.P > piv_cap || c + cost > kChunkCost)) {
-                ch.cost = c;
-                chunks.push_back(ch);
-                ch = Chunk{i, i, 0, 0, 0};
-                c = 0;
-            }
-            it.pivot_base = ch.piv;
-            it.task_base = ch.tasks;
-            ch.piv += it.P;
-            ch.tasks += (int64_t)it.ngroups * N;
-            c += cost;
-            ch.i1 = i + 1;
-        }
-        ch.cost = c;
-        if (ch.i1 > ch.i0) chunks.push_back(ch);
-        g.c1 = chunks.size();
-        groups.push_back(g);
-        max_entries = std::max(max_entries, entries);
-        if (use_f) max_f = std::max(max_f, (int64_t)N * entries);
-        gi = ge;
-    }
-    for (const Chunk& ch : chunks) max_piv = std::max(max_piv, ch.piv);
-
-    // dist kernel (rows per lane: up to 1, 2 or 4): carries in shared memory when they fit
-    auto dist_fn = tune.rows_per_lane >= 4 ? dist_kernel<4> : tune.rows_per_lane >= 2 ? dist_kernel<2> : dist_kernel<1>;
-    const int64_t ucap = longest - lengths.front() + 1;
-    size_t dist_smem = (size_t)kDistWarps * 2 * ucap * sizeof(double);
-    int carry_in_shared = dist_smem <= (size_t)std::min(smem_optin, 100 * 1024);
-    if (!carry_in_shared) dist_smem = 0;
-    check(cudaFuncSetAttribute(dist_fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dist_smem),
-          "cudaFuncSetAttribute");
-    int dist_bps = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&dist_bps, dist_fn, kDistWarps * 32, dist_smem),
-          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    const int dist_blocks = std::max(1, dist_bps) * sms;
-    const size_t gain_smem = gain_per_warp * gain_wpb;
-    check(cudaFuncSetAttribute(gain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)gain_smem),
-          "cudaFuncSetAttribute");
-    int gain_bps = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&gain_bps, gain_kernel, gain_wpb * 32, gain_smem),
-          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    const int gain_blocks_max = std::max(1, gain_bps) * sms;
-    const bool dev_top = k <= kDevTopK;
-    const int64_t n_lists = (int64_t)gain_blocks_max * gain_wpb;
-
-    // ---- every device buffer, carved from one allocation: first what goes up in the
-    // one copy (laid out above), then what is zeroed, then the rest
-    const size_t oFLAT = ar.take<uint8_t>(nLen * N), oCNT = ar.take<unsigned long long>(chunks.size());
-    const size_t zero_begin = oFLAT, zero_end = ar.off;
-    const size_t oMU = ar.take<double>(max_entries), oISD = ar.take<double>(max_entries);
-    const size_t oDFG = ar.take<double2>(max_entries), oF = ar.take<double>(max_f);
-    const size_t oD = ar.take<double>((size_t)max_piv * N);
-    const size_t oCARRY = ar.take<double>(carry_in_shared ? 0 : (size_t)dist_blocks * kDistWarps * 2 * ucap);
-    const size_t oTOP = ar.take<DevCand>(dev_top ? (size_t)n_lists * k : 0), oOUT = ar.take<DevCand>(dev_top ? k : 0);
-    const size_t oOG = ar.take<int64_t>(dev_top ? 0 : max_piv), oOGAP = ar.take<double>(dev_top ? 0 : max_piv);
-    const size_t oOTHR = ar.take<double>(dev_top ? 0 : max_piv);
-    ar.allocate("shapelet device memory");
-    unsigned char* const mb = ar.at<unsigned char>(0);
-    const double* X = ar.at<const double>(oX);
-    const int64_t* XO = ar.at<const int64_t>(oXO);
-    const int64_t* XN = ar.at<const int64_t>(oXN);
-    const int32_t* Y = ar.at<const int32_t>(oY);
-    const int64_t* T = ar.at<const int64_t>(oT);
-    const int64_t* TOT = ar.at<const int64_t>(oTOT);
-    const Item* ITEMS = ar.at<const Item>(oITEMS);
-    const double* PART = partner.d ? ar.at<const double>(oPART) : nullptr;
-    const int64_t* SO = ar.at<const int64_t>(oSO);
-    const int64_t* ST = ar.at<const int64_t>(oST);
-    const int32_t* LS = ar.at<const int32_t>(oLS);
-    const int64_t* EL = ar.at<const int64_t>(oE);
-    const int64_t* EOFF = ar.at<const int64_t>(oEOFF);
-    const int64_t* FBLK = ar.at<const int64_t>(oFBLK);
-    uint8_t* FLAT = ar.at<uint8_t>(oFLAT);
-    unsigned long long* COUNTERS = ar.at<unsigned long long>(oCNT);
-    double* MU = ar.at<double>(oMU);
-    double* ISD = ar.at<double>(oISD);
-    double2* DFG = ar.at<double2>(oDFG);
-    double* F = ar.at<double>(oF);
-    double* Dm = ar.at<double>(oD);
-    double* GCARRY = carry_in_shared ? nullptr : ar.at<double>(oCARRY);
-    DevCand* TOP = dev_top ? ar.at<DevCand>(oTOP) : nullptr;
-    DevCand* OUT = dev_top ? ar.at<DevCand>(oOUT) : nullptr;
-    int64_t* OG = dev_top ? nullptr : ar.at<int64_t>(oOG);
-    double* OGAP = dev_top ? nullptr : ar.at<double>(oOGAP);
-    double* OTHR = dev_top ? nullptr : ar.at<double>(oOTHR);
+    const Upload up = reserve_upload(ar, d, sl, gt.entropy.size(), count_items(d, lengths), lengths.size(),
+                                   partner.d != nullptr);
+    std::unique_ptr<unsigned char[]> stage(new unsigned char[up.end]);
+    const Staged st = stage_inputs(stage.get(), up, d, sl, gt, partner, lengths);
+    const Plan plan = make_plan(d, lengths, sl, tune.start_table_cap, st);
+    const KernelConfig kc = configure_kernels(lim, tune, N, C, sl.longest - lengths.front() + 1, k);
+    const Device dev = allocate_device(ar, up, plan, kc, d, lengths.size(), k, gt, partner);
 
     // the one upload (pageable: staged before the call returns; `stage` lives on anyway)
-    check(cudaMemcpyAsync(mb, stage.get(), up_end, cudaMemcpyHostToDevice, stream), "shapelet upload");
-    check(cudaMemsetAsync(ar.at<unsigned char>(zero_begin), 0, zero_end - zero_begin, stream), "cudaMemsetAsync");
-    if (dev_top) check(cudaMemsetAsync(TOP, 0xff, (size_t)n_lists * k * sizeof(DevCand), stream), "cudaMemsetAsync");  // g = -1: empty
-    std::vector<int64_t> hg;
-    std::vector<double> hgap, hthr;
-    if (!dev_top) {
-        hg.resize(max_piv);
-        hgap.resize(max_piv);
-        hthr.resize(max_piv);
-    }
-
-    double since_wait = 0;  // estimated work launched since the last tsm::gpu::wait
-    bool timing = false;
-    for (size_t gi = 0; gi < groups.size(); ++gi) {
-        const Group& g = groups[gi];
-        const int nL = (int)(g.l1 - g.l0);
-        const int64_t* gSO = SO + g.l0 * N;
-        const int32_t* gLS = LS + g.l0;
-        uint8_t* gFLAT = FLAT + g.l0 * N;
-        if (!timing) { timer.start(); timing = true; }
-        stats_kernel<<<(unsigned)std::min<int64_t>(((int64_t)nL * N + 3) / 4, 65535), 128, 0, stream>>>(
-            X, XO, XN, gSO, gLS, N, nL, MU, ISD, gFLAT);
-        check(cudaGetLastError(), "stats_kernel launch");
-        terms_kernel<<<(unsigned)std::min<int64_t>((int64_t)nL * N, 65535), 128, 0, stream>>>(
-            X, XO, XN, gSO, gLS, N, nL, MU, DFG);
-        check(cudaGetLastError(), "terms_kernel launch");
-        if (g.use_f) {
-            f_kernel<<<dim3((unsigned)g.fblocks, (unsigned)((N + kFS - 1) / kFS)), kFT, 0, stream>>>(
-                X, XO, gSO, ST + g.l0 * N, gLS, EL + g.l0, EOFF + g.l0, FBLK + g.l0, N, nL, MU, F);
-            check(cudaGetLastError(), "f_kernel launch");
-        }
-
-        for (size_t ci = g.c0; ci < g.c1; ++ci) {
-            const Chunk& ch = chunks[ci];
-            const Item* items = ITEMS + ch.i0;
-            const int n_items = (int)(ch.i1 - ch.i0);
-            if (!timing) { timer.start(); timing = true; }
-            dist_fn<<<dist_blocks, kDistWarps * 32, dist_smem, stream>>>(
-                items, n_items, ch.tasks, N, X, XO, XN, gSO, gFLAT, MU, ISD, DFG, g.use_f ? F : nullptr,
-                EL + g.l0, EOFF + g.l0, Dm, max_piv, COUNTERS + ci, GCARRY, ucap, carry_in_shared);
-            check(cudaGetLastError(), "dist_kernel launch");
-            const int gblocks = (int)std::min<int64_t>(gain_blocks_max, (ch.piv + gain_wpb - 1) / gain_wpb);
-            gain_kernel<<<gblocks, gain_wpb * 32, gain_smem, stream>>>(
-                items, n_items, ch.piv, N, C, Y, T, TOT, base_g, Dm, max_piv, ISD, gSO, PART, partner.op,
-                OG, OGAP, OTHR, TOP, k);
-            check(cudaGetLastError(), "gain_kernel launch");
-            if (!dev_top) {
-                check(cudaMemcpyAsync(hg.data(), OG, ch.piv * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), "copy gains");
-                check(cudaMemcpyAsync(hgap.data(), OGAP, ch.piv * sizeof(double), cudaMemcpyDeviceToHost, stream), "copy gaps");
-                check(cudaMemcpyAsync(hthr.data(), OTHR, ch.piv * sizeof(double), cudaMemcpyDeviceToHost, stream),
-                      "copy thresholds");
-            }
-            // launches queue up without host round trips; wait (and poll for cancel)
-            // after about kChunkCost of work, per launch when results come back per pivot
-            since_wait += ch.cost;
-            const bool last = gi + 1 == groups.size() && ci + 1 == g.c1;
-            if (dev_top && last) {
-                merge_kernel<<<1, 1024, 0, stream>>>(TOP, n_lists * k, k, OUT);
-                check(cudaGetLastError(), "merge_kernel launch");
-            }
-            if (!dev_top || since_wait >= kChunkCost || last) {
-                timer.stop();
-                tsm::gpu::wait(stream, ex);
-                kernel_ms += timer.ms();
-                timing = false;
-                since_wait = 0;
-            }
-            if (!dev_top)
-                for (size_t i = ch.i0; i < ch.i1; ++i) {
-                    const Item& it = all[i];
-                    for (int64_t p = 0; p < it.P; ++p) {
-                        const int64_t q = it.pivot_base + p;
-                        if (hg[q] < 0) continue;
-                        Cand cd;
-                        cd.g = hg[q];
-                        cd.gap = hgap[q];
-                        cd.thr = hthr[q];
-                        cd.s = it.s;
-                        cd.p = (int32_t)p;
-                        cd.L = it.L;
-                        cd.row = it.row;
-                        best.add(cd);
-                    }
-                }
-        }
-    }
-    if (dev_top) {
-        std::vector<DevCand> out(k);
-        check(cudaMemcpyAsync(out.data(), OUT, (size_t)k * sizeof(DevCand), cudaMemcpyDeviceToHost, stream), "copy best");
-        stream.sync();
-        for (const DevCand& c : out) {
-            if (c.g < 0) continue;
-            Cand cd;
-            cd.g = c.g;
-            cd.gap = c.gap;
-            cd.thr = c.thr;
-            cd.s = c.s;
-            cd.p = c.p;
-            cd.L = c.L;
-            cd.row = c.row;
-            best.add(cd);
-        }
-    }
+    check(cudaMemcpyAsync(dev.base, stage.get(), up.end, cudaMemcpyHostToDevice, stream), "shapelet upload");
+    check(cudaMemsetAsync(dev.base + dev.zero_begin, 0, dev.zero_end - dev.zero_begin, stream), "cudaMemsetAsync");
+    if (kc.device_lists)  // g = -1: empty
+        check(cudaMemsetAsync(dev.lists, 0xff, (size_t)kc.n_lists * k * sizeof(Cand), stream), "cudaMemsetAsync");
+    run_launches(dev, plan, kc, st.items, k, clock, best);
+    if (kc.device_lists) collect_device_best(dev, k, stream, best);
     stream.sync();
-    ex->kernel_ms += kernel_ms;
+    ex->kernel_ms += clock.kernel_ms;
     ex->device_ms += tsm::gpu::now_ms() - t_start;
     return best.take();
 }
-
 }  // namespace gpu
 }  // namespace shp
 }  // namespace tsm

@@ -24,3 +24,22 @@ SELECT count(*) AS rows, (SELECT count(*) FROM (SELECT * FROM r1 EXCEPT SELECT *
 SELECT function, backend, n, total_ms >= 0 AS timed, input_ms BETWEEN 0 AND total_ms AS input_timed FROM ts_last_run();
 RESET tsmine.cpu_threads;
 RESET tsmine.backend;
+-- the core chooses the method and reports the one that ran
+SET tsmine.backend = cpu;
+CREATE TEMP TABLE wave AS SELECT array_agg(sin(i * 0.3) + (i = 120)::int) AS a FROM generate_series(1, 300) i;
+SELECT pos FROM ts_discords((SELECT a FROM wave), 10, 1);
+SELECT function, backend FROM ts_last_run();
+SELECT pos FROM ts_discords((SELECT a FROM wave), 10, 1, method => 'pd3');
+SELECT function FROM ts_last_run();
+SELECT count(*) FROM ts_motifs((SELECT a FROM wave), 10, 1, method => 'mk');
+SELECT function FROM ts_last_run();
+SELECT count(*) FROM ts_motifs((SELECT a FROM wave), 10, 1, method => 'matrix_profile');
+SELECT function FROM ts_last_run();
+RESET tsmine.backend;
+-- the batch ts_shapelet_classify is CPU work: it runs whatever tsmine.backend says
+CREATE TEMP TABLE model AS SELECT ts_shapelet_tree($$SELECT l, CASE WHEN l = 'up' THEN ARRAY[1, 2, 3, 4, 5, 6]
+  ELSE ARRAY[6, 5, 4, 3, 2, 1] END::float8[] FROM unnest(ARRAY['up', 'down', 'up', 'down']) l$$, 3, 3) AS m;
+SET tsmine.backend = gpu;
+SELECT label, count(*) FROM ts_shapelet_classify((SELECT m FROM model),
+  'SELECT ARRAY[1, 2, 3, 4, 5, 7]::float8[] UNION ALL SELECT ARRAY[9, 5, 4, 3, 2, 1]::float8[]') GROUP BY label ORDER BY label;
+RESET tsmine.backend;

@@ -39,6 +39,24 @@ typedef struct TsDiscords
 	int64_t    *neighbor;		/* 0-based start of the NN */
 } TsDiscords;
 
+typedef enum TsDiscordMethod
+{
+	TS_DISCORDS_AUTO = 0,		/* the matrix profile: measured faster on every series (bench/RESULTS.md) */
+	TS_DISCORDS_PD3 = 1,
+	TS_DISCORDS_MATRIX_PROFILE = 2
+} TsDiscordMethod;
+
+/*
+ * ts_discords: the one entry of the SQL function.  Checks the arguments,
+ * chooses the method (TsDiscordMethod; ex->used_method says which ran) and
+ * the backend, then PD3 or the matrix profile and the selection from it.
+ * Arguments and modes as tsm_discords_pd3 below.  When the method may be the
+ * profile, result memory of tsm_matrix_profile's size comes from ex->alloc.
+ */
+int			tsm_discords(const double *x, int64_t n, int32_t m, int64_t k, double min_distance,
+						 int64_t exclusion, int32_t method, TsExec *ex, TsDiscords *out,
+						 TsStatus *st) TSM_NOEXCEPT;
+
 /*
  * Discords by PD3 (Kraeva & Zymbler 2023; DRAG's candidate selection and
  * refinement), on the GPU or on the CPU (threads).

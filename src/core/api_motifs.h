@@ -29,6 +29,24 @@ typedef struct TsMotifs
 	double	   *dist;			/* ascending (rank order) */
 } TsMotifs;
 
+typedef enum TsMotifMethod
+{
+	TS_MOTIFS_AUTO = 0,			/* MK within the matrix profile's estimated time, then the profile */
+	TS_MOTIFS_MK = 1,
+	TS_MOTIFS_MATRIX_PROFILE = 2
+} TsMotifMethod;
+
+/*
+ * ts_motifs: the one entry of the SQL function.  Checks the arguments,
+ * chooses the method (TsMotifMethod; ex->used_method says which ran): auto
+ * runs MK with a time budget of what the matrix profile would take and, past
+ * it, the profile; MK alone where the profile cannot run (2m > n).  Arguments
+ * and results as tsm_motifs_mk below.
+ */
+int			tsm_motifs(const double *x, int64_t n, int32_t m, int64_t k, int64_t exclusion,
+					   int32_t method, int32_t n_references, TsExec *ex, TsMotifs *out,
+					   TsStatus *st) TSM_NOEXCEPT;
+
 /*
  * The exact top-k motif pairs, greedy: rank 1 is the pair (a, b), a < b,
  * b - a >= exclusion, of smallest distance (ties: smaller a, then smaller b);

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
-#include <unordered_set>
 
 #include "error.h"
 #include "gpu_runtime.h"
@@ -45,8 +44,6 @@ void probe() {
     });
 }
 
-std::mutex g_pinned_mu;
-std::unordered_set<void*>* g_pinned = nullptr;  // never freed: lives as long as the backend
 #endif
 
 }  // namespace
@@ -238,44 +235,6 @@ int tsm_gpu_worthwhile(int kind, int64_t n, int64_t m) noexcept {
         case TS_WORK_SHAPELETS: return n >= 100000;  // n = total pivot-series pairs work units
         default: return 0;
     }
-}
-
-void* tsm_host_alloc(size_t bytes, int want_pinned) noexcept {
-    if (bytes == 0) bytes = 1;
-#ifdef TSMINE_WITH_CUDA
-    if (want_pinned && g_device_count > 0 && !g_context_broken) {
-        void* p = nullptr;
-        if (cudaHostAlloc(&p, bytes, cudaHostAllocDefault) == cudaSuccess) {
-            try {
-                std::lock_guard<std::mutex> lk(g_pinned_mu);
-                if (!g_pinned) g_pinned = new std::unordered_set<void*>();
-                g_pinned->insert(p);
-                return p;
-            } catch (...) {
-                cudaFreeHost(p);
-                return nullptr;
-            }
-        }
-        cudaGetLastError();
-    }
-#else
-    (void)want_pinned;
-#endif
-    return std::malloc(bytes);
-}
-
-void tsm_host_free(void* p) noexcept {
-    if (!p) return;
-#ifdef TSMINE_WITH_CUDA
-    {
-        std::lock_guard<std::mutex> lk(g_pinned_mu);
-        if (g_pinned && g_pinned->erase(p)) {
-            cudaFreeHost(p);
-            return;
-        }
-    }
-#endif
-    std::free(p);
 }
 
 }  // extern "C"

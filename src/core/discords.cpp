@@ -33,6 +33,7 @@
 #include <set>
 
 #include "api_discords.h"
+#include "api_matrix_profile.h"
 #include "dispatch.h"
 #include "error.h"
 #include "finite.h"
@@ -485,7 +486,7 @@ void emit(const tsm::RankedDiscords& r, TsExec* ex, TsDiscords* out) {
 
 extern "C" int tsm_discords_pd3(const double* x, int64_t n, int32_t m, int64_t k, double min_distance,
                                 int64_t exclusion, TsExec* ex, TsDiscords* out, TsStatus* st) noexcept {
-    return tsm::guard(st, [&] {
+    return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         ex->used_backend = TS_BACKEND_CPU;
         validate_common(m, k, min_distance);
@@ -517,4 +518,45 @@ extern "C" int tsm_discords_from_profile(const double* dist, const int64_t* inde
             tsm::select_top_discords(dist, index, count, m, k, min_distance, std::isnan(min_distance));
         emit(r, ex, out);
     });
+}
+
+namespace {
+
+// ts_discords' checks that no method makes for itself (before any work).
+void check_discords_call(double min_distance) {
+    if (!std::isnan(min_distance) && (!(min_distance >= 0) || std::isinf(min_distance)))
+        tsm::invalid("min_distance must be a finite number >= 0, not " + tsm::number_text(min_distance),
+                     "min_distance is a z-normalised Euclidean distance, between 0 and 2 sqrt(m).");
+}
+
+// Discords by way of the matrix profile: the profile (its own checks,
+// backend and timings), then the selection, which runs on the CPU.
+int discords_by_profile(const double* x, int64_t n, int32_t m, int64_t k, double min_distance,
+                        int64_t exclusion, TsExec* ex, TsDiscords* out, TsStatus* st) {
+    TsProfile p;
+    int code = tsm_matrix_profile(x, n, m, exclusion, ex, &p, st);
+    if (code != TS_OK) return code;
+    const int profile_backend = ex->used_backend;
+    code = tsm_discords_from_profile(p.dist, p.index, p.count, m, k, min_distance, ex, out, st);
+    ex->used_backend = profile_backend;
+    return code;
+}
+
+}  // namespace
+
+extern "C" int tsm_discords(const double* x, int64_t n, int32_t m, int64_t k, double min_distance,
+                            int64_t exclusion, int32_t method, TsExec* ex, TsDiscords* out,
+                            TsStatus* st) noexcept {
+    std::memset(out, 0, sizeof *out);
+    const int code = tsm::guard(st, [&] { check_discords_call(min_distance); });
+    if (code != TS_OK) return code;
+    if (method == TS_DISCORDS_PD3) {
+        ex->used_method = "pd3";
+        return tsm_discords_pd3(x, n, m, k, min_distance, exclusion, ex, out, st);
+    }
+    // auto: the matrix profile, which bench/discords.sh measured faster than
+    // PD3 for top-k and range discords alike, on the GPU and on the CPU, on
+    // every series tried (bench/RESULTS.md).
+    ex->used_method = "matrix_profile";
+    return discords_by_profile(x, n, m, k, min_distance, exclusion, ex, out, st);
 }

@@ -1,5 +1,6 @@
 #include "error.h"
 
+#include <cmath>
 #include <cstdarg>
 
 namespace tsm {
@@ -20,6 +21,12 @@ void set_status(TsStatus* st, int code, const char* state, const char* msg,
     std::snprintf(st->message, sizeof st->message, "%s", msg);
     std::snprintf(st->detail, sizeof st->detail, "%s", detail ? detail : "");
     std::snprintf(st->hint, sizeof st->hint, "%s", hint ? hint : "");
+}
+
+std::string number_text(double v) {
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+    return format("%g", v);
 }
 
 }  // namespace tsm

@@ -29,6 +29,7 @@ struct Error : std::exception {
 constexpr const char* kInvalidParameter = "22023";
 constexpr const char* kDataException = "22000";
 constexpr const char* kOutOfMemory = "53200";
+constexpr const char* kProgramLimitExceeded = "54000";
 constexpr const char* kNotInPrerequisiteState = "55000";
 constexpr const char* kSystemError = "58000";
 constexpr const char* kQueryCanceled = "57014";
@@ -46,6 +47,8 @@ constexpr const char* kInternal = "XX000";
 
 // printf into a std::string
 std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+// A number as PostgreSQL's %g prints it in messages ("Infinity", "NaN").
+std::string number_text(double v);
 
 void set_status(TsStatus* st, int code, const char* state, const char* msg,
                 const char* detail = "", const char* hint = "") noexcept;

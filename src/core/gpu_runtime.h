@@ -13,6 +13,8 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 #include "error.h"
 #include "tsm_api.h"
@@ -86,9 +88,10 @@ class Buffer {
 };
 
 // The device memory of one call as a single allocation (one cudaMalloc and
-// one cudaFree instead of one per array): take<T>(count) reserves an array
-// (256-byte aligned) and returns its offset; then allocate once and get
-// typed pointers with at<T>(offset).
+// one cudaFree instead of one per array).  Either reserve(ptr, count) each
+// array (256-byte aligned) and allocate once, which points every reserved
+// pointer at its array; or take<T>(count), which returns the array's offset,
+// and at<T>(offset) after allocate.
 struct Arena {
     size_t off = 0;
     Buffer<unsigned char> mem;
@@ -98,9 +101,20 @@ struct Arena {
         off = o + (count > 0 ? count : 1) * sizeof(T);
         return o;
     }
-    void allocate(const char* what) { mem.allocate(off, what); }
+    template <class T>
+    void reserve(T*& ptr, size_t count) {
+        const size_t o = take<T>(count);
+        bind_.push_back([&ptr, o](unsigned char* base) { ptr = reinterpret_cast<T*>(base + o); });
+    }
+    void allocate(const char* what) {
+        mem.allocate(off, what);
+        for (auto& bind : bind_) bind(mem.get());
+    }
     template <class T>
     T* at(size_t o) const { return reinterpret_cast<T*>(mem.get() + o); }
+
+  private:
+    std::vector<std::function<void(unsigned char*)>> bind_;  // one per reserved pointer
 };
 
 class Stream {

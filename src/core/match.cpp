@@ -1,8 +1,9 @@
 // match.cpp — similarity search (MASS-like): the z-normalised distance of a
-// pattern to every window (direct, from z-normalised values: exact on offset
-// data, ~0 for near-identical windows), then every non-overlapping occurrence,
-// best first.  The GPU path (kernels/match.cu) computes the same distances
-// bit-for-bit and sorts them on the device; the greedy pass is shared.
+// pattern to every window (the motifs' distance, motifs_detail.h: direct, from
+// z-normalised values, exact on offset data, ~0 for near-identical windows),
+// then every non-overlapping occurrence, best first.  The GPU path
+// (kernels/match.cu) computes the same distances with the same functions and
+// sorts them on the device; the greedy pass is shared.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -22,7 +23,7 @@ void match_profile_cpu(const double* x, int64_t n, const double* pattern, int m,
     const int64_t N = n - m + 1;
     double pmu, pinv;
     uint8_t pc;
-    window_zstat(pattern, m, &pmu, &pinv, &pc);
+    motif::window_zstat(pattern, m, &pmu, &pinv, &pc);
     dist.assign(N, 0.0);
     const int64_t B = std::max<int64_t>(256, (int64_t(1) << 18) / m);
     parallel_for(ex, (N + B - 1) / B, [&](int64_t t) {
@@ -30,7 +31,7 @@ void match_profile_cpu(const double* x, int64_t n, const double* pattern, int m,
         for (int64_t j = lo; j < hi; ++j) {
             double mu, inv;
             uint8_t c;
-            window_zstat(x + j, m, &mu, &inv, &c);
+            motif::window_zstat(x + j, m, &mu, &inv, &c);
             dist[j] = zdist(pattern, pmu, pinv, pc, x + j, mu, inv, c, m);
         }
     });
@@ -57,9 +58,9 @@ std::vector<int64_t> match_greedy(const std::vector<double>& d_sorted, const std
 
 extern "C" int tsm_match(const double* x, int64_t n, const double* pattern, int32_t m, double max_distance,
                          int64_t k, int64_t exclusion, TsExec* ex, TsMatches* out, TsStatus* st) noexcept {
-    return tsm::guard(st, [&] {
+    return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
-        if (m < 3) tsm::invalid(tsm::format("pattern length must be at least 3, not %d", (int)m));
+        if (m < 3) tsm::invalid(tsm::format("pattern must have at least 3 values, not %d", (int)m));
         if (!x || !pattern || n < 0) tsm::invalid("series or pattern is missing");
         if (n < (int64_t)m)
             tsm::invalid(tsm::format("pattern of length %d is longer than the series of length %lld", (int)m,
@@ -72,8 +73,9 @@ extern "C" int tsm_match(const double* x, int64_t n, const double* pattern, int3
             tsm::invalid(tsm::format("exclusion_zone must be at least 1, not %lld", (long long)exclusion),
                          "Leave it NULL to use the pattern length, which gives non-overlapping matches.");
         if (max_distance < 0 || std::isinf(max_distance))
-            tsm::invalid("max_distance must be a non-negative, finite number",
-                         "Leave it NULL for no limit.");
+            tsm::invalid("max_distance must be a finite number >= 0, not " + tsm::number_text(max_distance),
+                         "max_distance is a z-normalised Euclidean distance, between 0 and 2 sqrt(m); "
+                         "NULL means no limit.");
         tsm::require_finite(x, n, "series", "Remove or interpolate the missing values before searching.");
         tsm::require_finite(pattern, m, "pattern");
         const int64_t N = n - m + 1;

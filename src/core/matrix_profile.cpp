@@ -82,11 +82,13 @@ struct Task {
     int64_t seg, k0, k1;
 };
 
-// One task: diagonals [k0, k1) over the rows of segment seg.  Writes the best
-// row keys (rows r0 .. r0+H) and column keys (columns r0+k0 .. ) into scratch.
-template <int Unused>
-__attribute__((always_inline)) inline void sweep_body(const Prepared& P, const Task& t, uint64_t* rowk,
-                                                      uint64_t* colk, double* cov, int64_t* rows_out,
+// One task: diagonals [k0, k1) over the rows [r0, r1) of segment seg.  Writes
+// the best key of every row r (row_keys[r − r0]) and of every column j
+// (col_keys[j − r0 − k0]) into scratch; *rows_out, *cols_out: how many.
+// Variant only makes the FMA-target and the generic builds two instantiations.
+template <int Variant>
+__attribute__((always_inline)) inline void sweep_body(const Prepared& P, const Task& t, uint64_t* row_keys,
+                                                      uint64_t* col_keys, double* cov, int64_t* rows_out,
                                                       int64_t* cols_out) {
     const int64_t count = P.count;
     const int64_t r0 = t.seg * kSegRows;
@@ -106,13 +108,13 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
         cov[d] = (r0 + k < count) ? direct_comoment(xs, r0, r0 + k, m, P.mu[r0], P.mu[r0 + k]) : 0.0;
     }
     const int64_t ncol = (r1 - r0) + nd0 - 1;
-    std::fill(colk, colk + ncol, uint64_t(0));
+    std::fill(col_keys, col_keys + ncol, uint64_t(0));
     for (int64_t r = r0; r < r1; ++r) {
         const int64_t nd = std::min(t.k1, count - r) - t.k0;  // diagonals alive at row r
         const int64_t jb = r + t.k0;
         const double dfr = df[r], dgr = dg[r], invr = inv[r];
         const uint64_t rlow = low - (uint64_t)r;
-        uint64_t* __restrict ck = colk + (r - r0);
+        uint64_t* __restrict ck = col_keys + (r - r0);
         uint64_t best = 0;
         if (r > r0) {
             for (int64_t d = 0; d < nd; ++d) {
@@ -135,25 +137,26 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
                 ck[d] = cc > ck[d] ? cc : ck[d];
             }
         }
-        rowk[r - r0] = best;
+        row_keys[r - r0] = best;
     }
     *rows_out = r1 - r0;
     *cols_out = ncol;
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx2,fma"))) void sweep_fma(const Prepared& P, const Task& t, uint64_t* rowk,
-                                                   uint64_t* colk, double* cov, int64_t* ro, int64_t* co) {
-    sweep_body<0>(P, t, rowk, colk, cov, ro, co);
+__attribute__((target("avx2,fma"))) void sweep_fma(const Prepared& P, const Task& t, uint64_t* row_keys,
+                                                   uint64_t* col_keys, double* cov, int64_t* rows_out,
+                                                   int64_t* cols_out) {
+    sweep_body<0>(P, t, row_keys, col_keys, cov, rows_out, cols_out);
 }
 bool cpu_has_fma() {
     static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     return yes;
 }
 #endif
-void sweep_generic(const Prepared& P, const Task& t, uint64_t* rowk, uint64_t* colk, double* cov,
-                   int64_t* ro, int64_t* co) {
-    sweep_body<1>(P, t, rowk, colk, cov, ro, co);
+void sweep_generic(const Prepared& P, const Task& t, uint64_t* row_keys, uint64_t* col_keys, double* cov,
+                   int64_t* rows_out, int64_t* cols_out) {
+    sweep_body<1>(P, t, row_keys, col_keys, cov, rows_out, cols_out);
 }
 
 inline void atomic_max(std::atomic<uint64_t>& a, uint64_t v) {
@@ -177,24 +180,24 @@ void cpu_sweep(const Prepared& P, const TsExec* ex, std::vector<uint64_t>& keys)
     const bool fma = cpu_has_fma();
 #endif
     parallel_for(ex, (int64_t)tasks.size(), [&](int64_t ti) {
-        thread_local std::vector<uint64_t> rowk, colk;
+        thread_local std::vector<uint64_t> row_keys, col_keys;
         thread_local std::vector<double> cov;
-        rowk.resize(kSegRows);
-        colk.resize(kSegRows + kCpuDiags);
+        row_keys.resize(kSegRows);
+        col_keys.resize(kSegRows + kCpuDiags);
         cov.resize(kCpuDiags);
         const Task& t = tasks[ti];
-        int64_t nr = 0, nc = 0;
+        int64_t rows = 0, cols = 0;
 #if defined(__x86_64__)
         if (fma)
-            sweep_fma(P, t, rowk.data(), colk.data(), cov.data(), &nr, &nc);
+            sweep_fma(P, t, row_keys.data(), col_keys.data(), cov.data(), &rows, &cols);
         else
 #endif
-            sweep_generic(P, t, rowk.data(), colk.data(), cov.data(), &nr, &nc);
+            sweep_generic(P, t, row_keys.data(), col_keys.data(), cov.data(), &rows, &cols);
         const int64_t r0 = t.seg * kSegRows;
-        for (int64_t r = 0; r < nr; ++r)
-            if (rowk[r]) atomic_max(best[r0 + r], rowk[r]);
-        for (int64_t c = 0; c < nc; ++c)
-            if (colk[c]) atomic_max(best[r0 + t.k0 + c], colk[c]);
+        for (int64_t r = 0; r < rows; ++r)
+            if (row_keys[r]) atomic_max(best[r0 + r], row_keys[r]);
+        for (int64_t c = 0; c < cols; ++c)
+            if (col_keys[c]) atomic_max(best[r0 + t.k0 + c], col_keys[c]);
     });
     keys.resize(count);
     for (int64_t i = 0; i < count; ++i) keys[i] = best[i].load(std::memory_order_relaxed);
@@ -256,7 +259,7 @@ extern "C" double tsm_matrix_profile_estimate_ms(int64_t n, int32_t m, const TsE
 
 extern "C" int tsm_matrix_profile(const double* x, int64_t n, int32_t m, int64_t exclusion, TsExec* ex,
                                   TsProfile* out, TsStatus* st) noexcept {
-    return tsm::guard(st, [&] {
+    return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         if (n < 0) tsm::invalid("negative series length");
         if (n > 0 && !x) tsm::invalid("series is missing");
@@ -266,8 +269,11 @@ extern "C" int tsm_matrix_profile(const double* x, int64_t n, int32_t m, int64_t
         if ((int64_t)m > n / 2)
             tsm::invalid(tsm::format("window length m = %d is more than half the series length %lld",
                                      (int)m, (long long)n),
-                         tsm::format("Use m <= %lld, or a series of at least %lld points.",
-                                     (long long)(n / 2), 2LL * m));
+                         n / 2 >= 3 ? tsm::format("Use m <= %lld, or a series of at least %lld points.",
+                                                  (long long)(n / 2), 2LL * m)
+                                    : tsm::format("The series is too short for a matrix profile: it needs at "
+                                                  "least %lld points for m = %d (and at least 6 for any m).",
+                                                  2LL * m, (int)m));
         if (exclusion < 1)
             tsm::invalid(tsm::format("exclusion zone must be at least 1, got %lld", (long long)exclusion),
                          "Pass a positive exclusion zone (the default is ceil(m/4) + 1).");

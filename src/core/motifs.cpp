@@ -1,5 +1,6 @@
-// motifs.cpp — exact motifs on the CPU (MK), motifs from a matrix profile, the
-// shared arithmetic, and the C entry points of motifs.
+// motifs.cpp — exact motifs on the CPU (MK), motifs from a matrix profile,
+// window statistics and the distance on the host, and the C entry points of
+// motifs.  The arithmetic shared with the GPU is in motifs_detail.h.
 //
 // MK, as in the thesis (ch. 3–4), generalised to k pairs:
 //  1. r reference windows (random, fixed seed); D(r, j) = d(ref_r, window j).
@@ -20,7 +21,8 @@
 //     greedy rule is applied exactly, with no candidate-set budget to guess.
 //     D, the order and the bounds are computed once and reused by every rank.
 // Ties everywhere: smaller distance, then smaller pos_a, then smaller pos_b;
-// pruning never drops a pair whose bound equals bsf (slack, see mk_slack).
+// pruning never drops a pair whose bound equals bsf (slack, see
+// motif::pruning_slack).
 //
 // The PAA bound (beyond the thesis; it makes MK fast on smooth series such as
 // random walks, whose reference bounds are weak).  Let ẑ be a window's
@@ -30,7 +32,7 @@
 // d = ||δ − δ̄·1||, δ = ẑa − ẑb.  With u_s = 1_{segment s}/sqrt(len_s)
 // (W segments, orthonormal) and P the orthogonal projection onto
 // span{u_s} ∩ 1⊥, the PAA coefficients c = coordinates of P·ẑ in the u_s
-// (window_paa), Bessel's inequality gives ||c(a) − c(b)|| = ||P(δ − δ̄·1)|| ≤ d.
+// (motif::window_paa), Bessel's inequality gives ||c(a) − c(b)|| = ||P(δ − δ̄·1)|| ≤ d.
 // Any rotation y = Vᵀc keeps the norm: the rows y_k are taken along the
 // principal axes of the coefficients (mk_principal_axes), so that the first
 // rows carry most of the energy and the partial sums Σ_{k<K} Δy_k² (each a
@@ -47,18 +49,18 @@
 // 6e-8·Z.  (1) Key gap g = fl(f_0(b) − f_0(a)) > thr ≥ t := bsf + slackP
 // implies |Δy_0| ≥ g/(1 + 2^-24) − 1.2e-7·Z ≥ t − 6e-8·t − 1.2e-7·Z ≥
 // t − 2.5e-7·Z (t ≤ 2Z + 1).  (2) The float sum s = fl Σ fl(fl(Δf_k)²) of
-// W ≤ 32 terms satisfies s ≤ (1 + γ_34)·Σ Δf_k², γ_34 < 2.1e-6; so
+// W ≤ 32 terms, in any order, each product rounded or fused into its
+// addition, satisfies s ≤ (1 + γ_34)·Σ Δf_k², γ_34 < 2.1e-6; so
 // s > thr2 ≥ t²/(1 − 1e-5) implies ||Δf|| ≥ t·sqrt((1 − 2.1e-6)/(1 − 1e-5))
 // ≥ t·(1 + 3.9e-6), and ||Δy|| ≥ ||Δf|| − 1.2e-7·Z > t − 1.2e-7·Z.  In both
 // cases the projected distance exceeds bsf + slackP − 2.5e-7·Z, and
-// slackP = mk_slack(m)·Z/sqrt(m) + (zmax − sqrt(m))⁺ ≥ 2e-6·Z + (zmax −
+// slackP = pruning_slack(m)·Z/sqrt(m) + (zmax − sqrt(m))⁺ ≥ 2e-6·Z + (zmax −
 // sqrt(m))⁺: for non-constant pairs d (computed by zdist to 1e-12 relative)
 // exceeds bsf; for constant vs non-constant ones ||Δy|| ≤ zmax, so
 // sqrt(m) = d > bsf; constant pairs have Δy = 0 and are never pruned by it.
 #include "motifs.h"
 
 #include <algorithm>
-#include <cfloat>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -67,6 +69,7 @@
 #include <queue>
 #include <random>
 
+#include "api_matrix_profile.h"
 #include "api_motifs.h"
 #include "dispatch.h"
 #include "error.h"
@@ -75,29 +78,11 @@
 
 namespace tsm {
 
-#define TSM_NO_CONTRACT __attribute__((optimize("fp-contract=off")))
+using motif::BestPair;
+using motif::kPaaSegments;
+using motif::kRowHead;
 
-TSM_NO_CONTRACT void window_zstat(const double* w, int m, double* mean, double* inv, uint8_t* constant) {
-    double s = 0;
-    bool eq = true;
-    for (int k = 0; k < m; ++k) {
-        s += w[k];
-        eq = eq && (w[k] == w[0]);
-    }
-    double mu0 = s / m, q = 0, q2 = 0;
-    for (int k = 0; k < m; ++k) {
-        double t = w[k] - mu0;
-        q += t;
-        q2 += t * t;
-    }
-    double mu = mu0 + q / m;
-    double var = (q2 - q * q / m) / m;
-    double sd = var > 0 ? std::sqrt(var) : 0.0;
-    bool c = eq || !(sd > 0);
-    *mean = eq ? w[0] : mu;
-    *inv = c ? 0.0 : 1.0 / sd;
-    *constant = c;
-}
+// ---- window statistics and the distance ---------------------------------------
 
 void zstats(const double* x, int64_t n, int m, ZStats& out, const TsExec* ex) {
     const int64_t N = n - m + 1;
@@ -109,42 +94,46 @@ void zstats(const double* x, int64_t n, int m, ZStats& out, const TsExec* ex) {
     const int64_t B = std::max<int64_t>(256, (int64_t(1) << 20) / m);
     parallel_for(ex, (N + B - 1) / B, [&](int64_t t) {
         int64_t lo = t * B, hi = std::min(N, lo + B);
-        for (int64_t i = lo; i < hi; ++i) window_zstat(x + i, m, &out.mean[i], &out.inv[i], &out.constant[i]);
+        for (int64_t i = lo; i < hi; ++i)
+            motif::window_zstat(x + i, m, &out.mean[i], &out.inv[i], &out.constant[i]);
     });
 }
 
-TSM_NO_CONTRACT double zdist_bounded(const double* a, double mua, double inva, bool ca, const double* b,
-                                     double mub, double invb, bool cb, int m, double lim2) {
-    if (ca || cb) return (ca && cb) ? 0.0 : std::sqrt((double)m);
-    double s[32], q[32];
-    for (int l = 0; l < 32; ++l) s[l] = q[l] = 0.0;
-    int k = 0;
-    for (; k + 32 <= m; k += 32) {
-        for (int l = 0; l < 32; ++l) {
-            double dl = (a[k + l] - mua) * inva - (b[k + l] - mub) * invb;
-            s[l] += dl;
-            q[l] += dl * dl;
-        }
-        // early abandon, every 128 values: for the first p values,
-        // d² = Σ(δ − δ̄)² ≥ Σ_{k<p}(δ_k − δ̄)² ≥ q_p − s_p²/p (the prefix's own mean minimises it)
-        if (((k + 32) & 127) == 0 && k + 32 < m && lim2 < std::numeric_limits<double>::infinity()) {
-            double sp = 0, qp = 0;
-            for (int l = 0; l < 32; ++l) { sp += s[l]; qp += q[l]; }
-            if (qp - sp * sp / (k + 32) > lim2) return std::numeric_limits<double>::infinity();
+namespace {
+
+// The warp's halving tree (motif::warp_merge_lanes) on 32 lane sums: lane 0 ends with the total.
+void merge_lanes(double* s, double* q) {
+    for (int off = motif::kLanes / 2; off > 0; off >>= 1)
+        for (int l = 0; l < off; ++l) motif::lane_merge(s[l], q[l], s[l + off], q[l + off]);
+}
+
+}  // namespace
+
+// The warp's accumulation (motifs_detail.h) with 32 accumulators.
+double zdist_bounded(const double* a, double mua, double inva, bool ca, const double* b, double mub, double invb,
+                     bool cb, int m, double lim2) {
+    using motif::kLanes;
+    if (ca || cb) return motif::constant_pair_distance(ca, cb, m);
+    const double inf = std::numeric_limits<double>::infinity();
+    const bool bounded = lim2 < inf;
+    double s[kLanes] = {}, q[kLanes] = {};
+    int base = 0;
+    for (; base + kLanes <= m; base += kLanes) {
+        for (int l = 0; l < kLanes; ++l)
+            motif::lane_add(s[l], q[l], motif::z_difference(a[base + l], mua, inva, b[base + l], mub, invb));
+        const int p = base + kLanes;
+        if (bounded && motif::abandon_point(p, m)) {
+            double sp[kLanes], qp[kLanes];
+            std::copy(s, s + kLanes, sp);
+            std::copy(q, q + kLanes, qp);
+            merge_lanes(sp, qp);
+            if (motif::prefix_bound_exceeds(sp[0], qp[0], p, lim2)) return inf;
         }
     }
-    for (int l = 0; k + l < m; ++l) {
-        double dl = (a[k + l] - mua) * inva - (b[k + l] - mub) * invb;
-        s[l] += dl;
-        q[l] += dl * dl;
-    }
-    for (int off = 16; off > 0; off >>= 1)
-        for (int l = 0; l < off; ++l) {
-            s[l] += s[l + off];
-            q[l] += q[l + off];
-        }
-    double d2 = q[0] - s[0] * s[0] / m;
-    return d2 > 0 ? std::sqrt(d2) : 0.0;
+    for (int l = 0; base + l < m; ++l)
+        motif::lane_add(s[l], q[l], motif::z_difference(a[base + l], mua, inva, b[base + l], mub, invb));
+    merge_lanes(s, q);
+    return motif::distance_from_sums(s[0], q[0], m);
 }
 
 double zdist(const double* a, double mua, double inva, bool ca, const double* b, double mub, double invb, bool cb,
@@ -152,70 +141,29 @@ double zdist(const double* a, double mua, double inva, bool ca, const double* b,
     return zdist_bounded(a, mua, inva, ca, b, mub, invb, cb, m, std::numeric_limits<double>::infinity());
 }
 
-std::vector<int64_t> mk_references(int64_t N, int nref) {
-    int64_t r = std::min<int64_t>({(int64_t)nref, N, (int64_t)kMaxReferences});
+// ---- MK's setup, shared by both paths (host) ---------------------------------------
+
+std::vector<int64_t> mk_references(int64_t N, int n_refs) {
+    int64_t count = std::min<int64_t>({(int64_t)n_refs, N, (int64_t)kMaxReferences});
     std::vector<int64_t> refs;
-    if (r >= N) {
+    if (count >= N) {
         refs.resize(N);
         std::iota(refs.begin(), refs.end(), 0);
         return refs;
     }
     std::mt19937_64 rng(0x6d6b2d72656673ULL);  // fixed seed: same references every call
-    while ((int64_t)refs.size() < r) {
+    while ((int64_t)refs.size() < count) {
         int64_t p = (int64_t)(rng() % (uint64_t)N);
         if (std::find(refs.begin(), refs.end(), p) == refs.end()) refs.push_back(p);
     }
     return refs;
 }
 
-double mk_slack(int m) { return 1e-6 * (1.0 + 2.0 * std::sqrt((double)m)); }
+namespace {
 
-float mk_threshold(double bsf, double slack) {
-    if (!std::isfinite(bsf)) return std::numeric_limits<float>::infinity();
-    return std::nextafter((float)(bsf + slack), std::numeric_limits<float>::infinity());
-}
-
-float mk_threshold2(double bsf, double slack) {
-    if (!std::isfinite(bsf)) return std::numeric_limits<float>::infinity();
-    const double t = bsf + slack;
-    return std::nextafter((float)(t * t / (1.0 - 1e-5)), std::numeric_limits<float>::infinity());
-}
-
-double mk_paa_slack(int m, double zmax) {
-    const double sm = std::sqrt((double)m), Z = std::max(zmax, sm);
-    return mk_slack(m) * (Z / sm) + std::max(0.0, zmax - sm);
-}
-
-TSM_NO_CONTRACT void window_paa(const double* w, int m, double mean, double inv, bool constant, int W, double* c,
-                                int64_t stride, double* norm2) {
-    if (constant) {
-        for (int s = 0; s < W; ++s) c[s * stride] = 0.0;
-        *norm2 = 0.0;
-        return;
-    }
-    double tot = 0, q = 0;
-    for (int s = 0; s < W; ++s) {
-        const int lo = (int)((int64_t)s * m / W), hi = (int)((int64_t)(s + 1) * m / W);
-        double a = 0;
-        for (int k = lo; k < hi; ++k) {
-            const double z = (w[k] - mean) * inv;  // zdist's value
-            a += z;
-            q += z * z;
-        }
-        tot += a;
-        c[s * stride] = a;
-    }
-    for (int s = 0; s < W; ++s) {
-        const int lo = (int)((int64_t)s * m / W), hi = (int)((int64_t)(s + 1) * m / W);
-        const double r = std::sqrt((double)(hi - lo));
-        c[s * stride] = c[s * stride] / r - r * (tot / m);
-    }
-    *norm2 = q;
-}
-
-void mk_principal_axes(int W, const double* sum, const double* sumsq, double count, std::vector<double>& V,
-                       std::vector<double>& var) {
-    std::vector<double> A((size_t)W * W);
+// The coefficients' covariance (symmetrised) into A (W × W); false if not finite.
+bool axes_covariance(int W, const double* sum, const double* sumsq, double count, std::vector<double>& A) {
+    A.assign((size_t)W * W, 0.0);
     bool finite = count > 0;
     for (int a = 0; a < W; ++a)
         for (int b = 0; b < W; ++b) {
@@ -224,11 +172,33 @@ void mk_principal_axes(int W, const double* sum, const double* sumsq, double cou
             A[a * W + b] = 0.5 * (u + v);
             finite = finite && std::isfinite(A[a * W + b]);
         }
-    const std::vector<double> A0 = A;
-    V.assign((size_t)W * W, 0.0);
-    for (int a = 0; a < W; ++a) V[a * W + a] = 1.0;
-    // cyclic Jacobi: V accumulates the rotations, A → diagonal
-    for (int sweep = 0; finite && sweep < 64; ++sweep) {
+    return finite;
+}
+
+// (u_k, v_k) ← (c·u_k − s·v_k, s·u_k + c·v_k) for the W pairs u[k·step], v[k·step].
+void rotate_pairs(double* u, double* v, int W, int step, double c, double s) {
+    for (int k = 0; k < W; ++k) {
+        const double uk = u[k * step], vk = v[k * step];
+        u[k * step] = c * uk - s * vk;
+        v[k * step] = s * uk + c * vk;
+    }
+}
+
+// One Jacobi rotation of A (W × W) in the plane (p, q) that zeroes A[p][q]; V accumulates it.
+void jacobi_rotate(int W, int p, int q, std::vector<double>& A, std::vector<double>& V) {
+    const double apq = A[p * W + q];
+    const double th = (A[q * W + q] - A[p * W + p]) / (2.0 * apq);
+    const double t = std::fabs(th) > 1e150 ? 0.5 / th
+                                           : (th >= 0 ? 1.0 : -1.0) / (std::fabs(th) + std::sqrt(th * th + 1.0));
+    const double c = 1.0 / std::sqrt(t * t + 1.0), sn = t * c;
+    rotate_pairs(&A[p], &A[q], W, W, c, sn);          // columns p and q of A
+    rotate_pairs(&A[p * W], &A[q * W], W, 1, c, sn);  // rows p and q of A
+    rotate_pairs(&V[p], &V[q], W, W, c, sn);          // columns p and q of V
+}
+
+// Cyclic Jacobi: A → diagonal, V (starting at I) accumulates the rotations.
+void jacobi_diagonalise(int W, std::vector<double>& A, std::vector<double>& V) {
+    for (int sweep = 0; sweep < 64; ++sweep) {
         double off = 0, dia = 0;
         for (int a = 0; a < W; ++a) {
             dia += A[a * W + a] * A[a * W + a];
@@ -236,56 +206,70 @@ void mk_principal_axes(int W, const double* sum, const double* sumsq, double cou
         }
         if (!(off > 1e-30 * dia)) break;
         for (int p = 0; p < W; ++p)
-            for (int q = p + 1; q < W; ++q) {
-                const double apq = A[p * W + q];
-                if (apq == 0.0) continue;
-                const double th = (A[q * W + q] - A[p * W + p]) / (2.0 * apq);
-                const double t = std::fabs(th) > 1e150 ? 0.5 / th
-                                                       : (th >= 0 ? 1.0 : -1.0) / (std::fabs(th) + std::sqrt(th * th + 1.0));
-                const double c = 1.0 / std::sqrt(t * t + 1.0), sn = t * c;
-                for (int k = 0; k < W; ++k) {
-                    const double akp = A[k * W + p], akq = A[k * W + q];
-                    A[k * W + p] = c * akp - sn * akq;
-                    A[k * W + q] = sn * akp + c * akq;
-                }
-                for (int k = 0; k < W; ++k) {
-                    const double apk = A[p * W + k], aqk = A[q * W + k];
-                    A[p * W + k] = c * apk - sn * aqk;
-                    A[q * W + k] = sn * apk + c * aqk;
-                }
-                for (int k = 0; k < W; ++k) {
-                    const double vkp = V[k * W + p], vkq = V[k * W + q];
-                    V[k * W + p] = c * vkp - sn * vkq;
-                    V[k * W + q] = sn * vkp + c * vkq;
-                }
-            }
+            for (int q = p + 1; q < W; ++q)
+                if (A[p * W + q] != 0.0) jacobi_rotate(W, p, q, A, V);
     }
+}
+
+// V's columns orthonormal to 1e-12.
+bool orthonormal(int W, const std::vector<double>& V) {
+    for (int k = 0; k < W; ++k)
+        for (int l = 0; l < W; ++l) {
+            double d = 0;
+            for (int a = 0; a < W; ++a) d += V[a * W + k] * V[a * W + l];
+            if (!(std::isfinite(d) && std::fabs(d - (k == l ? 1.0 : 0.0)) <= 1e-12)) return false;
+        }
+    return true;
+}
+
+}  // namespace
+
+void mk_principal_axes(int W, const double* sum, const double* sumsq, double count, std::vector<double>& V,
+                       std::vector<double>& var) {
+    std::vector<double> A;
+    const bool finite = axes_covariance(W, sum, sumsq, count, A);
+    const std::vector<double> A0 = A;
+    V.assign((size_t)W * W, 0.0);
+    for (int a = 0; a < W; ++a) V[a * W + a] = 1.0;
+    if (finite) jacobi_diagonalise(W, A, V);
     // axes by descending variance (ties: index)
     std::vector<int> ord(W);
     std::iota(ord.begin(), ord.end(), 0);
     std::stable_sort(ord.begin(), ord.end(), [&](int a, int b) { return A[a * W + a] > A[b * W + b]; });
-    std::vector<double> V2((size_t)W * W);
+    std::vector<double> sorted((size_t)W * W);
     var.assign(W, 0.0);
     for (int k = 0; k < W; ++k) {
         var[k] = std::max(0.0, A[ord[k] * W + ord[k]]);
-        for (int a = 0; a < W; ++a) V2[a * W + k] = V[a * W + ord[k]];
+        for (int a = 0; a < W; ++a) sorted[a * W + k] = V[a * W + ord[k]];
     }
-    V.swap(V2);
+    V.swap(sorted);
     // orthonormal to 1e-12, or no rotation at all (the bound needs ||Vᵀv|| ≤ ||v||)
-    bool ok = finite;
-    for (int k = 0; ok && k < W; ++k)
-        for (int l = 0; ok && l < W; ++l) {
-            double d = 0;
-            for (int a = 0; a < W; ++a) d += V[a * W + k] * V[a * W + l];
-            ok = std::isfinite(d) && std::fabs(d - (k == l ? 1.0 : 0.0)) <= 1e-12;
-        }
-    if (!ok) {
+    if (!(finite && orthonormal(W, V))) {
         V.assign((size_t)W * W, 0.0);
         for (int a = 0; a < W; ++a) {
             V[a * W + a] = 1.0;
             var[a] = std::isfinite(A0[a * W + a]) ? std::max(0.0, A0[a * W + a]) : 0.0;
         }
     }
+}
+
+MkPlan mk_plan(int m, int W, const std::vector<double>& ref_sd, std::vector<double>& moment_blocks, int64_t samples,
+               double zmax2, MkStats& S) {
+    MkPlan plan;
+    plan.W = W;
+    const int E = W + W * W;
+    const int64_t blocks = (int64_t)moment_blocks.size() / E;
+    for (int64_t t = 1; t < blocks; ++t)
+        for (int e = 0; e < E; ++e) moment_blocks[e] += moment_blocks[(size_t)t * E + e];
+    mk_principal_axes(W, moment_blocks.data(), moment_blocks.data() + W, (double)samples, plan.V, plan.var);
+    plan.key_paa = motif::choose_key(ref_sd.data(), (int)ref_sd.size(), plan.var[0], &plan.r0);
+    plan.k0 = plan.key_paa ? 1 : 0;
+    plan.slack = motif::pruning_slack(m);
+    plan.slack_paa = motif::paa_slack(m, std::sqrt(zmax2));
+    plan.slack_key = plan.key_paa ? plan.slack_paa : plan.slack;
+    S.order_reference = plan.key_paa ? -1 : plan.r0;
+    S.paa_segments = W;
+    return plan;
 }
 
 void block_pair(std::vector<uint8_t>& blocked, int64_t a, int64_t b, int m) {
@@ -296,260 +280,375 @@ void block_pair(std::vector<uint8_t>& blocked, int64_t a, int64_t b, int m) {
     }
 }
 
+std::vector<MotifPair> mk_ranks(int64_t N, int m, int64_t k, MkStats& S,
+                                const std::function<BestPair(const std::vector<uint8_t>&)>& best_pair) {
+    std::vector<uint8_t> blocked(N, 0);
+    std::vector<MotifPair> result;
+    for (int64_t rank = 0; rank < k; ++rank) {
+        ++S.runs;
+        const BestPair best = best_pair(blocked);
+        if (best.a < 0) break;
+        result.push_back({best.a, best.b, best.d});
+        block_pair(blocked, best.a, best.b, m);
+    }
+    return result;
+}
+
+// ---- MK on the CPU ---------------------------------------------------------------
+
 namespace {
 
-struct Best {
-    double d = std::numeric_limits<double>::infinity();
-    int64_t a = -1, b = -1;
-    void offer(double d2, int64_t x, int64_t y) {
-        int64_t lo = std::min(x, y), hi = std::max(x, y);
-        if (a < 0 || pair_less(d2, lo, hi, d, a, b)) { d = d2; a = lo; b = hi; }
-    }
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+// MK's index on the CPU: the references, their distances, and the rows in
+// linear order that the offset loop reads.
+struct MkIndex {
+    int64_t N = 0;
+    int m = 0;
+    int n_refs = 0;
+    std::vector<int64_t> refs;
+    std::vector<double> D;         // n_refs × N: D[r·N + j] = d(reference r, window j)
+    MkPlan plan;
+    std::vector<int64_t> order;    // the window at linear position i
+    std::vector<float> head;       // N × kRowHead: (key, the seven PAA rows after it) by position
+    std::vector<float> Y;          // W × N: the PAA rows by position
+    std::vector<float> Dp;         // n_refs × N: the reference rows by position
 };
+
+// Windows per parallel task of the setup's loops over windows.
+int64_t setup_block(int m) { return std::max<int64_t>(256, (int64_t(1) << 20) / m); }
+
+std::vector<double> reference_distances(const double* x, const ZStats& zs, const std::vector<int64_t>& refs,
+                                        TsExec* ex) {
+    const int64_t N = zs.count;
+    const int m = zs.m;
+    std::vector<double> D(refs.size() * N);
+    const int64_t JB = std::max<int64_t>(64, (int64_t(1) << 18) / m);
+    const int64_t jt = (N + JB - 1) / JB;
+    parallel_for(ex, (int64_t)refs.size() * jt, [&](int64_t t) {
+        const int64_t r = t / jt, p = refs[r];
+        const int64_t lo = (t % jt) * JB, hi = std::min(N, lo + JB);
+        for (int64_t j = lo; j < hi; ++j)
+            D[r * N + j] = zdist(x + p, zs.mean[p], zs.inv[p], zs.constant[p], x + j, zs.mean[j], zs.inv[j],
+                                 zs.constant[j], m);
+    });
+    check_interrupt(ex);
+    return D;
+}
+
+// The spread of each reference's distances, in the lanes and tree of motifs_detail.h.
+std::vector<double> reference_spreads(const std::vector<double>& D, int n_refs, int64_t N) {
+    using motif::kSpreadLanes;
+    std::vector<double> sd(n_refs);
+    std::vector<double> lanes(kSpreadLanes);
+    auto total = [&] {
+        for (int w = kSpreadLanes / 2; w > 0; w >>= 1)
+            for (int t = 0; t < w; ++t) motif::spread_tree_step(lanes.data(), t, w);
+        return lanes[0];
+    };
+    for (int r = 0; r < n_refs; ++r) {
+        const double* row = &D[(size_t)r * N];
+        std::fill(lanes.begin(), lanes.end(), 0.0);
+        for (int64_t j = 0; j < N; ++j) motif::spread_add(lanes[j % kSpreadLanes], row[j]);
+        const double mean = motif::spread_mean(total(), N);
+        std::fill(lanes.begin(), lanes.end(), 0.0);
+        for (int64_t j = 0; j < N; ++j) motif::spread_add_sqdev(lanes[j % kSpreadLanes], row[j], mean);
+        sd[r] = motif::spread_sd(total(), N);
+    }
+    return sd;
+}
+
+// The PAA coefficients of every window, C[s·N + p]; returns the largest Σ ẑ².
+double paa_coefficients(const double* x, const ZStats& zs, int W, TsExec* ex, std::vector<double>& C) {
+    const int64_t N = zs.count, PB = setup_block(zs.m);
+    C.resize((size_t)W * N);
+    std::vector<double> norm2(N);
+    parallel_for(ex, (N + PB - 1) / PB, [&](int64_t t) {
+        const int64_t lo = t * PB, hi = std::min(N, lo + PB);
+        for (int64_t p = lo; p < hi; ++p)
+            motif::window_paa(x + p, zs.m, zs.mean[p], zs.inv[p], zs.constant[p], W, &C[p], N, &norm2[p]);
+    });
+    check_interrupt(ex);
+    double zmax2 = 0;
+    for (int64_t p = 0; p < N; ++p) zmax2 = std::max(zmax2, norm2[p]);
+    return zmax2;
+}
+
+// The moment sums of the sampled windows' coefficients, one block of W + W²
+// values per kAxesSumBlock samples (motifs_detail.h).
+std::vector<double> paa_moment_blocks(const std::vector<double>& C, int64_t N, int W, int64_t samples, TsExec* ex) {
+    const int64_t stride = motif::axes_sample_stride(N), SB = motif::kAxesSumBlock;
+    const int64_t blocks = (samples + SB - 1) / SB;
+    const int E = W + W * W;
+    std::vector<double> part((size_t)blocks * E, 0.0);
+    parallel_for(ex, blocks, [&](int64_t t) {
+        double* sum = &part[(size_t)t * E];
+        double* sq = sum + W;
+        double c[kPaaSegments];
+        for (int64_t e = t * SB; e < std::min(samples, (t + 1) * SB); ++e) {
+            for (int a = 0; a < W; ++a) c[a] = C[(size_t)a * N + e * stride];
+            for (int a = 0; a < W; ++a) {
+                sum[a] = motif::paa_moment_add(sum[a], c, a, -1);
+                for (int b = 0; b < W; ++b) sq[a * W + b] = motif::paa_moment_add(sq[a * W + b], c, a, b);
+            }
+        }
+    });
+    return part;
+}
+
+// The linear order: windows by ascending key, ties by position.
+std::vector<int64_t> linear_order(const std::vector<double>& key) {
+    std::vector<int64_t> order(key.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(),
+              [&](int64_t a, int64_t b) { return key[a] != key[b] ? key[a] < key[b] : a < b; });
+    return order;
+}
+
+// The key of every window, the linear order, and the rows in that order.
+void order_and_rows(MkIndex& ix, const std::vector<double>& C, TsExec* ex) {
+    const int64_t N = ix.N, PB = setup_block(ix.m);
+    const MkPlan& plan = ix.plan;
+    ix.head.assign((size_t)N * kRowHead, 0.0f);
+    ix.Y.resize((size_t)plan.W * N);
+    ix.Dp.resize((size_t)ix.n_refs * N);
+    const motif::RowsLayout L{C.data(), ix.D.data(), plan.V.data(), N, plan.W, ix.n_refs, plan.r0,
+                              plan.key_paa, ix.Y.data(), ix.Dp.data()};
+    std::vector<double> key(N);
+    for (int64_t p = 0; p < N; ++p) key[p] = motif::window_key(L, p);
+    ix.order = linear_order(key);
+    parallel_for(ex, (N + PB - 1) / PB, [&](int64_t t) {
+        const int64_t lo = t * PB, hi = std::min(N, lo + PB);
+        for (int64_t i = lo; i < hi; ++i) {
+            const int64_t p = ix.order[i];
+            motif::window_rows(L, p, i, key[p], &ix.head[(size_t)i * kRowHead]);
+        }
+    });
+    check_interrupt(ex);
+}
+
+// 1–3: the references and D, the PAA and its axes, the key, the order and the rows.
+MkIndex build_index(const double* x, const ZStats& zs, int n_refs, TsExec* ex, MkStats& S) {
+    MkIndex ix;
+    ix.N = zs.count;
+    ix.m = zs.m;
+    ix.refs = mk_references(ix.N, n_refs);
+    ix.n_refs = (int)ix.refs.size();
+    ix.D = reference_distances(x, zs, ix.refs, ex);
+    const std::vector<double> ref_sd = reference_spreads(ix.D, ix.n_refs, ix.N);
+    const int W = motif::paa_count(ix.m);
+    std::vector<double> C;
+    const double zmax2 = paa_coefficients(x, zs, W, ex, C);
+    const int64_t stride = motif::axes_sample_stride(ix.N), samples = (ix.N + stride - 1) / stride;
+    std::vector<double> moments = paa_moment_blocks(C, ix.N, W, samples, ex);
+    ix.plan = mk_plan(ix.m, W, ref_sd, moments, samples, zmax2, S);
+    order_and_rows(ix, C, ex);
+    return ix;
+}
+
+// What one rank's offset loop reads.
+struct ScanInput {
+    const MkIndex& ix;
+    const ZStats& zs;
+    const double* x;
+    const std::vector<uint8_t>& blocked;     // by window
+    const std::vector<uint8_t>& blocked_at;  // by linear position
+    int64_t excl;
+};
+
+// InitBSF: the best allowed (reference, window) pair.
+BestPair initial_bsf(const ScanInput& in) {
+    const MkIndex& ix = in.ix;
+    BestPair best;
+    for (int r = 0; r < ix.n_refs; ++r) {
+        const int64_t p = ix.refs[r];
+        const double* row = &ix.D[(size_t)r * ix.N];
+        for (int64_t j = 0; j < ix.N; ++j)
+            if (row[j] <= best.d && motif::pair_allowed(p, j, in.blocked.data(), in.excl)) best.offer(row[j], p, j);
+    }
+    return best;
+}
+
+// The PAA bound of positions i and j exceeds thr2 (yi: i's rows).
+inline __attribute__((always_inline)) bool paa_bound_exceeds(const float* head_i, const float* head_j,
+                                                             const float* yi, const float* Y, int64_t N, int64_t j,
+                                                             int W, int k0, float thr2) {
+    float e[kRowHead];
+    e[0] = k0 ? motif::paa_row_term(head_j[0], head_i[0]) : 0.0f;
+    for (int h = 1; h < kRowHead; ++h) e[h] = motif::paa_row_term(head_j[h], head_i[h]);
+    float sq = ((e[0] + e[1]) + (e[2] + e[3])) + ((e[4] + e[5]) + (e[6] + e[7]));
+    if (sq > thr2) return true;
+    for (int k = k0 + kRowHead - 1; k < W; ++k) {
+        sq += motif::paa_row_term(Y[(size_t)k * N + j], yi[k]);
+        if (sq > thr2) return true;
+    }
+    return false;
+}
+
+// Some reference bound of positions i and j exceeds thr.
+bool refs_bound_exceeds(const MkIndex& ix, int64_t i, int64_t j, float thr) {
+    for (int r = 0; r < ix.n_refs; ++r) {
+        const float* row = &ix.Dp[(size_t)r * ix.N];
+        if (motif::ref_gap_exceeds(row[j], row[i], thr)) return true;
+    }
+    return false;
+}
+
+// The exact distance of windows a and b, abandoned once it must exceed
+// bsf + slack, offered to best; whether best changed (or tied).
+bool offer_exact(const ScanInput& in, int64_t a, int64_t b, BestPair& best) {
+    const ZStats& zs = in.zs;
+    const double d = zdist_bounded(in.x + a, zs.mean[a], zs.inv[a], zs.constant[a], in.x + b, zs.mean[b],
+                                   zs.inv[b], zs.constant[b], zs.m, motif::abandon_limit2(best.d, in.ix.plan.slack));
+    if (!(d <= best.d)) return false;
+    best.offer(d, a, b);
+    return true;
+}
+
+// Position i of the scan: its rows, and its partner at the chunk's first offset.
+struct Position {
+    float head[kRowHead];
+    float y[kPaaSegments];  // PAA rows past the head's
+    int64_t j0;             // i + o0
+    bool blocked;
+};
+
+constexpr int64_t kKeyStop = -1;  // next_candidate: a key gap ended the position's scan
+
+// The hot loop of the scan, with no call in it (its values stay in
+// registers): position p's offsets oo .. oe − 1 in order, each key gap into
+// min_gap; returns the first offset whose pair passes the key gap and the
+// PAA bound, oe when there is none, or kKeyStop when a gap above thr.key
+// ended the scan (the gap is a lower bound of p's gaps at every later offset
+// of the chunk: into stop_gap).
+__attribute__((noinline)) int64_t next_candidate(const MkIndex& ix, const Position& p, int64_t oo, int64_t oe,
+                                                 const motif::ScanThresholds& thr, float* __restrict min_gap,
+                                                 float* __restrict stop_gap) {
+    const float* const head = ix.head.data();
+    const float* const Y = ix.Y.data();
+    const int64_t N = ix.N;
+    const int W = ix.plan.W, k0 = ix.plan.k0;
+    const float key_i = p.head[0], thr_key = thr.key, thr_paa2 = thr.paa2;
+    for (; oo < oe; ++oo) {
+        const int64_t j = p.j0 + oo;
+        const float* head_j = head + (size_t)j * kRowHead;
+        const float g = head_j[0] - key_i;
+        if (g > thr_key) {
+            stop_gap[oo] = std::min(stop_gap[oo], g);
+            return kKeyStop;
+        }
+        if (g < min_gap[oo]) min_gap[oo] = g;
+        if (!p.blocked && !paa_bound_exceeds(p.head, head_j, p.y, Y, N, j, W, k0, thr_paa2)) return oo;
+    }
+    return oe;
+}
+
+constexpr int64_t kTilePositions = 1024;  // positions per parallel task of the offset loop
+
+// 3–4 for one tile of positions [lo, hi) and the chunk's offsets o0 ..
+// o0 + ce − 1: pairs that pass the key gap and the PAA bound (next_candidate)
+// are checked against the references, the blocked windows and the exclusion
+// zone; the survivors get their exact distance.  best: the tile's best pair
+// (starting as the chunk's bsf); computed: exact distances; min_gap[oo]: the
+// smallest key gap at offset o0 + oo, or a lower bound of it.
+void scan_tile(const ScanInput& in, int64_t o0, int64_t ce, int64_t lo, int64_t hi, BestPair& best,
+               int64_t& computed, float* min_gap) {
+    const MkIndex& ix = in.ix;
+    const int64_t N = ix.N;
+    const float inf = std::numeric_limits<float>::infinity();
+    motif::ScanThresholds thr = ix.plan.thresholds(best.d);
+    std::vector<float> stop_gap(ce, inf);  // per offset: the smallest gap at which a position stopped
+    std::fill(min_gap, min_gap + ce, inf);
+    Position p;
+    for (int64_t i = lo; i < hi; ++i) {
+        for (int h = 0; h < kRowHead; ++h) p.head[h] = ix.head[(size_t)i * kRowHead + h];
+        for (int k = ix.plan.k0 + kRowHead - 1; k < ix.plan.W; ++k) p.y[k] = ix.Y[(size_t)k * N + i];
+        p.j0 = i + o0;
+        p.blocked = in.blocked_at[i] != 0;
+        const int64_t a = ix.order[i], oe = std::min(ce, N - o0 - i);
+        for (int64_t oo = 0;; ++oo) {
+            oo = next_candidate(ix, p, oo, oe, thr, min_gap, stop_gap.data());
+            if (oo == kKeyStop || oo == oe) break;
+            const int64_t j = p.j0 + oo;
+            if (refs_bound_exceeds(ix, i, j, thr.refs) || in.blocked_at[j]) continue;
+            const int64_t b = ix.order[j];
+            if (!motif::far_enough(a, b, in.excl)) continue;
+            ++computed;
+            if (offer_exact(in, a, b, best)) thr = ix.plan.thresholds(best.d);
+        }
+    }
+    float run = inf;
+    for (int64_t oo = 0; oo < ce; ++oo) {
+        run = std::min(run, stop_gap[oo]);
+        min_gap[oo] = std::min(min_gap[oo], run);
+    }
+}
+
+// One chunk of ce offsets from o0, in tiles of positions in parallel: their
+// best pairs merged into best (in tile order), min_gap[oo] the minimum over
+// the tiles.
+void scan_chunk(const ScanInput& in, int64_t o0, int64_t ce, BestPair& best, std::vector<float>& min_gap, MkStats& S,
+                TsExec* ex) {
+    const int64_t span = in.ix.N - o0;  // positions i in [0, N − o)
+    const int64_t tiles = (span + kTilePositions - 1) / kTilePositions;
+    std::vector<BestPair> tile_best(tiles, best);
+    std::vector<float> tile_gap((size_t)tiles * ce);
+    std::vector<int64_t> computed(tiles, 0);
+    parallel_for(ex, tiles, [&](int64_t t) {
+        const int64_t lo = t * kTilePositions, hi = std::min(lo + kTilePositions, span);
+        scan_tile(in, o0, ce, lo, hi, tile_best[t], computed[t], &tile_gap[(size_t)t * ce]);
+    });
+    for (int64_t t = 0; t < tiles; ++t) {
+        if (tile_best[t].a >= 0) best.offer(tile_best[t].d, tile_best[t].a, tile_best[t].b);
+        S.pairs_computed += computed[t];
+    }
+    min_gap.assign(ce, std::numeric_limits<float>::infinity());
+    for (int64_t t = 0; t < tiles; ++t)
+        for (int64_t oo = 0; oo < ce; ++oo) min_gap[oo] = std::min(min_gap[oo], tile_gap[(size_t)t * ce + oo]);
+}
+
+// One rank: InitBSF, then the offset loop in chunks until the stopping rule.
+BestPair best_allowed_pair(const ScanInput& in, MkStats& S, TsExec* ex, double t_budget) {
+    const int64_t N = in.ix.N;
+    BestPair best = initial_bsf(in);
+    int64_t o0 = 1, chunk = 8, last = 0;
+    std::vector<float> min_gap;
+    bool stop = false;
+    while (!stop && o0 < N) {
+        check_budget(ex, t_budget);
+        const int64_t ce = std::min(chunk, N - o0);
+        scan_chunk(in, o0, ce, best, min_gap, S, ex);
+        stop = motif::chunk_stops(
+            best.d, in.ix.plan.slack_key, ce, [&](int64_t oo) { return min_gap[oo]; }, o0, last, S.offsets);
+        if (!stop && chunk < 1024 && chunk * N < (int64_t(1) << 26)) chunk *= 2;
+    }
+    S.last_offset = last;
+    return best;
+}
 
 }  // namespace
 
-std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t k, int64_t excl, int nref,
+std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t k, int64_t excl, int n_refs,
                                      TsExec* ex, MkStats* stats) {
-    using clock = std::chrono::steady_clock;
-    auto ms_since = [](clock::time_point t) {
-        return std::chrono::duration<double, std::milli>(clock::now() - t).count();
-    };
-    const auto t_setup = clock::now();
+    const auto t_setup = Clock::now();
     const double t_budget = steady_ms();  // ex->budget_ms counts from here
-    const int64_t N = n - m + 1;
     MkStats local_stats;
     MkStats& S = stats ? *stats : local_stats;
     S = MkStats{};
     ZStats zs;
     zstats(x, n, m, zs, ex);
-    auto dist = [&](int64_t a, int64_t b) {
-        return zdist(x + a, zs.mean[a], zs.inv[a], zs.constant[a], x + b, zs.mean[b], zs.inv[b],
-                     zs.constant[b], m);
-    };
-
-    // 1. references and D
-    const std::vector<int64_t> refs = mk_references(N, nref);
-    const int R = (int)refs.size();
-    std::vector<double> D((size_t)R * N);
-    const int64_t JB = std::max<int64_t>(64, (int64_t(1) << 18) / m);
-    const int64_t jt = (N + JB - 1) / JB;
-    parallel_for(ex, R * jt, [&](int64_t t) {
-        int r = (int)(t / jt);
-        int64_t lo = (t % jt) * JB, hi = std::min(N, lo + JB);
-        for (int64_t j = lo; j < hi; ++j) D[(size_t)r * N + j] = dist(refs[r], j);
-    });
-    check_interrupt(ex);
-    std::vector<double> ref_sd(R);
-    for (int r = 0; r < R; ++r) {
-        const double* row = &D[(size_t)r * N];
-        double s = 0;
-        for (int64_t j = 0; j < N; ++j) s += row[j];
-        double mu = s / N, q = 0;
-        for (int64_t j = 0; j < N; ++j) q += (row[j] - mu) * (row[j] - mu);
-        ref_sd[r] = std::sqrt(q / N);
-    }
-
-    // 2. PAA coefficients (C[s·N + p]), their principal axes
-    const int W = mk_paa_count(m);
-    S.paa_segments = W;
-    std::vector<double> paa((size_t)W * N), norm2(N);
-    const int64_t PB = std::max<int64_t>(256, (int64_t(1) << 20) / m);
-    parallel_for(ex, (N + PB - 1) / PB, [&](int64_t t) {
-        int64_t lo = t * PB, hi = std::min(N, lo + PB);
-        for (int64_t p = lo; p < hi; ++p)
-            window_paa(x + p, m, zs.mean[p], zs.inv[p], zs.constant[p], W, &paa[p], N, &norm2[p]);
-    });
-    check_interrupt(ex);
-    double zmax2 = 0;
-    for (int64_t p = 0; p < N; ++p) zmax2 = std::max(zmax2, norm2[p]);
-    const double slackP = mk_paa_slack(m, std::sqrt(zmax2));
-    std::vector<double> V, var;
-    {
-        const int64_t stride = mk_pca_stride(N), cnt = (N + stride - 1) / stride;
-        const int64_t SB = 4096, st = (cnt + SB - 1) / SB;
-        std::vector<double> part((size_t)st * (W + W * W), 0.0);
-        parallel_for(ex, st, [&](int64_t t) {
-            double* sum = &part[(size_t)t * (W + W * W)];
-            double* sq = sum + W;
-            double c[kPaaSegments];
-            for (int64_t e = t * SB; e < std::min(cnt, (t + 1) * SB); ++e) {
-                const int64_t p = e * stride;
-                for (int a = 0; a < W; ++a) c[a] = paa[(size_t)a * N + p];
-                for (int a = 0; a < W; ++a) {
-                    sum[a] += c[a];
-                    for (int b = 0; b < W; ++b) sq[a * W + b] += c[a] * c[b];
-                }
-            }
-        });
-        for (int64_t t = 1; t < st; ++t)
-            for (int e = 0; e < W + W * W; ++e) part[e] += part[(size_t)t * (W + W * W) + e];
-        mk_principal_axes(W, part.data(), part.data() + W, (double)cnt, V, var);
-    }
-
-    // 3. the key: the PAA's first axis or the reference with the largest spread
-    int r0 = 0;
-    for (int r = 1; r < R; ++r)
-        if (ref_sd[r] > ref_sd[r0]) r0 = r;
-    const bool key_paa = std::sqrt(var[0]) > ref_sd[r0];
-    S.order_reference = key_paa ? -1 : r0;
-    auto axis = [&](int64_t p, int kk) {
-        double y = 0;
-        for (int a = 0; a < W; ++a) y += V[a * W + kk] * paa[(size_t)a * N + p];
-        return y;
-    };
-    std::vector<double> key(N);
-    for (int64_t p = 0; p < N; ++p) key[p] = key_paa ? axis(p, 0) : D[(size_t)r0 * N + p];
-    std::vector<int64_t> IS(N);
-    std::iota(IS.begin(), IS.end(), 0);
-    std::sort(IS.begin(), IS.end(), [&](int64_t a, int64_t b) { return key[a] != key[b] ? key[a] < key[b] : a < b; });
-    // the rows in linear order, float: the PAA axes (row 0 = the key when it
-    // is axis 0), the references, and per window the key with the next seven
-    // axes side by side, Pk[8i .. 8i+7] = (key, Y[k0][i], .., Y[k0+6][i])
-    // (0 past the last axis): one cache line for most pairs
-    constexpr int PK = 8;
-    std::vector<float> Pk((size_t)N * PK, 0.0f), Y((size_t)W * N), Dp((size_t)R * N);
-    parallel_for(ex, (N + PB - 1) / PB, [&](int64_t t) {
-        int64_t lo = t * PB, hi = std::min(N, lo + PB);
-        for (int64_t i = lo; i < hi; ++i) {
-            const int64_t p = IS[i];
-            const float ki = (float)key[p];
-            Pk[(size_t)i * PK] = ki;
-            for (int kk = 0; kk < W; ++kk) {
-                const float f = (kk == 0 && key_paa) ? ki : (float)axis(p, kk);
-                Y[(size_t)kk * N + i] = f;
-                if (kk >= (key_paa ? 1 : 0) && kk < (key_paa ? 1 : 0) + PK - 1)
-                    Pk[(size_t)i * PK + 1 + kk - (key_paa ? 1 : 0)] = f;
-            }
-            for (int r = 0; r < R; ++r) Dp[(size_t)r * N + i] = (float)D[(size_t)r * N + p];
-        }
-    });
-    check_interrupt(ex);
-    paa.clear();
-    paa.shrink_to_fit();
-    const int k0 = key_paa ? 1 : 0;  // PAA rows left after the key
-    const double slack = mk_slack(m), slackK = key_paa ? slackP : slack;
+    const MkIndex ix = build_index(x, zs, n_refs, ex, S);
     S.setup_ms = ms_since(t_setup);
 
-    const auto t_loop = clock::now();
-    std::vector<uint8_t> blocked(N, 0), blockedS(N, 0);
-    std::vector<MotifPair> result;
-    for (int64_t rank = 0; rank < k; ++rank) {
+    const auto t_loop = Clock::now();
+    std::vector<uint8_t> blocked_at(ix.N, 0);
+    const std::vector<MotifPair> result = mk_ranks(ix.N, m, k, S, [&](const std::vector<uint8_t>& blocked) {
         check_interrupt(ex);
-        ++S.runs;
-        for (int64_t i = 0; i < N; ++i) blockedS[i] = blocked[IS[i]];
-        // InitBSF: the best eligible (reference, window) pair
-        Best best;
-        for (int r = 0; r < R; ++r) {
-            int64_t p = refs[r];
-            if (blocked[p]) continue;
-            const double* row = &D[(size_t)r * N];
-            for (int64_t j = 0; j < N; ++j)
-                if (!blocked[j] && std::llabs(j - p) >= excl && row[j] <= best.d) best.offer(row[j], p, j);
-        }
-        // 3–4. the offset loop, in chunks of offsets; a tile of positions i
-        // scans each i's offsets in order and stops at the first whose key gap
-        // exceeds the threshold (the gap grows with the offset); that gap is a
-        // lower bound of the gaps at every later offset of the chunk (brk).
-        int64_t o0 = 1, CH = 8, last = 0;
-        const int64_t IB = 1024;
-        bool stop = false;
-        while (!stop && o0 < N) {
-            check_budget(ex, t_budget);
-            const int64_t Ce = std::min(CH, N - o0);
-            const int64_t span = N - o0;  // i ranges over [0, N - o)
-            const int64_t nt = (span + IB - 1) / IB;
-            std::vector<Best> tb(nt);
-            std::vector<float> mingap((size_t)nt * Ce);
-            std::vector<int64_t> computed(nt, 0);
-            parallel_for(ex, nt, [&](int64_t t) {
-                Best lb = best;
-                float thrK = mk_threshold(lb.d, slackK), thr2 = mk_threshold2(lb.d, slackP),
-                      thrR = mk_threshold(lb.d, slack);
-                int64_t cnt = 0;
-                const int64_t lo = t * IB, hi = std::min(lo + IB, span);
-                const float inf = std::numeric_limits<float>::infinity();
-                float* mg = &mingap[(size_t)t * Ce];
-                std::vector<float> brk(Ce, inf);
-                std::fill(mg, mg + Ce, inf);
-                float yi[kPaaSegments];
-                const float* const PkP = Pk.data();
-                float* const __restrict mgp = mg;
-                for (int64_t i = lo; i < hi; ++i) {
-                    float pi[PK];
-                    for (int q = 0; q < PK; ++q) pi[q] = PkP[(size_t)i * PK + q];
-                    for (int kk = k0 + PK - 1; kk < W; ++kk) yi[kk] = Y[(size_t)kk * N + i];
-                    const bool bi = blockedS[i] != 0;
-                    const int64_t a = IS[i];
-                    const int64_t oe = std::min(Ce, N - o0 - i);
-                    for (int64_t oo = 0; oo < oe; ++oo) {
-                        const int64_t j = i + o0 + oo;
-                        const float* pj = PkP + (size_t)j * PK;
-                        const float g = pj[0] - pi[0];
-                        if (g > thrK) {
-                            brk[oo] = std::min(brk[oo], g);
-                            break;
-                        }
-                        if (g < mgp[oo]) mgp[oo] = g;
-                        if (bi) continue;
-                        float e[PK];
-                        e[0] = k0 ? g * g : 0.0f;
-                        for (int q = 1; q < PK; ++q) e[q] = (pj[q] - pi[q]) * (pj[q] - pi[q]);
-                        float sq = ((e[0] + e[1]) + (e[2] + e[3])) + ((e[4] + e[5]) + (e[6] + e[7]));
-                        bool pruned = sq > thr2;
-                        for (int kk = k0 + PK - 1; kk < W && !pruned; ++kk) {
-                            const float dk = Y[(size_t)kk * N + j] - yi[kk];
-                            sq += dk * dk;
-                            pruned = sq > thr2;
-                        }
-                        for (int r = 0; r < R && !pruned; ++r) {
-                            const float* row = &Dp[(size_t)r * N];
-                            pruned = std::fabs(row[j] - row[i]) > thrR;
-                        }
-                        if (pruned || blockedS[j]) continue;
-                        const int64_t b = IS[j];
-                        if (std::llabs(a - b) < excl) continue;
-                        // exact distance, abandoned (+inf) once it must exceed bsf + slack
-                        const double lim = lb.d + slack;
-                        double d = zdist_bounded(x + a, zs.mean[a], zs.inv[a], zs.constant[a], x + b, zs.mean[b],
-                                                 zs.inv[b], zs.constant[b], m, lim * lim);
-                        ++cnt;
-                        if (d <= lb.d) {
-                            lb.offer(d, a, b);
-                            thrK = mk_threshold(lb.d, slackK);
-                            thr2 = mk_threshold2(lb.d, slackP);
-                            thrR = mk_threshold(lb.d, slack);
-                        }
-                    }
-                }
-                float run = inf;
-                for (int64_t oo = 0; oo < Ce; ++oo) {
-                    run = std::min(run, brk[oo]);
-                    mg[oo] = std::min(mg[oo], run);
-                }
-                tb[t] = lb;
-                computed[t] = cnt;
-            });
-            for (int64_t t = 0; t < nt; ++t) {
-                if (tb[t].a >= 0) best.offer(tb[t].d, tb[t].a, tb[t].b);
-                S.pairs_computed += computed[t];
-            }
-            // stopping rule, on the minimum over the tiles of each offset's gap bound
-            stop = mk_chunk_stops(
-                best.d, slackK, Ce,
-                [&](int64_t oo) {
-                    float mg = std::numeric_limits<float>::infinity();
-                    for (int64_t t = 0; t < nt; ++t) mg = std::min(mg, mingap[(size_t)t * Ce + oo]);
-                    return mg;
-                },
-                o0, last, S);
-            if (!stop && CH < 1024 && CH * N < (int64_t(1) << 26)) CH *= 2;
-        }
-        S.last_offset = last;
-        if (best.a < 0) break;  // no eligible pair is left
-        result.push_back({best.a, best.b, best.d});
-        block_pair(blocked, best.a, best.b, m);
-    }
+        for (int64_t i = 0; i < ix.N; ++i) blocked_at[i] = blocked[ix.order[i]];
+        return best_allowed_pair(ScanInput{ix, zs, x, blocked, blocked_at, excl}, S, ex, t_budget);
+    });
     S.scan_ms = ms_since(t_loop);
     return result;
 }
@@ -581,11 +680,19 @@ class CpuProfiler : public WindowProfiler {
     ZStats zs_;
 };
 
-}  // namespace
-
-std::unique_ptr<WindowProfiler> make_cpu_profiler(const double* x, int64_t n, int m, TsExec* ex) {
-    return std::unique_ptr<WindowProfiler>(new CpuProfiler(x, n, m, ex));
-}
+// A heap entry of the selection: a lower bound of window owner's best pair
+// (a = b = −1), or its exact best allowed pair.
+struct Entry {
+    double d;
+    int64_t a, b;
+    int64_t owner;
+    bool operator>(const Entry& o) const {
+        if (d != o.d) return d > o.d;
+        if (a != o.a) return a > o.a;
+        if (b != o.b) return b > o.b;
+        return owner > o.owner;
+    }
+};
 
 // Greedy top-k from a profile, exactly.  A heap holds one entry per window:
 // first a lower bound (profile distance − slack), later the exact best allowed
@@ -598,47 +705,62 @@ std::unique_ptr<WindowProfiler> make_cpu_profiler(const double* x, int64_t n, in
 //     has a key at least that of its window's entry (lower bounds stay lower
 //     bounds as windows get blocked), and lower bounds sort before exact pairs
 //     of the same distance.
-std::vector<MotifPair> select_top_motifs_from_profile(int64_t n, int m, const double* pd, int64_t k,
-                                                      int64_t excl, WindowProfiler& prof, const TsExec* ex) {
-    const int64_t N = n - m + 1;
-    struct Entry {
-        double d;
-        int64_t a, b;  // -1 for a lower bound
-        int64_t owner;
-        bool operator>(const Entry& o) const {
-            if (d != o.d) return d > o.d;
-            if (a != o.a) return a > o.a;
-            if (b != o.b) return b > o.b;
-            return owner > o.owner;
+// The lower bounds enter the heap in batches, smallest first: every bound not
+// loaded yet ranks after `loaded_to_`, so while the heap's top ranks before it
+// the pops are those of a heap holding every bound (the result is the same),
+// and a batch is loaded only when the top passes it.  A batch is chosen by a
+// bounded heap over the profile: O(N log T), no sort of N.
+class ProfileSelection {
+  public:
+    ProfileSelection(int64_t n, int m, const double* pd, int64_t k, int64_t excl, WindowProfiler& prof,
+                     const TsExec* ex)
+        : N_(n - m + 1), m_(m), pd_(pd), k_(k), excl_(excl), prof_(prof), ex_(ex),
+          slack_(motif::pruning_slack(m)), batch_((size_t)std::max<int64_t>(256, 8 * k)), blocked_(N_, 0),
+          dp_(N_) {}
+
+    std::vector<MotifPair> run() {
+        load_batch();
+        std::vector<MotifPair> result;
+        while ((int64_t)result.size() < k_) {
+            if (more_bounds_ && (heap_.empty() || heap_.top() > loaded_to_)) {
+                load_batch();
+                continue;
+            }
+            if (heap_.empty()) break;
+            const Entry e = heap_.top();
+            heap_.pop();
+            const int64_t i = e.owner;
+            if (blocked_[i]) continue;
+            const int64_t partner = e.a < 0 ? -1 : (e.a == i ? e.b : e.a);
+            if (e.a < 0 || blocked_[partner]) {
+                Entry f;
+                if (exact_entry(i, f)) heap_.push(f);
+                continue;
+            }
+            result.push_back({e.a, e.b, e.d});
+            block_pair(blocked_, e.a, e.b, m_);
         }
-    };
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
-    const double slack = 1e-6 * (1.0 + 2.0 * std::sqrt((double)m));
-    // The lower bounds enter the heap in batches, smallest first: every bound
-    // not loaded yet ranks after `loaded_to`, so while the heap's top ranks
-    // before it the pops are those of a heap holding every bound (the result is
-    // the same), and a batch is loaded only when the top passes it.  A batch is
-    // chosen by a bounded heap over the profile: O(N log T), no sort of N.
-    auto lower_bound_of = [&](int64_t i, Entry& e) {
-        const double v = pd[i];
+        return result;
+    }
+
+  private:
+    bool lower_bound_of(int64_t i, Entry& e) const {
+        const double v = pd_[i];
         if (v == std::numeric_limits<double>::infinity()) return false;  // no neighbour at all
-        e = {std::isnan(v) ? 0.0 : std::max(0.0, v - slack), -1, -1, i};
+        e = {std::isnan(v) ? 0.0 : std::max(0.0, v - slack_), -1, -1, i};
         return true;
-    };
-    Entry loaded_to{-1.0, -1, -1, -1};  // ranks before every bound
-    bool more_bounds = true;
-    size_t batch = (size_t)std::max<int64_t>(256, 8 * k);
-    auto load_batch = [&] {
-        std::vector<Entry> best;  // max-heap (by >) of the batch's smallest bounds after loaded_to
-        best.reserve(batch);
+    }
+
+    void load_batch() {
+        std::vector<Entry> best;  // max-heap (by >) of the batch's smallest bounds after loaded_to_
+        best.reserve(batch_);
         auto worse = [](const Entry& a, const Entry& b) { return b > a; };  // top = the largest kept
-        for (int64_t i = 0; i < N; ++i) {
-            const double v = pd[i];
-            // quick rejections on the bound's value alone (most windows)
-            if (best.size() == batch && v - slack > best.front().d) continue;  // NaN: not rejected here
+        for (int64_t i = 0; i < N_; ++i) {
+            // quick rejections on the bound's value alone (most windows); NaN: not rejected here
+            if (best.size() == batch_ && pd_[i] - slack_ > best.front().d) continue;
             Entry e;
-            if (!lower_bound_of(i, e) || !(e > loaded_to)) continue;
-            if (best.size() < batch) {
+            if (!lower_bound_of(i, e) || !(e > loaded_to_)) continue;
+            if (best.size() < batch_) {
                 best.push_back(e);
                 std::push_heap(best.begin(), best.end(), worse);
             } else if (best.front() > e) {
@@ -647,48 +769,54 @@ std::vector<MotifPair> select_top_motifs_from_profile(int64_t n, int m, const do
                 std::push_heap(best.begin(), best.end(), worse);
             }
         }
-        more_bounds = best.size() == batch;
-        if (!best.empty()) loaded_to = best.front();
-        for (const Entry& e : best) heap.push(e);
-        batch = (size_t)std::min<int64_t>(N, (int64_t)batch * 8);
-    };
-    load_batch();
-    std::vector<uint8_t> blocked(N, 0);
-    std::vector<double> dp(N);
-    std::vector<MotifPair> result;
-    auto exact_entry = [&](int64_t i, Entry& e) {
-        prof.profile(i, dp.data());
-        check_interrupt(ex);
+        more_bounds_ = best.size() == batch_;
+        if (!best.empty()) loaded_to_ = best.front();
+        for (const Entry& e : best) heap_.push(e);
+        batch_ = (size_t)std::min<int64_t>(N_, (int64_t)batch_ * 8);
+    }
+
+    // Window i's exact best allowed pair (ties: the smaller partner, scanned first).
+    bool exact_entry(int64_t i, Entry& e) {
+        prof_.profile(i, dp_.data());
+        check_interrupt(ex_);
         int64_t bj = -1;
         double bd = 0;
-        for (int64_t j = 0; j < N; ++j) {
-            if (blocked[j] || std::llabs(i - j) < excl) continue;
-            if (bj < 0 || dp[j] < bd) { bd = dp[j]; bj = j; }  // ties: smaller j (scanned first)
+        for (int64_t j = 0; j < N_; ++j) {
+            if (blocked_[j] || !motif::far_enough(i, j, excl_)) continue;
+            if (bj < 0 || dp_[j] < bd) {
+                bd = dp_[j];
+                bj = j;
+            }
         }
         if (bj < 0) return false;
         e = {bd, std::min(i, bj), std::max(i, bj), i};
         return true;
-    };
-    while ((int64_t)result.size() < k) {
-        if (more_bounds && (heap.empty() || heap.top() > loaded_to)) {
-            load_batch();
-            continue;
-        }
-        if (heap.empty()) break;
-        Entry e = heap.top();
-        heap.pop();
-        const int64_t i = e.owner;
-        if (blocked[i]) continue;
-        const int64_t partner = e.a < 0 ? -1 : (e.a == i ? e.b : e.a);
-        if (e.a < 0 || blocked[partner]) {
-            Entry f;
-            if (exact_entry(i, f)) heap.push(f);
-            continue;
-        }
-        result.push_back({e.a, e.b, e.d});
-        block_pair(blocked, e.a, e.b, m);
     }
-    return result;
+
+    const int64_t N_;
+    const int m_;
+    const double* pd_;
+    const int64_t k_, excl_;
+    WindowProfiler& prof_;
+    const TsExec* ex_;
+    const double slack_;
+    size_t batch_;
+    std::vector<uint8_t> blocked_;
+    std::vector<double> dp_;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
+    Entry loaded_to_{-1.0, -1, -1, -1};  // ranks before every bound
+    bool more_bounds_ = true;
+};
+
+}  // namespace
+
+std::unique_ptr<WindowProfiler> make_cpu_profiler(const double* x, int64_t n, int m, TsExec* ex) {
+    return std::unique_ptr<WindowProfiler>(new CpuProfiler(x, n, m, ex));
+}
+
+std::vector<MotifPair> select_top_motifs_from_profile(int64_t n, int m, const double* pd, int64_t k, int64_t excl,
+                                                      WindowProfiler& prof, const TsExec* ex) {
+    return ProfileSelection(n, m, pd, k, excl, prof, ex).run();
 }
 
 }  // namespace tsm
@@ -733,7 +861,7 @@ void fill_motifs(const std::vector<tsm::MotifPair>& r, TsExec* ex, TsMotifs* out
 
 extern "C" int tsm_motifs_mk(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion,
                              int32_t n_references, TsExec* ex, TsMotifs* out, TsStatus* st) noexcept {
-    return tsm::guard(st, [&] {
+    return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         check_motif_args(x, n, m, k, exclusion);
         if (n_references < 1)
@@ -754,7 +882,7 @@ extern "C" int tsm_motifs_mk(const double* x, int64_t n, int32_t m, int64_t k, i
 extern "C" int tsm_motifs_from_profile(const double* x, int64_t n, int32_t m, const double* profile_dist,
                                        const int64_t* profile_index, int64_t k, int64_t exclusion, TsExec* ex,
                                        TsMotifs* out, TsStatus* st) noexcept {
-    return tsm::guard(st, [&] {
+    return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         check_motif_args(x, n, m, k, exclusion);
         const int64_t N = n - m + 1;
@@ -774,4 +902,52 @@ extern "C" int tsm_motifs_from_profile(const double* x, int64_t n, int32_t m, co
         }
         fill_motifs(tsm::select_top_motifs_from_profile(n, m, profile_dist, k, exclusion, *prof, ex), ex, out);
     });
+}
+
+namespace {
+
+// ts_motifs' checks that MK and the profile path share, before any work.
+void check_motifs_call(int64_t n, int32_t m, int64_t exclusion, int32_t n_references) {
+    if (n_references < 1)
+        tsm::invalid(tsm::format("n_references must be at least 1, not %d", (int)n_references),
+                     "MK compares windows through their distances to n_references reference windows; "
+                     "10 is usual.");
+    if (m >= 3 && exclusion >= 1 && n > 0 && n - m < exclusion)
+        tsm::invalid(tsm::format("series of length %lld is too short for two windows of length %d at least "
+                                 "%lld apart",
+                                 (long long)n, (int)m, (long long)exclusion),
+                     "Use a longer series, a shorter window or a smaller exclusion zone.");
+}
+
+// Motifs by way of the matrix profile: the profile, then the exact pairs from it.
+int motifs_by_profile(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion, TsExec* ex,
+                      TsMotifs* out, TsStatus* st) {
+    ex->used_method = "matrix_profile";
+    TsProfile p;
+    int code = tsm_matrix_profile(x, n, m, exclusion, ex, &p, st);
+    if (code != TS_OK) return code;
+    return tsm_motifs_from_profile(x, n, m, p.dist, p.index, k, exclusion, ex, out, st);
+}
+
+}  // namespace
+
+extern "C" int tsm_motifs(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion, int32_t method,
+                          int32_t n_references, TsExec* ex, TsMotifs* out, TsStatus* st) noexcept {
+    std::memset(out, 0, sizeof *out);
+    int code = tsm::guard(st, [&] { check_motifs_call(n, m, exclusion, n_references); });
+    if (code != TS_OK || n == 0) return code;
+    // auto: MK, within a time budget of what the matrix profile would take;
+    // past it, the matrix profile.  MK is usually much faster (bench/motifs.sh),
+    // but its pruning depends on the data and it re-runs for every rank; the
+    // budget bounds auto at about twice the profile's time.  Where the profile
+    // cannot run (2m > n): MK without a budget.
+    if (method == TS_MOTIFS_AUTO && 2 * (int64_t)m > n) method = TS_MOTIFS_MK;
+    if (method == TS_MOTIFS_MATRIX_PROFILE) return motifs_by_profile(x, n, m, k, exclusion, ex, out, st);
+    ex->used_method = "mk";
+    if (method == TS_MOTIFS_AUTO) ex->budget_ms = tsm_matrix_profile_estimate_ms(n, m, ex);
+    code = tsm_motifs_mk(x, n, m, k, exclusion, n_references, ex, out, st);
+    ex->budget_ms = 0;
+    if (code != TS_OVER_BUDGET) return code;
+    ex->device_ms = ex->kernel_ms = ex->device_bytes = 0;
+    return motifs_by_profile(x, n, m, k, exclusion, ex, out, st);
 }

@@ -1,38 +1,33 @@
 // motifs.h — exact motifs (MK, Mueen–Keogh with reference windows, as in the
 // GPU thesis ../shared/papers/mk-gpu-motifs-thesis-ru.txt ch. 3–4), motifs from
 // a matrix profile, and similarity search (match).  CPU paths in motifs.cpp
-// and match.cpp; GPU paths in kernels/motifs_mk.cu and kernels/match.cu.
-//
-// Arithmetic shared bit-for-bit by CPU and GPU (so both return the same
-// positions, and ties are decided the same way):
-//  * per-window statistics by a sequential two-pass loop over the window
-//    (window_zstat), a function of the window's values only, so equal windows
-//    get equal statistics;
-//  * the distance (zdist) from z-normalised values, accumulated in 32 lanes
-//    (lane l takes elements l, l+32, ...) and combined by the tree of a warp
-//    shuffle reduction; no fused multiply-adds on either side.
+// and match.cpp; GPU paths in kernels/motifs.cu and kernels/match.cu; the
+// arithmetic and the selection rules both share (window statistics, the
+// distance, the pair order, MK's bounds, key and stopping rule) in
+// motifs_detail.h, so both return the same positions and decide ties alike.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
+#include "motifs_detail.h"
 #include "tsm_api.h"
 
 namespace tsm {
 
-// Statistics of every window, deterministic (see above).
+// Statistics of every window (motif::window_zstat, window by window).
 struct ZStats {
     int m = 0;
     int64_t count = 0;
     std::vector<double> mean, inv;   // inv = 1/σ, 0 when constant
     std::vector<uint8_t> constant;   // every value equal, or σ vanished in rounding
 };
-void window_zstat(const double* w, int m, double* mean, double* inv, uint8_t* constant);
 void zstats(const double* x, int64_t n, int m, ZStats& out, const TsExec* ex);
 
 // z-normalised Euclidean distance of windows a and b (pointers to their first
-// values) with their statistics.  Symmetric bit-for-bit.
+// values) with their statistics (motifs_detail.h).  Symmetric bit-for-bit.
 double zdist(const double* a, double mua, double inva, bool ca, const double* b, double mub,
              double invb, bool cb, int m);
 
@@ -45,52 +40,18 @@ struct MotifPair {
     int64_t a, b;
     double d;
 };
-// The pair order every method uses: distance, then a, then b.
-inline bool pair_less(double d1, int64_t a1, int64_t b1, double d2, int64_t a2, int64_t b2) {
-    if (d1 != d2) return d1 < d2;
-    if (a1 != a2) return a1 < a2;
-    return b1 < b2;
-}
 
-// Reference windows of MK: min(nref, N, kMaxReferences) distinct windows drawn
+// Reference windows of MK: min(n_refs, N, kMaxReferences) distinct windows drawn
 // with a fixed seed (the same on CPU and GPU).
 constexpr int kMaxReferences = 256;
-std::vector<int64_t> mk_references(int64_t N, int nref);
+std::vector<int64_t> mk_references(int64_t N, int n_refs);
 
-// Pruning slack: lower bounds are compared in float; a pair is pruned only
-// when its bound exceeds bsf + slack, which covers every rounding error of the
-// bounds (z-normalised distances are at most 2·sqrt(m)).
-double mk_slack(int m);
-
-// The smallest float >= bsf + slack (+inf without a bsf): bounds above it prune.
-float mk_threshold(double bsf, double slack);
-// The smallest float >= (bsf + slack)² / (1 − 1e-5): squared PAA bounds above it
-// prune (the factor covers the float rounding of the PAA rows and of their
-// sum; proof in motifs.cpp).
-float mk_threshold2(double bsf, double slack);
-
-// ---- the PAA bound: MK's second lower bound (motifs.cpp) --------------------
-// A window's z-normalised values ẑ (as zdist computes them; constant windows:
-// the zero vector) projected on W orthonormal piecewise-constant vectors
-// (segment s = [s·m/W, (s+1)·m/W), W = min(m, kPaaSegments)), the constant
-// direction taken out, then rotated to principal axes:  for any two windows
-// Σ_k (y_k(a) − y_k(b))² ≤ d(a, b)²  (Bessel's inequality).
-constexpr int kPaaSegments = 32;
-inline int mk_paa_count(int m) { return m < kPaaSegments ? m : kPaaSegments; }
-// c[s·stride], s < W: Σ_{k∈s} ẑ_k / sqrt(len_s) − sqrt(len_s)·Σ_k ẑ_k / m;
-// *norm2 = Σ_k ẑ_k² (0 for a constant window).
-void window_paa(const double* w, int m, double mean, double inv, bool constant, int W, double* c, int64_t stride,
-                double* norm2);
-// Principal axes of the coefficients from their sums over `count` windows
+// Principal axes of the PAA coefficients from their sums over `count` windows
 // (sum: W, sumsq: W×W): V (W×W, column k = axis k, orthonormal) and the
 // variances along them, descending.  Falls back to V = I if the rotation is
 // not orthonormal to 1e-12.
 void mk_principal_axes(int W, const double* sum, const double* sumsq, double count, std::vector<double>& V,
                        std::vector<double>& var);
-// Windows sampled for the principal axes: every mk_pca_stride(N)-th.
-inline int64_t mk_pca_stride(int64_t N) { return N > 65536 ? (N + 65535) / 65536 : 1; }
-// Slack of the PAA bounds, given zmax = max over windows of ||ẑ||.
-double mk_paa_slack(int m, double zmax);
 
 // Windows blocked by the chosen pairs: |p − q| < m for a member q.
 void block_pair(std::vector<uint8_t>& blocked, int64_t a, int64_t b, int m);
@@ -108,35 +69,38 @@ struct MkStats {
     double dist_ms = 0;          // GPU exact-distance kernels (CPU: in scan_ms)
 };
 
-// The stopping rule of MK's offset loop, the same on CPU and GPU.  Offsets are
-// scanned in chunks; after the chunk of ce offsets o0 .. o0 + ce − 1,
-// min_gap(oo) (0 <= oo < ce) may exceed the threshold only if every gap of
-// the ordering key at offset o0 + oo does (the minimum over all positions, or
-// a lower bound of it), and bsf is the best distance so far.  The first offset
-// whose min_gap exceeds mk_threshold(bsf, slack) ends the run: no pair at it
-// or beyond can beat bsf (the gap grows with the offset); then last = that
-// offset and true is returned.  Otherwise the loop moves past the
-// chunk (o0 += ce, last = o0 − 1) and false is returned.  S.offsets counts
-// the offsets scanned either way.
-template <class MinGap>
-bool mk_chunk_stops(double bsf, double slack, int64_t ce, MinGap&& min_gap, int64_t& o0, int64_t& last,
-                    MkStats& S) {
-    const float thr = mk_threshold(bsf, slack);
-    for (int64_t oo = 0; oo < ce; ++oo) {
-        if (min_gap(oo) > thr) {
-            last = o0 + oo;
-            S.offsets += oo + 1;
-            return true;
-        }
+// What MK's setup decides, the same on CPU and GPU: the PAA's principal axes,
+// the key, and the slacks of the three bounds.
+struct MkPlan {
+    int W = 0;                   // PAA segments
+    std::vector<double> V, var;  // principal axes (W × W, column k = axis k), variances
+    int r0 = 0;                  // the reference with the largest spread
+    bool key_paa = false;        // the key is PAA axis 0 (else reference r0's distances)
+    int k0 = 0;                  // the first PAA axis after the key
+    double slack = 0;            // of the reference bounds (motif::pruning_slack)
+    double slack_paa = 0;        // of the PAA bounds (motif::paa_slack)
+    double slack_key = 0;        // of the key gap: slack_paa when the key is axis 0, else slack
+    motif::ScanThresholds thresholds(double bsf) const {
+        return {motif::prune_threshold(bsf, slack_key), motif::prune_threshold2(bsf, slack_paa),
+                motif::prune_threshold(bsf, slack)};
     }
-    S.offsets += ce;
-    o0 += ce;
-    last = o0 - 1;
-    return false;
-}
+};
+
+// The plan from the references' spreads (ref_sd), the blocks of the PAA's
+// moment sums (W + W² values a block of kAxesSumBlock sampled windows; merged
+// here in block order), the number of sampled windows, and the largest Σ ẑ².
+// Records the key and W in S.
+MkPlan mk_plan(int m, int W, const std::vector<double>& ref_sd, std::vector<double>& moment_blocks, int64_t samples,
+               double zmax2, MkStats& S);
+
+// MK's greedy ranks, the same on CPU and GPU: rank t is the best allowed pair
+// with the windows of ranks 1 .. t−1 blocked (block_pair); best_pair(blocked)
+// runs one rank's offset loop (a < 0: no allowed pair is left, the ranks end).
+std::vector<MotifPair> mk_ranks(int64_t N, int m, int64_t k, MkStats& S,
+                                const std::function<motif::BestPair(const std::vector<uint8_t>&)>& best_pair);
 
 std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t k, int64_t excl,
-                                     int nref, TsExec* ex, MkStats* stats = nullptr);
+                                     int n_refs, TsExec* ex, MkStats* stats = nullptr);
 
 // Exact distance profile of window i (all N windows) — the primitive of
 // select_top_motifs_from_profile.
@@ -162,7 +126,7 @@ std::vector<int64_t> match_greedy(const std::vector<double>& d_sorted,
 
 #ifdef TSMINE_WITH_CUDA
 namespace gpu {
-std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, int64_t excl, int nref,
+std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, int64_t excl, int n_refs,
                                  TsExec* ex, MkStats* stats = nullptr);
 std::unique_ptr<WindowProfiler> make_window_profiler(const double* x, int64_t n, int m, TsExec* ex);
 // Distances of the pattern to every window, those <= max_distance (NaN: all),

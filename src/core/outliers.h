@@ -1,30 +1,23 @@
-// outliers.h — k-sigma and robust (MAD) outliers: the shared definition, the
-// CPU path, and the GPU path's entry (kernels/outliers.cu).
+// outliers.h — k-sigma and robust (MAD) outliers: the CPU path
+// (outliers.cpp) and the GPU path's entry (kernels/outliers.cu).  The rule,
+// the test and the arithmetic both paths share: outliers_detail.h.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 
+#include "outliers_detail.h"
 #include "tsm_api.h"
 
 namespace tsm {
 
-// center/scale define the score (x − center)/scale; a value is an outlier when
-// |x − center| > k·scale.  scale == 0 means no value is an outlier.
-struct OutlierRule {
-    double center = 0, scale = 0;
-    int scale_rule = 3;  // TsOutliers.scale_rule
-};
-
-inline bool is_outlier(double x, double k, const OutlierRule& r) {
-    return r.scale > 0 && std::fabs(x - r.center) > k * r.scale;
-}
-
-// Robust rule from median, MAD and MeanAD (the last only used when MAD is 0).
-OutlierRule mad_rule(double median, double mad, double mean_ad);
-
 // Fills out->value and out->score for out->pos (0-based, ascending), from x.
 void fill_outlier_rows(const double* x, const OutlierRule& r, TsOutliers* out);
+
+// The CPU path: the rule of `method` (TS_OUTLIERS_SIGMA or TS_OUTLIERS_MAD)
+// for x[0 .. n), n ≥ 1; then the positions of the outliers, ascending
+// (out->count and out->pos, none when the rule's scale is 0).
+OutlierRule cpu_rule(const double* x, int64_t n, int method, const TsExec* ex);
+void cpu_compact(const double* x, int64_t n, double k, const OutlierRule& r, TsExec* ex, TsOutliers* out);
 
 #ifdef TSMINE_WITH_CUDA
 namespace gpu {

@@ -36,22 +36,43 @@ void check_interrupt(const TsExec* ex) {
     if (ex && ex->interrupted && ex->interrupted()) cancelled();
 }
 
-void parallel_for(const TsExec* ex, int64_t n_tasks, const std::function<void(int64_t)>& fn) {
-    parallel_for(ex, n_tasks, thread_count(ex), fn);
+namespace {
+
+// Runs the tasks inline on the calling thread, polling for cancel between them.
+void run_inline(const TsExec* ex, int64_t n_tasks, const std::function<void(int64_t)>& fn) {
+    for (int64_t t = 0; t < n_tasks; ++t) {
+        check_interrupt(ex);
+        fn(t);
+    }
+    check_interrupt(ex);
 }
 
-void parallel_for(const TsExec* ex, int64_t n_tasks, int threads,
-                  const std::function<void(int64_t)>& fn) {
-    if (n_tasks <= 0) return;
-    if (threads > n_tasks) threads = static_cast<int>(n_tasks);
-    if (threads <= 1) {
-        for (int64_t t = 0; t < n_tasks; ++t) {
-            check_interrupt(ex);
-            fn(t);
-        }
-        check_interrupt(ex);
-        return;
+// Starts up to `threads` workers that run `worker`, with every signal blocked
+// while they are created (they inherit the mask: workers must never run
+// PostgreSQL's signal handlers).  Returns fewer, or none, when threads could
+// not be started.
+std::vector<std::thread> start_workers(int threads, const std::function<void()>& worker) {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    std::vector<std::thread> pool;
+    pool.reserve(threads);
+    try {
+        for (int i = 0; i < threads; ++i) pool.emplace_back(worker);
+    } catch (...) {
+        // could not start them all: the ones that run will do the work
     }
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    return pool;
+}
+
+}  // namespace
+
+void parallel_for(const TsExec* ex, int64_t n_tasks, const std::function<void(int64_t)>& fn) {
+    if (n_tasks <= 0) return;
+    int threads = thread_count(ex);
+    if (threads > n_tasks) threads = static_cast<int>(n_tasks);
+    if (threads <= 1) return run_inline(ex, n_tasks, fn);
 
     std::atomic<int64_t> next{0};
     std::atomic<bool> stop{false};
@@ -76,29 +97,9 @@ void parallel_for(const TsExec* ex, int64_t n_tasks, int threads,
         std::lock_guard<std::mutex> lk(mu);
         if (--running == 0) done_cv.notify_all();
     };
-
-    // Workers must never run PostgreSQL's signal handlers: block every signal
-    // while they are created (they inherit the mask), then restore ours.
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    std::vector<std::thread> pool;
-    pool.reserve(threads);
-    try {
-        for (int i = 0; i < threads; ++i) pool.emplace_back(worker);
-    } catch (...) {
-        // could not start them all: the ones that run will do the work
-        running -= threads - static_cast<int>(pool.size());
-    }
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    if (pool.empty()) {  // no thread at all: run inline
-        running = 0;
-        for (int64_t t = 0; t < n_tasks; ++t) {
-            check_interrupt(ex);
-            fn(t);
-        }
-        return;
-    }
+    std::vector<std::thread> pool = start_workers(threads, worker);
+    running -= threads - static_cast<int>(pool.size());  // the ones that did not start
+    if (pool.empty()) return run_inline(ex, n_tasks, fn);  // no thread at all
 
     bool was_cancelled = false;
     {

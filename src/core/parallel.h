@@ -17,11 +17,9 @@ int thread_count(const TsExec* ex);
 // Calls fn(task) for every task in [0, n_tasks).  Throws tsm::Error(TS_CANCELLED)
 // if interrupted; rethrows the first exception a task threw.  Tasks must be
 // independent; keep each under ~50 ms so cancel is prompt.
+// With one thread (exec->cpu_threads = 1, or a single task) the tasks run
+// inline on the calling thread, polling for cancel between them.
 void parallel_for(const TsExec* ex, int64_t n_tasks, const std::function<void(int64_t)>& fn);
-
-// Same, with an explicit thread cap (e.g. 1 to run inline).
-void parallel_for(const TsExec* ex, int64_t n_tasks, int threads,
-                  const std::function<void(int64_t)>& fn);
 
 // Polls once; throws tsm::Error(TS_CANCELLED) when the caller asked us to stop.
 // Only from the thread that called the entry point.

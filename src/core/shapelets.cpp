@@ -1,17 +1,13 @@
 // shapelets.cpp — shapelet discovery (CPU path), decision trees, classification
-// and the C entry points of api_shapelets.h.  See shapelets.h for the engine
-// and api_shapelets.h for the conventions.
-
-// Bit-identical with the device code: never fuse a*b+c into an FMA here.
-#pragma GCC optimize("fp-contract=off")
-
+// and the C entry points of api_shapelets.h.  See shapelets.h for the engine,
+// shapelets_detail.h for the arithmetic shared with the GPU path, and
+// api_shapelets.h for the conventions.
 #include "shapelets.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <mutex>
 
 #include "api_shapelets.h"
 #include "dispatch.h"
@@ -25,18 +21,38 @@ namespace shp {
 
 // ---- shared pieces ----------------------------------------------------------
 
-bool cand_better(const Cand& a, const Cand& b) {
-    if (a.g != b.g) return a.g > b.g;
-    if (a.gap != b.gap) return a.gap > b.gap;
-    if (a.L != b.L) return a.L < b.L;
-    if (a.row != b.row) return a.row < b.row;
-    return a.p < b.p;
-}
+namespace {
 
+// T[c] = round(2^32 c log2 c), c = 0..n.
 std::vector<int64_t> entropy_table(int64_t n) {
     std::vector<int64_t> t(n + 1, 0);
     for (int64_t c = 2; c <= n; ++c) t[c] = std::llround((double)c * std::log2((double)c) * kGainScale);
     return t;
+}
+
+// Means and inverse σ (0 for flat) of the n − L + 1 windows of x, chunk by chunk
+// as on the device; true when any window is flat.
+bool pivot_window_stats(const double* x, int64_t n, int L, double* mean, double* inv_sd) {
+    TsExec seq{};
+    seq.cpu_threads = 1;  // inline on this thread, no interrupt polling
+    bool any_flat = false;
+    for_each_stats_chunk(&seq, n - L + 1, [&](int64_t i0, int64_t i1) {
+        any_flat |= pivot_stats_chunk(x, L, i0, i1, mean, inv_sd);
+    });
+    return any_flat;
+}
+
+}  // namespace
+
+GainTables gain_tables(const Subset& d) {
+    GainTables g;
+    g.entropy = entropy_table((int64_t)d.x.size());
+    g.class_total.assign(d.C, 0);
+    for (int32_t c : d.y) ++g.class_total[c];
+    int64_t class_terms = 0;
+    for (int c = 0; c < d.C; ++c) class_terms += g.entropy[g.class_total[c]];
+    g.base = g.entropy[d.x.size()] - class_terms;
+    return g;
 }
 
 void TopK::add(const Cand& c) {
@@ -62,22 +78,7 @@ std::vector<int> pivot_lengths(const Subset& d, int min_length, int max_length, 
     return out;
 }
 
-bool window_stats_flat(const double* x, int64_t n, int L, double* mu, double* isd) {
-    TsExec seq{};
-    seq.cpu_threads = 1;  // window_stats inline on this thread, no interrupt polling
-    WindowStats ws;
-    window_stats(x, n, L, ws, &seq);
-    bool any_flat = false;
-    for (int64_t u = 0; u + L <= n; ++u) {
-        const bool flat = window_is_flat(ws.mean[u], ws.std[u], ws.constant[u]);
-        mu[u] = ws.mean[u];
-        isd[u] = flat ? 0.0 : 1.0 / ws.std[u];
-        any_flat |= flat;
-    }
-    return any_flat;
-}
-
-void length_stats(const Subset& d, int L, LengthStats& out, bool with_terms) {
+void length_stats(const Subset& d, int L, LengthStats& out) {
     const int64_t N = (int64_t)d.x.size();
     out.L = L;
     out.off.assign(N, -1);
@@ -85,19 +86,17 @@ void length_stats(const Subset& d, int L, LengthStats& out, bool with_terms) {
     int64_t total = 0;
     for (int64_t j = 0; j < N; ++j)
         if (d.n[j] >= L) { out.off[j] = total; total += d.n[j] - L + 1; }
-    out.mu.assign(total, 0.0);
-    out.isd.assign(total, 0.0);
-    if (with_terms) { out.df.assign(total, 0.0); out.dg.assign(total, 0.0); }
+    out.mean.assign(total, 0.0);
+    out.inv_sd.assign(total, 0.0);
+    out.df.assign(total, 0.0);
+    out.dg.assign(total, 0.0);
     for (int64_t j = 0; j < N; ++j) {
         if (out.off[j] < 0) continue;
         const double* x = d.x[j];
-        const int64_t n = d.n[j], U = n - L + 1, o = out.off[j];
-        out.has_flat[j] = window_stats_flat(x, n, L, out.mu.data() + o, out.isd.data() + o) ? 1 : 0;
-        if (with_terms)
-            for (int64_t u = 0; u + 1 < U; ++u) {
-                out.df[o + u] = hd::mul(hd::sub(x[u + L], x[u]), 0.5);
-                out.dg[o + u] = hd::add(hd::sub(x[u + L], out.mu[o + u + 1]), hd::sub(x[u], out.mu[o + u]));
-            }
+        const int64_t U = d.n[j] - L + 1, o = out.off[j];
+        const double* mean = out.mean.data() + o;
+        out.has_flat[j] = pivot_window_stats(x, d.n[j], L, out.mean.data() + o, out.inv_sd.data() + o) ? 1 : 0;
+        for (int64_t u = 1; u < U; ++u) recurrence_terms(x, mean, L, u, &out.df[o + u], &out.dg[o + u]);
     }
 }
 
@@ -105,86 +104,190 @@ void length_stats(const Subset& d, int L, LengthStats& out, bool with_terms) {
 
 namespace {
 
-double direct_comoment(const double* a, double mua, const double* b, double mub, int L) {
-    double s = 0;
-    for (int t = 0; t < L; ++t) s = hd::add(s, hd::mul(hd::sub(a[t], mua), hd::sub(b[t], mub)));
-    return s;
+struct RowScratch {
+    std::vector<double> prev, cur;  // co-moments of the previous and the current row
+    std::vector<double> column;     // column-0 co-moments of the rows after the group's first
+};
+
+// The direct co-moments (window_comoment's terms, t ascending, each sum on its
+// own) computed t-outer, so that independent sums run side by side.  Inlined
+// into the FMA build and the generic one alike.
+// C(p, u) of one pivot row (a: its window, mean_p) and every target window u < U.
+__attribute__((always_inline)) inline void direct_row(const double* a, double mean_p, const double* b,
+                                                      const double* mean_b, int64_t U, int L, double* c) {
+    for (int64_t u = 0; u < U; ++u) c[u] = 0.0;
+    for (int t = 0; t < L; ++t) {
+        const double at = a[t], * bt = b + t;
+        for (int64_t u = 0; u < U; ++u) c[u] = comoment_term(c[u], at, mean_p, bt[u], mean_b[u]);
+    }
+}
+// C(p, 0) of the pivot rows p in [p0, p1) (c[p - p0]) and the target's first window.
+__attribute__((always_inline)) inline void direct_column(const double* a, const double* mean_a, int64_t p0,
+                                                         int64_t p1, const double* b, double mean_b0, int L,
+                                                         double* c) {
+    for (int64_t p = p0; p < p1; ++p) c[p - p0] = 0.0;
+    for (int t = 0; t < L; ++t) {
+        const double bt = b[t];
+        for (int64_t p = p0; p < p1; ++p) c[p - p0] = comoment_term(c[p - p0], a[p + t], mean_a[p], bt, mean_b0);
+    }
 }
 
-// Distances of rows [r0, r1) of source a (group start g0 <= r0) to target b, at
-// length L; out[(p - r0) * stride].  The same recurrence as the device kernel.
-void rows_to_target(const double* a, int64_t oa, const double* b, int64_t ob, int64_t nb,
-                    const LengthStats& st, int64_t hb, int64_t g0, int64_t r0, int64_t r1,
-                    double* out, int64_t stride, std::vector<double>& prev, std::vector<double>& cur) {
+// Distances of rows [r0, r1) of source s (row group starting at g0 <= r0) to
+// target j at length st.L into out[(p - r0) * stride]: the co-moments of the
+// group's first row and of column 0 directly, the others by the recurrence
+// (shapelets_detail.h; the same as the device kernels).  Variant only tells the
+// FMA build from the generic one (distinct instantiations).
+template <int Variant>
+__attribute__((always_inline)) inline void rows_to_target_body(const Subset& d, const LengthStats& st, int64_t s,
+                                                               int64_t j, int64_t g0, int64_t r0, int64_t r1,
+                                                               double* out, int64_t stride, RowScratch& sc) {
     const int L = st.L;
-    const int64_t U = nb - L + 1;
-    const double* mua = st.mu.data() + oa;
-    const double* isa = st.isd.data() + oa;
-    const double* dfa = st.df.data() + oa;
-    const double* dga = st.dg.data() + oa;
-    const double* mub = st.mu.data() + ob;
-    const double* isb = st.isd.data() + ob;
-    const double* dfb = st.df.data() + ob;
-    const double* dgb = st.dg.data() + ob;
-    const bool flat = st.has_flat[hb];
-    prev.resize(U);
-    cur.resize(U);
+    const int64_t U = d.n[j] - L + 1, oa = st.off[s], ob = st.off[j];
+    const double *a = d.x[s], *b = d.x[j];
+    const double *mean_a = st.mean.data() + oa, *inv_sd_a = st.inv_sd.data() + oa;
+    const double *df_a = st.df.data() + oa, *dg_a = st.dg.data() + oa;
+    const double *mean_b = st.mean.data() + ob, *inv_sd_b = st.inv_sd.data() + ob;
+    const double *df_b = st.df.data() + ob, *dg_b = st.dg.data() + ob;
+    const bool target_has_flat = st.has_flat[j];
+    sc.prev.resize(U);
+    sc.cur.resize(U);
+    sc.column.resize(r1 - g0);
+    direct_column(a, mean_a, g0 + 1, r1, b, mean_b[0], L, sc.column.data());
     for (int64_t p = g0; p < r1; ++p) {
+        double* cur = sc.cur.data();
+        const double* prev = sc.prev.data();
         if (p == g0) {
-            for (int64_t u = 0; u < U; ++u) cur[u] = direct_comoment(a + p, mua[p], b + u, mub[u], L);
+            direct_row(a + p, mean_a[p], b, mean_b, U, L, cur);
         } else {
-            cur[0] = direct_comoment(a + p, mua[p], b, mub[0], L);
-            const double fa = dfa[p - 1], ga = dga[p - 1];
-            for (int64_t u = 1; u < U; ++u) cur[u] = comoment_step(prev[u - 1], fa, ga, dfb[u - 1], dgb[u - 1]);
+            cur[0] = sc.column[p - g0 - 1];
+            const double df_p = df_a[p], dg_p = dg_a[p];
+            for (int64_t u = 1; u < U; ++u) cur[u] = comoment_next(prev[u - 1], df_p, dg_p, df_b[u], dg_b[u]);
         }
         if (p >= r0) {
-            double vmax = -std::numeric_limits<double>::infinity();
-            for (int64_t u = 0; u < U; ++u) {
-                double v = hd::mul(cur[u], isb[u]);
-                if (v > vmax) vmax = v;
-            }
-            out[(p - r0) * stride] = distance_from_best(vmax, isa[p], L, flat);
+            double best = -std::numeric_limits<double>::infinity();
+            for (int64_t u = 0; u < U; ++u) best = keep_larger(best, cur[u], inv_sd_b[u]);
+            out[(p - r0) * stride] = distance_from_best(best, inv_sd_a[p], L, target_has_flat);
         }
-        std::swap(prev, cur);
+        std::swap(sc.prev, sc.cur);
     }
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,fma"))) void rows_to_target_fma(const Subset& d, const LengthStats& st, int64_t s,
+                                                            int64_t j, int64_t g0, int64_t r0, int64_t r1,
+                                                            double* out, int64_t stride, RowScratch& sc) {
+    rows_to_target_body<0>(d, st, s, j, g0, r0, r1, out, stride, sc);
+}
+bool cpu_has_fma() {
+    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return yes;
+}
+#endif
+void rows_to_target_generic(const Subset& d, const LengthStats& st, int64_t s, int64_t j, int64_t g0, int64_t r0,
+                            int64_t r1, double* out, int64_t stride, RowScratch& sc) {
+    rows_to_target_body<1>(d, st, s, j, g0, r0, r1, out, stride, sc);
+}
+
+// The hot loop calls hd::fma: one instruction where the CPU has FMA, a library call otherwise.
+void rows_to_target(const Subset& d, const LengthStats& st, int64_t s, int64_t j, int64_t g0, int64_t r0, int64_t r1,
+                    double* out, int64_t stride, RowScratch& sc) {
+#if defined(__x86_64__)
+    if (cpu_has_fma()) return rows_to_target_fma(d, st, s, j, g0, r0, r1, out, stride, sc);
+#endif
+    rows_to_target_generic(d, st, s, j, g0, r0, r1, out, stride, sc);
 }
 
 // Best split of one pivot's order line (the sequential form of the gain kernel).
 struct SplitScratch {
-    std::vector<int32_t> idx;
-    std::vector<int64_t> left;
+    std::vector<int32_t> order;       // local series by distance, ties by index
+    std::vector<int64_t> left_count;  // per class, left of the split
 };
 
-void best_split(const double* d, const int32_t* y, int64_t N, int C, const int64_t* T,
-                const int64_t* tot, int64_t base_g, SplitScratch& sc, Cand& out) {
-    sc.idx.resize(N);
-    for (int64_t j = 0; j < N; ++j) sc.idx[j] = (int32_t)j;
-    std::sort(sc.idx.begin(), sc.idx.end(), [&](int32_t a, int32_t b) {
-        return d[a] < d[b] || (d[a] == d[b] && a < b);
+void best_split(const double* dist, const int32_t* y, int64_t N, int C, const GainTables& gt, SplitScratch& sc,
+                Cand& out) {
+    sc.order.resize(N);
+    for (int64_t j = 0; j < N; ++j) sc.order[j] = (int32_t)j;
+    std::sort(sc.order.begin(), sc.order.end(), [&](int32_t a, int32_t b) {
+        return dist[a] < dist[b] || (dist[a] == dist[b] && a < b);
     });
     double total = 0;
-    for (int64_t i = 0; i < N; ++i) total = hd::add(total, d[sc.idx[i]]);
-    sc.left.assign(C, 0);
+    for (int64_t i = 0; i < N; ++i) total = hd::add(total, dist[sc.order[i]]);
+    sc.left_count.assign(C, 0);
     double sum_left = 0;
-    out.g = -1;
-    int64_t best_i = -1;
+    SplitChoice choice;
     for (int64_t i = 0; i + 1 < N; ++i) {
-        const int32_t j = sc.idx[i];
-        sum_left = hd::add(sum_left, d[j]);
-        ++sc.left[y[j]];
-        const double a = d[j], b = d[sc.idx[i + 1]];
-        if (!(a < b)) continue;
-        int64_t TL = 0, TR = 0;
-        for (int c = 0; c < C; ++c) { TL += T[sc.left[c]]; TR += T[tot[c] - sc.left[c]]; }
-        const int64_t nL = i + 1, nR = N - nL;
-        const int64_t g = base_g - (T[nL] - TL) - (T[nR] - TR);
-        const double gap = split_gap(sum_left, total, nL, nR);
-        if (best_i < 0 || split_better(g, gap, i, out.g, out.gap, best_i)) {
-            out.g = g;
-            out.gap = gap;
-            out.thr = midpoint(a, b);
-            best_i = i;
+        const int32_t j = sc.order[i];
+        sum_left = hd::add(sum_left, dist[j]);
+        ++sc.left_count[y[j]];
+        if (!(dist[j] < dist[sc.order[i + 1]])) continue;
+        int64_t left_terms = 0, right_terms = 0;
+        for (int c = 0; c < C; ++c)
+            add_class_terms(gt.entropy.data(), sc.left_count[c], gt.class_total[c], left_terms, right_terms);
+        const int64_t n_left = i + 1, n_right = N - n_left;
+        choice.offer(split_gain(gt.base, gt.entropy.data(), n_left, n_right, left_terms, right_terms),
+                     split_gap(sum_left, total, n_left, n_right), i);
+    }
+    out.g = -1;
+    if (choice.i < 0) return;
+    out.g = choice.g;
+    out.gap = choice.gap;
+    out.thr = midpoint(dist[sc.order[choice.i]], dist[sc.order[choice.i + 1]]);
+}
+
+// One task of the CPU engine: the rows [g0, g1) of one row group of source s.
+struct RowGroup {
+    int32_t s;
+    int64_t g0, g1;
+};
+
+std::vector<RowGroup> row_groups(const Subset& d, int L) {
+    std::vector<RowGroup> groups;
+    const int64_t group_rows = rows_per_group(L);
+    for (int64_t s = 0; s < (int64_t)d.x.size(); ++s) {
+        if (d.n[s] < L) continue;
+        const int64_t pivots = d.n[s] - L + 1;
+        for (int64_t g0 = 0; g0 < pivots; g0 += group_rows)
+            groups.push_back({(int32_t)s, g0, std::min(pivots, g0 + group_rows)});
+    }
+    return groups;
+}
+
+// The distances of a row group's pivots to every series: D[r * N + j].
+void row_group_distances(const Subset& d, const LengthStats& st, const RowGroup& rg, std::vector<double>& D) {
+    const int64_t N = (int64_t)d.x.size(), rows = rg.g1 - rg.g0;
+    D.resize(rows * N);
+    RowScratch sc;
+    for (int64_t j = 0; j < N; ++j) {
+        double v;
+        if (fixed_distance(rg.s, j, d.n[j], st.L, &v))
+            for (int64_t r = 0; r < rows; ++r) D[r * N + j] = v;
+        else
+            rows_to_target(d, st, rg.s, j, rg.g0, rg.g0, rg.g1, D.data() + j, N, sc);
+    }
+}
+
+// Scores every non-flat pivot of a row group into best.
+void score_row_group(const Subset& d, const LengthStats& st, const GainTables& gt, const Partner& partner,
+                     const RowGroup& rg, TopK& best) {
+    const int64_t N = (int64_t)d.x.size();
+    std::vector<double> D, combined(N);
+    row_group_distances(d, st, rg, D);
+    SplitScratch sc;
+    for (int64_t p = rg.g0; p < rg.g1; ++p) {
+        if (pivot_is_flat(st.inv_sd[st.off[rg.s] + p])) continue;  // not a candidate
+        const double* dist = D.data() + (p - rg.g0) * N;
+        if (partner.d) {
+            for (int64_t j = 0; j < N; ++j) combined[j] = combine_distances(dist[j], partner.d[j], partner.op);
+            dist = combined.data();
         }
+        Cand c;
+        best_split(dist, d.y.data(), N, d.C, gt, sc, c);
+        if (c.g < 0) continue;
+        c.s = rg.s;
+        c.p = (int32_t)p;
+        c.L = st.L;
+        c.row = d.row[rg.s];
+        best.add(c);
     }
 }
 
@@ -192,64 +295,16 @@ void best_split(const double* d, const int32_t* y, int64_t N, int C, const int64
 
 std::vector<Cand> discover_cpu(const Subset& d, const std::vector<int>& lengths, int k,
                                const Partner& partner, TsExec* ex) {
-    const int64_t N = (int64_t)d.x.size();
-    const auto T = entropy_table(N);
-    std::vector<int64_t> tot(d.C, 0);
-    for (int32_t c : d.y) ++tot[c];
-    int64_t Ttot = 0;
-    for (int c = 0; c < d.C; ++c) Ttot += T[tot[c]];
-    const int64_t base_g = T[N] - Ttot;
-
+    const GainTables gt = gain_tables(d);
     TopK best(k);
     for (int L : lengths) {
         check_interrupt(ex);
         LengthStats st;
-        length_stats(d, L, st, true);
-        struct Task { int32_t s; int64_t g0, g1; };
-        std::vector<Task> tasks;
-        const int64_t R = rows_per_group(L);
-        for (int64_t s = 0; s < N; ++s) {
-            if (d.n[s] < L) continue;
-            const int64_t P = d.n[s] - L + 1;
-            for (int64_t g0 = 0; g0 < P; g0 += R) tasks.push_back({(int32_t)s, g0, std::min(P, g0 + R)});
-        }
-        std::vector<TopK> part(tasks.size(), TopK(k));
-        parallel_for(ex, (int64_t)tasks.size(), [&](int64_t t) {
-            const Task& tk = tasks[t];
-            const int64_t rows = tk.g1 - tk.g0, oa = st.off[tk.s];
-            std::vector<double> D(rows * N), prev, cur, comb(N);
-            for (int64_t j = 0; j < N; ++j) {
-                double* o = D.data() + j;
-                if (j == tk.s) {
-                    for (int64_t r = 0; r < rows; ++r) o[r * N] = 0.0;
-                } else if (d.n[j] < L) {
-                    for (int64_t r = 0; r < rows; ++r) o[r * N] = kShorterDistance;
-                } else {
-                    rows_to_target(d.x[tk.s], oa, d.x[j], st.off[j], d.n[j], st, j, tk.g0, tk.g0, tk.g1, o, N,
-                                   prev, cur);
-                }
-            }
-            SplitScratch sc;
-            for (int64_t r = 0; r < rows; ++r) {
-                const int64_t p = tk.g0 + r;
-                if (st.isd[oa + p] == 0.0) continue;  // flat: not a candidate
-                const double* dr = D.data() + r * N;
-                if (partner.d) {
-                    for (int64_t j = 0; j < N; ++j)
-                        comb[j] = partner.op == TS_SHAPELET_AND ? std::fmax(dr[j], partner.d[j])
-                                                                : std::fmin(dr[j], partner.d[j]);
-                    dr = comb.data();
-                }
-                Cand c;
-                best_split(dr, d.y.data(), N, d.C, T.data(), tot.data(), base_g, sc, c);
-                if (c.g < 0) continue;
-                c.s = tk.s;
-                c.p = (int32_t)p;
-                c.L = L;
-                c.row = d.row[tk.s];
-                part[t].add(c);
-            }
-        });
+        length_stats(d, L, st);
+        const std::vector<RowGroup> groups = row_groups(d, L);
+        std::vector<TopK> part(groups.size(), TopK(k));
+        parallel_for(ex, (int64_t)groups.size(),
+                     [&](int64_t t) { score_row_group(d, st, gt, partner, groups[t], part[t]); });
         for (auto& p : part) best.merge(p);
     }
     return best.take();
@@ -258,19 +313,44 @@ std::vector<Cand> discover_cpu(const Subset& d, const std::vector<int>& lengths,
 std::vector<double> pivot_distances(const Subset& d, int s, int p, int L) {
     const int64_t N = (int64_t)d.x.size();
     LengthStats st;
-    length_stats(d, L, st, true);
-    const int64_t R = rows_per_group(L), g0 = (p / R) * R;
-    std::vector<double> out(N), prev, cur;
-    for (int64_t j = 0; j < N; ++j) {
-        if (j == s) out[j] = 0.0;
-        else if (d.n[j] < L) out[j] = kShorterDistance;
-        else rows_to_target(d.x[s], st.off[s], d.x[j], st.off[j], d.n[j], st, j, g0, p, p + 1, &out[j], 1, prev, cur);
-    }
+    length_stats(d, L, st);
+    const int64_t group_rows = rows_per_group(L), g0 = (p / group_rows) * group_rows;
+    std::vector<double> out(N);
+    RowScratch sc;
+    for (int64_t j = 0; j < N; ++j)
+        if (!fixed_distance(s, j, d.n[j], L, &out[j])) rows_to_target(d, st, s, j, g0, p, p + 1, &out[j], 1, sc);
     return out;
 }
 
-// Direct Definition 1 distance (no recurrence): rho = c / sqrt(qa qb) with
-// centred sums, so identical windows give exactly 0.
+namespace {
+
+// The mean of one window as a chunk restart computes it (sliding_detail.h,
+// relative to 0): identical windows get identical means.
+double window_mean(const double* w, int L) {
+    double mean, sd;
+    detail::stats_restart(w, 0, L, 0.0, mean, sd);
+    return mean;
+}
+
+// ρ of the centred shapelet (ca, Σ ca² = qa) and window w: c / sqrt(qa q).
+double centred_correlation(const double* ca, double qa, const double* w, int L) {
+    const double mu = window_mean(w, L);
+    double c = 0, q = 0;
+    for (int t = 0; t < L; ++t) {
+        const double v = w[t] - mu;
+        c += ca[t] * v;
+        q += v * v;
+    }
+    double den = std::sqrt(qa * q);
+    if (!(den > 0) || !std::isfinite(den)) den = std::sqrt(qa) * std::sqrt(q);
+    return den > 0 ? c / den : 0.0;
+}
+
+}  // namespace
+
+// Direct Definition 1 distance (no recurrence): ρ = c / sqrt(qa q) with centred
+// sums, so identical windows give exactly 0.  The minimum is taken over squared
+// distances, with one square root at the end (the same value).
 double shapelet_distance(const double* a, int L, const double* x, int64_t n) {
     if (n < L) return kShorterDistance;
     TsExec seq{};
@@ -280,46 +360,23 @@ double shapelet_distance(const double* a, int L, const double* x, int64_t n) {
     window_stats(x, n, L, wx, &seq);
     const bool a_flat = window_is_flat(wa.mean[0], wa.std[0], wa.constant[0]);
     std::vector<double> ca(L);
-    double qa = 0, mua = 0;
+    double qa = 0;
     if (!a_flat) {
-        // two-pass mean of the shapelet, centred copy
-        double s = 0;
-        for (int t = 0; t < L; ++t) s += a[t];
-        mua = s / L;
-        double corr = 0;
-        for (int t = 0; t < L; ++t) corr += a[t] - mua;
-        mua += corr / L;
-        for (int t = 0; t < L; ++t) { ca[t] = a[t] - mua; qa += ca[t] * ca[t]; }
+        const double mean_a = window_mean(a, L);
+        for (int t = 0; t < L; ++t) { ca[t] = a[t] - mean_a; qa += ca[t] * ca[t]; }
     }
-    double best = std::numeric_limits<double>::infinity();
+    double best = std::numeric_limits<double>::infinity();  // squared
     for (int64_t u = 0; u + L <= n; ++u) {
         const bool x_flat = window_is_flat(wx.mean[u], wx.std[u], wx.constant[u]);
-        double dist;
-        if (a_flat || x_flat) {
-            dist = (a_flat && x_flat) ? 0.0 : 1.0;
-        } else {
-            const double* w = x + u;
-            double s = 0;
-            for (int t = 0; t < L; ++t) s += w[t];
-            double mu = s / L, corr = 0;
-            for (int t = 0; t < L; ++t) corr += w[t] - mu;
-            mu += corr / L;
-            double c = 0, q = 0;
-            for (int t = 0; t < L; ++t) {
-                double v = w[t] - mu;
-                c += ca[t] * v;
-                q += v * v;
-            }
-            double den = std::sqrt(qa * q);
-            if (!(den > 0) || !std::isfinite(den)) den = std::sqrt(qa) * std::sqrt(q);
-            double rho = den > 0 ? c / den : 0.0;
-            double t2 = 2.0 * (1.0 - rho);
-            dist = t2 > 0 ? std::sqrt(t2) : 0.0;
-        }
-        if (dist < best) best = dist;
+        double sq;
+        if (a_flat || x_flat)
+            sq = (a_flat && x_flat) ? 0.0 : 1.0;
+        else
+            sq = squared_distance_from_rho(centred_correlation(ca.data(), qa, x + u, L));
+        if (sq < best) best = sq;
         if (best == 0.0) break;
     }
-    return best;
+    return distance_from_squared(best);
 }
 
 // ---- discovery dispatch and trees -----------------------------------------------
@@ -401,6 +458,15 @@ struct NodeB {  // a node under construction
     const double* v[2] = {nullptr, nullptr};
 };
 
+// A node's split: one shapelet, or two with a logical operator; dist: the
+// (combined) distance of every series of the node.
+struct NodeSplit {
+    Cand first, second;
+    int op = TS_SHAPELET_SINGLE;
+    std::vector<double> dist;
+    const Cand& deciding() const { return op == TS_SHAPELET_SINGLE ? first : second; }
+};
+
 struct TreeBuilder {
     const Input& in;
     int minL, maxL, step, max_depth;
@@ -408,79 +474,95 @@ struct TreeBuilder {
     TsExec* ex;
     std::vector<NodeB> nodes;
 
+    // Algorithm 2: the node of rows, then (unless it stays a leaf) its subtrees.
     int32_t build(const std::vector<int64_t>& rows, int depth) {
         check_interrupt(ex);
-        const int32_t id = (int32_t)nodes.size();
-        nodes.emplace_back();
-        {
-            NodeB& nb = nodes.back();
-            nb.counts.assign(in.C, 0);
-            for (int64_t r : rows) ++nb.counts[in.y[r]];
-            nb.n.kind = TS_SHAPELET_LEAF;
-            nb.n.depth = depth;
-            nb.n.n_series = (int64_t)rows.size();
-            int32_t maj = 0;
-            for (int c = 1; c < in.C; ++c)
-                if (nb.counts[c] > nb.counts[maj]) maj = c;
-            nb.n.class_id = maj;
-            nb.n.left = nb.n.right = -1;
-            int present = 0;
-            for (int64_t c : nb.counts) present += c > 0;
-            if (present < 2 || rows.size() < 2 || (max_depth >= 0 && depth >= max_depth)) return id;
-        }
-        Subset sub = make_subset(in, rows);
-        auto lengths = pivot_lengths(sub, minL, maxL, step);
-        if (lengths.empty()) return id;
-        auto b1 = discover(sub, lengths, 1, Partner{}, ex);
-        if (b1.empty() || b1[0].g <= 0) return id;
-        Cand s1 = b1[0], s2;
-        int op = TS_SHAPELET_SINGLE;
-        std::vector<double> d1 = pivot_distances(sub, s1.s, s1.p, s1.L), dist = d1;
-        if (logical) {
-            Cand best_c;
-            int best_op = TS_SHAPELET_SINGLE;
-            for (int o : {TS_SHAPELET_AND, TS_SHAPELET_OR}) {
-                auto r = discover(sub, lengths, 1, Partner{d1.data(), o}, ex);
-                if (r.empty()) continue;
-                const Cand& c = r[0];
-                if (best_op == TS_SHAPELET_SINGLE || c.g > best_c.g || (c.g == best_c.g && c.gap > best_c.gap)) {
-                    best_c = c;
-                    best_op = o;
-                }
-            }
-            if (best_op != TS_SHAPELET_SINGLE && best_c.g > s1.g) {
-                op = best_op;
-                s2 = best_c;
-                auto d2 = pivot_distances(sub, s2.s, s2.p, s2.L);
-                for (size_t j = 0; j < dist.size(); ++j)
-                    dist[j] = op == TS_SHAPELET_AND ? std::fmax(d1[j], d2[j]) : std::fmin(d1[j], d2[j]);
-            }
-        }
-        const Cand& win = op == TS_SHAPELET_SINGLE ? s1 : s2;
+        const int32_t id = add_leaf(rows, depth);
+        if (!may_split(nodes[id], rows.size(), depth)) return id;
+        NodeSplit sp;
+        if (!find_split(make_subset(in, rows), sp)) return id;
         std::vector<int64_t> lrows, rrows;
-        for (size_t j = 0; j < rows.size(); ++j) (dist[j] <= win.thr ? lrows : rrows).push_back(rows[j]);
+        for (size_t j = 0; j < rows.size(); ++j) (sp.dist[j] <= sp.deciding().thr ? lrows : rrows).push_back(rows[j]);
         if (lrows.empty() || rrows.empty()) return id;  // cannot happen with a valid split; be safe
-        {
-            NodeB& nb = nodes[id];
-            nb.n.kind = TS_SHAPELET_SPLIT;
-            nb.n.op = op;
-            nb.n.n_shapelets = op == TS_SHAPELET_SINGLE ? 1 : 2;
-            const Cand* cs[2] = {&s1, &s2};
-            for (int i = 0; i < nb.n.n_shapelets; ++i) {
-                nb.n.source_row[i] = cs[i]->row;
-                nb.n.start[i] = cs[i]->p;
-                nb.n.length[i] = cs[i]->L;
-                nb.v[i] = in.x[cs[i]->row] + cs[i]->p;
-            }
-            nb.n.threshold = win.thr;
-            nb.n.gain = (double)win.g / kGainScale / (double)rows.size();
-            nb.n.gap = win.gap;
-        }
+        make_split(id, sp, rows.size());
         int32_t l = build(lrows, depth + 1);
         int32_t r = build(rrows, depth + 1);
         nodes[id].n.left = l;
         nodes[id].n.right = r;
         return id;
+    }
+
+    // A leaf with the class counts of rows and their majority (ties: the first class).
+    int32_t add_leaf(const std::vector<int64_t>& rows, int depth) {
+        const int32_t id = (int32_t)nodes.size();
+        NodeB& nb = nodes.emplace_back();
+        nb.counts.assign(in.C, 0);
+        for (int64_t r : rows) ++nb.counts[in.y[r]];
+        nb.n.kind = TS_SHAPELET_LEAF;
+        nb.n.depth = depth;
+        nb.n.n_series = (int64_t)rows.size();
+        int32_t maj = 0;
+        for (int c = 1; c < in.C; ++c)
+            if (nb.counts[c] > nb.counts[maj]) maj = c;
+        nb.n.class_id = maj;
+        nb.n.left = nb.n.right = -1;
+        return id;
+    }
+
+    bool may_split(const NodeB& nb, size_t n_rows, int depth) const {
+        int present = 0;
+        for (int64_t c : nb.counts) present += c > 0;
+        return present >= 2 && n_rows >= 2 && (max_depth < 0 || depth < max_depth);
+    }
+
+    // The best shapelet of the subset (and, for logical trees, a better pair); false when none gains.
+    bool find_split(const Subset& sub, NodeSplit& sp) {
+        const auto lengths = pivot_lengths(sub, minL, maxL, step);
+        if (lengths.empty()) return false;
+        const auto single = discover(sub, lengths, 1, Partner{}, ex);
+        if (single.empty() || single[0].g <= 0) return false;
+        sp.first = single[0];
+        sp.dist = pivot_distances(sub, sp.first.s, sp.first.p, sp.first.L);
+        if (logical) add_partner(sub, lengths, sp);
+        return true;
+    }
+
+    // The best partner of sp.first under AND and OR; taken when its gain is larger.
+    void add_partner(const Subset& sub, const std::vector<int>& lengths, NodeSplit& sp) {
+        Cand best;
+        int best_op = TS_SHAPELET_SINGLE;
+        for (int op : {TS_SHAPELET_AND, TS_SHAPELET_OR}) {
+            const auto r = discover(sub, lengths, 1, Partner{sp.dist.data(), op}, ex);
+            if (r.empty()) continue;
+            const Cand& c = r[0];
+            if (best_op == TS_SHAPELET_SINGLE || c.g > best.g || (c.g == best.g && c.gap > best.gap)) {
+                best = c;
+                best_op = op;
+            }
+        }
+        if (best_op == TS_SHAPELET_SINGLE || best.g <= sp.first.g) return;
+        sp.op = best_op;
+        sp.second = best;
+        const auto d2 = pivot_distances(sub, best.s, best.p, best.L);
+        for (size_t j = 0; j < sp.dist.size(); ++j) sp.dist[j] = combine_distances(sp.dist[j], d2[j], sp.op);
+    }
+
+    void make_split(int32_t id, const NodeSplit& sp, size_t n_rows) {
+        NodeB& nb = nodes[id];
+        nb.n.kind = TS_SHAPELET_SPLIT;
+        nb.n.op = sp.op;
+        nb.n.n_shapelets = sp.op == TS_SHAPELET_SINGLE ? 1 : 2;
+        const Cand* cs[2] = {&sp.first, &sp.second};
+        for (int i = 0; i < nb.n.n_shapelets; ++i) {
+            nb.n.source_row[i] = cs[i]->row;
+            nb.n.start[i] = cs[i]->p;
+            nb.n.length[i] = cs[i]->L;
+            nb.v[i] = in.x[cs[i]->row] + cs[i]->p;
+        }
+        const Cand& win = sp.deciding();
+        nb.n.threshold = win.thr;
+        nb.n.gain = (double)win.g / kGainScale / (double)n_rows;
+        nb.n.gap = win.gap;
     }
 };
 
@@ -520,7 +602,7 @@ int32_t classify_one(const TsShapeletNode* nodes, const double* x, int64_t n) {
         double d = shapelet_distance(nd.values[0], nd.length[0], x, n);
         if (nd.n_shapelets == 2) {
             double d2 = shapelet_distance(nd.values[1], nd.length[1], x, n);
-            d = nd.op == TS_SHAPELET_AND ? std::fmax(d, d2) : std::fmin(d, d2);
+            d = combine_distances(d, d2, nd.op);
         }
         i = d <= nd.threshold ? nd.left : nd.right;
     }
@@ -542,7 +624,7 @@ using namespace tsm::shp;
 extern "C" int tsm_shapelets(const double* const* series, const int64_t* lengths, const int32_t* class_ids,
                              int64_t n_series, int32_t n_classes, int32_t min_length, int32_t max_length,
                              int32_t step, int32_t k, TsExec* ex, TsShapelets* out, TsStatus* st) noexcept {
-    return guard(st, [&] {
+    return run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         ex->used_backend = TS_BACKEND_CPU;
         if (k < 1) invalid(format("k must be at least 1, got %d", k));
@@ -588,7 +670,7 @@ extern "C" int tsm_shapelet_tree(const double* const* series, const int64_t* len
                                  int64_t n_series, int32_t n_classes, int32_t min_length, int32_t max_length,
                                  int32_t step, int32_t max_depth, int32_t logical, TsExec* ex, TsShapeletTree* out,
                                  TsStatus* st) noexcept {
-    return guard(st, [&] {
+    return run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         ex->used_backend = TS_BACKEND_CPU;
         if (max_depth < -1) invalid(format("max_depth must be -1 (no limit) or at least 0, got %d", max_depth));

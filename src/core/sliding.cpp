@@ -1,35 +1,12 @@
 #include "sliding.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "error.h"
 #include "parallel.h"
 #include "sliding_detail.h"
 
 namespace tsm {
-
-void window_mean_std(const double* w, int m, double* mean, double* sd) {
-    double s = 0;
-    for (int j = 0; j < m; ++j) s += w[j];
-    double mu = s / m, d = 0, q = 0;
-    for (int j = 0; j < m; ++j) {
-        double t = w[j] - mu;
-        d += t;
-        q += t * t;
-    }
-    mu += d / m;
-    double var = (q - d * d / m) / m;
-    *mean = mu;
-    *sd = var > 0 ? std::sqrt(var) : 0.0;
-}
-
-double znorm_distance_from_corr(double rho, int m) {
-    double d2 = 2.0 * m * (1.0 - rho);
-    if (d2 < 0) d2 = 0;
-    if (d2 > 4.0 * m) d2 = 4.0 * m;
-    return std::sqrt(d2);
-}
 
 void for_each_stats_chunk(const TsExec* ex, int64_t count, const std::function<void(int64_t, int64_t)>& fn) {
     const int64_t tasks = (count + kStatsBlock - 1) / kStatsBlock;

@@ -1,7 +1,10 @@
 // sliding.h — statistics of every window x[i .. i+m-1] of a series, computed
 // so that they survive raw, un-normalised data (an offset of 1e8 changes
 // nothing): mean, standard deviation (population), 1/std, and whether the
-// window is constant.  Shared by discords, motifs, matching and shapelets.
+// window is constant.  The host side of the one window-statistics code:
+// window_stats fills arrays (discords, shapelets), for_each_stats_chunk runs
+// a method's own per-chunk preparation (the matrix profile); kernels call
+// sliding_detail.h's functions, which these use, directly.
 #pragma once
 
 #include <cstdint>
@@ -21,25 +24,18 @@ struct WindowStats {
     std::vector<uint8_t> constant;  // 1 when every value of the window is equal
 };
 
-// Exact to a few ulps: windows are processed in blocks; each block starts
-// from an exact two-pass mean and Σ(x−μ)² and then slides with the
-// difference updates μ' = μ + (x_in − x_out)/m and
-// M2' = M2 + (x_in − x_out)(x_in − μ' + x_out − μ), which never subtract
-// large raw sums.  A window is constant when its values are all equal (exactly),
-// found from run lengths, so σ of such a window is 0 whatever the rounding.
+// Exact to a few ulps: windows are processed in chunks of kStatsChunk
+// (sliding_detail.h); each chunk starts from an exact two-pass mean and
+// Σ(x−μ)² and then slides with the difference updates
+// μ' = μ + (x_in − x_out)/m and M2' = M2 + (x_in − x_out)(x_in − μ' + x_out − μ),
+// which never subtract large raw sums.  A window is constant when its values
+// are all equal (exactly), found from the last place where two neighbouring
+// values differ, so σ of such a window is 0 whatever the rounding.
 void window_stats(const double* x, int64_t n, int m, WindowStats& out, const TsExec* ex);
 
 // Calls fn(i0, i1) for every stats chunk [i0, i1) of windows 0 .. count−1
 // (sliding_detail.h: kStatsChunk windows, started exactly), in parallel tasks of
 // kStatsBlock windows.  fn runs on worker threads.
 void for_each_stats_chunk(const TsExec* ex, int64_t count, const std::function<void(int64_t, int64_t)>& fn);
-
-// The same for one window, directly (oracles, single windows).
-void window_mean_std(const double* w, int m, double* mean, double* std);
-
-// z-normalised Euclidean distance between windows given their dot product
-// (centred form): d² = 2m(1 − ρ), ρ = cov / (m σa σb), clamped to [0, 2m].
-// Constant windows (STUMPY's rule): both constant → 0; one constant → sqrt(m).
-double znorm_distance_from_corr(double rho, int m);
 
 }  // namespace tsm

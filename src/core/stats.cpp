@@ -1,10 +1,13 @@
+// stats.cpp — order statistics and sums of a series (stats.h).
 #include "stats.h"
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
 #include "error.h"
+#include "outliers_detail.h"
 #include "parallel.h"
 
 namespace tsm {
@@ -15,18 +18,20 @@ constexpr int64_t kBlock = int64_t(1) << 18;  // values per task
 
 int64_t n_blocks(int64_t n) { return (n + kBlock - 1) / kBlock; }
 
-// Σx over a block with 8 independent accumulators (pairwise-like error growth,
-// and it vectorises).
-double block_sum(const double* x, int64_t n) {
-    double a[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        for (int j = 0; j < 8; ++j) a[j] += x[i + j];
-    for (; i < n; ++i) a[i & 7] += x[i];
-    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
-}
-
 double pairwise(const std::vector<double>& v) { return pairwise_sum(v.data(), v.size()); }
+
+// Order-preserving 64-bit key of a double (total order, −0 < +0 irrelevant here).
+uint64_t order_key(double v) {
+    uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return (b & 0x8000000000000000ull) ? ~b : (b | 0x8000000000000000ull);
+}
+double key_value(uint64_t k) {
+    uint64_t b = (k & 0x8000000000000000ull) ? (k & ~0x8000000000000000ull) : ~k;
+    double v;
+    std::memcpy(&v, &b, sizeof v);
+    return v;
+}
 
 }  // namespace
 
@@ -40,41 +45,6 @@ double pairwise_sum(const double* v, size_t count) {
     return pairwise_sum(v, half) + pairwise_sum(v + half, count - half);
 }
 
-double finish_mean(double sum, int64_t n) { return n > 0 ? sum / static_cast<double>(n) : 0.0; }
-
-MeanStd finish_mean_std(double mean0, double sum_d, double sum_d2, int64_t n) {
-    MeanStd r;
-    if (n <= 0) return r;
-    double dn = static_cast<double>(n);
-    r.mean = mean0 + sum_d / dn;
-    double var = (sum_d2 - sum_d * sum_d / dn) / dn;
-    r.std = var > 0 ? std::sqrt(var) : 0.0;
-    return r;
-}
-
-MeanStd mean_std(const double* x, int64_t n, const TsExec* ex) {
-    if (n <= 0) return {};
-    int64_t nb = n_blocks(n);
-    std::vector<double> s(nb), d(nb), d2(nb);
-    parallel_for(ex, nb, [&](int64_t b) {
-        int64_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
-        s[b] = block_sum(x + lo, hi - lo);
-    });
-    double mean0 = finish_mean(pairwise(s), n);
-    parallel_for(ex, nb, [&](int64_t b) {
-        int64_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
-        double a = 0, a2 = 0;
-        for (int64_t i = lo; i < hi; ++i) {
-            double t = x[i] - mean0;
-            a += t;
-            a2 += t * t;
-        }
-        d[b] = a;
-        d2[b] = a2;
-    });
-    return finish_mean_std(mean0, pairwise(d), pairwise(d2), n);
-}
-
 double mean_abs_dev(const double* x, int64_t n, double c, const TsExec* ex) {
     if (n <= 0) return 0;
     int64_t nb = n_blocks(n);
@@ -82,7 +52,7 @@ double mean_abs_dev(const double* x, int64_t n, double c, const TsExec* ex) {
     parallel_for(ex, nb, [&](int64_t b) {
         int64_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
         double a = 0;
-        for (int64_t i = lo; i < hi; ++i) a += std::fabs(x[i] - c);
+        for (int64_t i = lo; i < hi; ++i) a += outliers::abs_dev(x[i], c);
         s[b] = a;
     });
     return pairwise(s) / static_cast<double>(n);
@@ -94,7 +64,8 @@ double mean_abs_dev(const double* x, int64_t n, double c, const TsExec* ex) {
 // nth_element.  Each round is one parallel, interruptible pass.
 double select_kth(const double* x, int64_t n, int64_t k, const TsExec* ex, bool abs_dev, double c) {
     if (n <= 0 || k < 0 || k >= n) throw Error(TS_INTERNAL, kInternal, "select_kth: rank out of range");
-    auto key_at = [&](int64_t i) { return order_key(abs_dev ? std::fabs(x[i] - c) : x[i]); };
+    auto value_at = [&](int64_t i) { return abs_dev ? outliers::abs_dev(x[i], c) : x[i]; };
+    auto key_at = [&](int64_t i) { return order_key(value_at(i)); };
     const int64_t nb = n_blocks(n);
     const int64_t kCollect = int64_t(1) << 20;
 
@@ -132,7 +103,7 @@ double select_kth(const double* x, int64_t n, int64_t k, const TsExec* ex, bool 
         for (int64_t i = lo; i < hi; ++i) {
             uint64_t kk = key_at(i);
             if (prefix_bits && (kk >> (64 - prefix_bits)) != prefix) continue;
-            p.push_back(abs_dev ? std::fabs(x[i] - c) : x[i]);
+            p.push_back(value_at(i));
         }
     });
     std::vector<double> all;
@@ -147,7 +118,7 @@ double median(const double* x, int64_t n, const TsExec* ex, bool abs_dev, double
     double hi = select_kth(x, n, n / 2, ex, abs_dev, c);
     if (n % 2) return hi;
     double lo = select_kth(x, n, n / 2 - 1, ex, abs_dev, c);
-    return lo + (hi - lo) / 2;
+    return outliers::middle_mean(lo, hi);
 }
 
 }  // namespace tsm

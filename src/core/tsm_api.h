@@ -32,8 +32,10 @@ typedef enum TsCode
 	TS_GPU_ERROR,				/* 58000 a CUDA call failed */
 	TS_CANCELLED,				/* 57014 the caller asked us to stop */
 	TS_INTERNAL,				/* XX000 a bug: please report */
-	TS_OVER_BUDGET				/* TsExec.budget_ms ran out: the caller's automatic
+	TS_OVER_BUDGET,				/* TsExec.budget_ms ran out: the core's automatic
 								 * choice runs another method (never reported) */
+	TS_GPU_LIMIT				/* 54000 the input exceeds what the GPU path holds
+								 * (auto runs it on the CPU) */
 } TsCode;
 
 typedef struct TsStatus
@@ -47,20 +49,24 @@ typedef struct TsStatus
 
 /* ---- execution options ------------------------------------------------- */
 
+/* The setting tsmine.backend: its values are these (the GUC's enum uses them). */
 typedef enum TsBackend
 {
-	TS_BACKEND_AUTO = 0,		/* GPU if the glue holds a slot and the work gains, else CPU */
+	TS_BACKEND_AUTO = 0,		/* the GPU when one is usable, a slot is free and the work gains */
 	TS_BACKEND_CPU = 1,
-	TS_BACKEND_GPU = 2			/* GPU or an error */
+	TS_BACKEND_GPU = 2			/* the GPU or an error */
 } TsBackend;
 
 /*
- * What the glue hands every entry point.  The callbacks are called only from
- * the thread that called the entry point.
+ * What the glue hands every entry point: the settings as they are, and
+ * callbacks.  The core decides (dispatch.cpp): which backend runs the call,
+ * whether to take a GPU slot, which method `auto` means, and the CPU
+ * fall-back when the GPU cannot take the input.  The callbacks are called
+ * only from the thread that called the entry point, and never longjmp.
  */
 typedef struct TsExec
 {
-	int			backend;		/* TsBackend, already resolved against the slot cap */
+	int			backend;		/* TsBackend: tsmine.backend (CPU in parallel workers) */
 	int			gpu_device;		/* CUDA ordinal */
 	int			cpu_threads;	/* 0: all hardware threads */
 	int64_t		gpu_memory_limit;	/* device bytes one call may hold; 0: no limit */
@@ -68,12 +74,20 @@ typedef struct TsExec
 	int			(*interrupted) (void);
 	/* allocator for result arrays; returns NULL on failure; never NULL */
 	void	   *(*alloc) (size_t bytes);
+	/* Takes (or confirms) this backend's GPU slot before the core's first GPU
+	 * work: 1 when held; 0 when none is free and the call may run on the CPU
+	 * (never when required); -1 with *st filled when the call must fail (no
+	 * slot and tsmine.gpu_busy = error, slots disabled with `required`, or a
+	 * cancel while waiting).  NULL: no slot needed. */
+	int			(*take_gpu_slot) (int required, TsStatus *st);
 	/* > 0: methods that support it stop with TS_OVER_BUDGET once they have run
 	 * this many milliseconds (an automatic choice trying the method that is
 	 * usually faster); 0: no budget */
 	double		budget_ms;
 	/* out */
 	int			used_backend;	/* TS_BACKEND_CPU or TS_BACKEND_GPU */
+	const char *used_method;	/* the method that produced the result ("pd3",
+								 * "matrix_profile", "mk"), or NULL */
 	double		device_ms;		/* time spent on the device, transfers included */
 	double		kernel_ms;		/* time in kernels alone (GPU) */
 	double		device_bytes;	/* bytes the kernels read and wrote (for bandwidth) */
@@ -121,12 +135,6 @@ typedef enum TsWork
 	TS_WORK_SHAPELETS
 } TsWork;
 int			tsm_gpu_worthwhile(int kind, int64_t n, int64_t m) TSM_NOEXCEPT;
-
-/* Host memory: tsm_host_alloc returns NULL on failure.  Pinned (page-locked)
- * when the CUDA runtime is up and the size is large, plain malloc otherwise;
- * tsm_host_free knows which. */
-void	   *tsm_host_alloc(size_t bytes, int want_pinned) TSM_NOEXCEPT;
-void		tsm_host_free(void *p) TSM_NOEXCEPT;
 
 /* ---- input ------------------------------------------------------------- */
 

@@ -5,14 +5,15 @@
  * Supported: PostgreSQL 15, built and tested (the only major Debian 12
  * packages).  14 has the fallbacks below; CI compiles the glue with them
  * (TSM_COMPAT_PG_VERSION_NUM=140000 against 15's headers: test/shell/compat.sh)
- * but no PostgreSQL 14 runs it.  13 and older lack SPI_execute_extended, which
- * the query form needs.  16 and later have every call as 15 has it, as far as
+ * but no PostgreSQL 14 runs it.  13 and older lack SPI_execute_plan_extended,
+ * which the query form needs.  16 and later have every call as 15 has it, as far as
  * their headers were read; none is tested.
  *
  * The glue calls the current names (InitMaterializedSRF, MarkGUCPrefixReserved);
  * for older versions this file maps them.  Calls that are the same in every
  * supported version, and the version each appeared in:
- *   SPI_execute_extended with SPIExecuteOptions.dest   14  (input.c)
+ *   SPI_execute_plan_extended, SPIExecuteOptions.dest  14  (input.c)
+ *   GetCommandTagName, PG_FINALLY                      13  (input.c)
  *   getKeyJsonValueFromContainer, TYPALIGN_DOUBLE      13  (shapelets.c, discords.c)
  *   WL_EXIT_ON_PM_DEATH                                12  (gpu_slots.c)
  * Nothing else in src/glue tests PG_VERSION_NUM.
@@ -35,7 +36,7 @@
 #endif
 
 #if TSM_COMPAT_PG_VERSION_NUM < 140000
-#error "tsmine needs PostgreSQL 14 or later (SPI_execute_extended); it is tested on PostgreSQL 15"
+#error "tsmine needs PostgreSQL 14 or later (SPI_execute_plan_extended); it is tested on PostgreSQL 15"
 #endif
 
 /* ---- InitMaterializedSRF: 15.1 and later --------------------------------

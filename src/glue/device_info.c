@@ -14,9 +14,9 @@
 static const char *
 backend_in_use(bool gpu_usable)
 {
-	if (tsm_guc_backend == TSM_GUC_BACKEND_CPU || !gpu_usable || tsm_guc_max_gpu_backends == 0)
+	if (tsm_guc_backend == TS_BACKEND_CPU || !gpu_usable || tsm_guc_max_gpu_backends == 0)
 		return "cpu";
-	return tsm_guc_backend == TSM_GUC_BACKEND_GPU ? "gpu" : "auto";
+	return tsm_guc_backend == TS_BACKEND_GPU ? "gpu" : "auto";
 }
 
 PG_FUNCTION_INFO_V1(ts_device_info);

@@ -163,9 +163,9 @@ matrix_profile_common(FunctionCallInfo fcinfo, bool query, bool as_arrays)
 		}
 		return (Datum) 0;
 	}
-	tsm_exec_prepare(&ex, TS_WORK_MATRIX_PROFILE, s.n, m);
+	tsm_exec_prepare(&ex);
 	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
-	TSM_CALL(ex, st, tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st));
+	tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st);
 	tsm_exec_finish(function, &ex, s.n, &st, t0);
 	if (as_arrays)
 		put_profile_arrays(rsinfo, &p);
@@ -191,10 +191,7 @@ TSM_ARRAY_AND_QUERY_FORMS(ts_matrix_profile_arrays, matrix_profile_arrays)
 
 /* ---- ts_discords ------------------------------------------------------- */
 
-enum
-{
-	DISCORDS_AUTO, DISCORDS_PD3, DISCORDS_MATRIX_PROFILE
-};
+/* in the order of TsDiscordMethod */
 static const char *const discord_methods[] = {"auto", "pd3", "matrix_profile"};
 
 static Datum
@@ -206,7 +203,7 @@ discords_common(FunctionCallInfo fcinfo, bool query)
 	bool		range = !PG_ARGISNULL(3);
 	int64		k = tsm_k_arg(fcinfo, 2, range,
 							  "Without min_distance, ts_discords returns the top k discords: give k, or give min_distance for all range discords.");
-	double		r = range ? PG_GETARG_FLOAT8(3) : NAN;
+	double		r = tsm_distance_arg(fcinfo, 3, "min_distance");
 	int64		excl = tsm_exclusion_arg(fcinfo, 4, m);
 	int			method = tsm_text_choice(fcinfo, 5, "method", discord_methods, lengthof(discord_methods));
 	TsExec		ex;
@@ -214,38 +211,14 @@ discords_common(FunctionCallInfo fcinfo, bool query)
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
 
-	if (range && (!(r >= 0) || isinf(r)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("min_distance must be a finite number >= 0, not %g", r),
-				 errhint("min_distance is a z-normalised Euclidean distance, between 0 and 2 sqrt(m).")));
 	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
 	InitMaterializedSRF(fcinfo, 0);
 	if (s.n == 0)
 		return (Datum) 0;		/* an empty series has no windows */
-
-	/* auto: the matrix profile, which bench/discords.sh measured faster than
-	 * PD3 for top-k and range discords alike, on the GPU and on the CPU, on
-	 * every series tried (bench/RESULTS.md). */
-	if (method == DISCORDS_AUTO)
-		method = DISCORDS_MATRIX_PROFILE;
-
-	if (method == DISCORDS_PD3)
-	{
-		tsm_exec_prepare(&ex, TS_WORK_DISCORDS, s.n, m);
-		TSM_CALL(ex, st, tsm_discords_pd3(s.x, s.n, m, k, r, excl, &ex, &d, &st));
-		tsm_exec_finish("ts_discords (pd3)", &ex, s.n, &st, t0);
-	}
-	else
-	{
-		TsProfile	p;
-		TsExec		profile_run;
-
-		tsm_profile_first("ts_discords (matrix_profile)", &s, m, excl, &ex, &p, &profile_run, t0);
-		tsm_discords_from_profile(p.dist, p.index, p.count, m, k, r, &ex, &d, &st);
-		tsm_profile_merge(&ex, &profile_run);
-		tsm_exec_finish("ts_discords (matrix_profile)", &ex, s.n, &st, t0);
-	}
+	tsm_exec_prepare(&ex);
+	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
+	tsm_discords(s.x, s.n, m, k, r, excl, method, &ex, &d, &st);
+	tsm_exec_finish("ts_discords", &ex, s.n, &st, t0);
 
 	for (int64 i = 0; i < d.count; i++)
 	{

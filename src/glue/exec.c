@@ -108,65 +108,29 @@ tsm_exec_stage_results(TsExec *ex, size_t bytes)
 }
 
 void
-tsm_exec_prepare(TsExec *ex, int work_kind, int64 n, int64 m)
+tsm_exec_prepare(TsExec *ex)
 {
-	TsStatus	st;
-
 	memset(ex, 0, sizeof(*ex));
 	ex->alloc = glue_alloc;
 	ex->interrupted = glue_interrupted;
+	ex->take_gpu_slot = tsm_gpu_slot_take;
 	ex->cpu_threads = tsm_guc_cpu_threads;
 	ex->gpu_device = tsm_guc_gpu_device;
 	ex->gpu_memory_limit = (int64_t) tsm_guc_gpu_memory_limit << 20;
-	ex->backend = TS_BACKEND_CPU;
-
+	ex->backend = tsm_guc_backend;
 	/* Parallel workers stay on the CPU: GPU slots are session locks, which
 	 * workers may not take. */
 	if (IsParallelWorker())
-		return;
-	switch (tsm_guc_backend)
-	{
-		case TSM_GUC_BACKEND_CPU:
-			break;
-		case TSM_GUC_BACKEND_GPU:
-			if (!tsm_built_with_cuda())
-				ereport(ERROR,
-						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-						 errmsg("tsmine.backend is 'gpu', but this tsmine was built without CUDA"),
-						 errhint("SET tsmine.backend = auto or cpu, or rebuild tsmine where nvcc is installed.")));
-			if (tsm_gpu_count(&st) == 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-						 errmsg("tsmine.backend is 'gpu', but no GPU is usable: %s", st.message),
-						 errhint("SET tsmine.backend = auto or cpu to run on the CPU.")));
-			(void) tsm_gpu_slot_acquire(true);
-			ex->backend = TS_BACKEND_GPU;
-			break;
-		default:				/* auto */
-			if (tsm_built_with_cuda() && tsm_gpu_worthwhile(work_kind, n, m) &&
-				tsm_gpu_count(&st) > 0 && tsm_gpu_slot_acquire(false))
-				ex->backend = TS_BACKEND_AUTO;
-			break;
-	}
-}
-
-bool
-tsm_exec_retry_on_cpu(TsExec *ex, const TsStatus *st)
-{
-	if (ex->backend != TS_BACKEND_AUTO ||
-		(st->code != TS_GPU_OUT_OF_MEMORY && st->code != TS_GPU_UNAVAILABLE))
-		return false;
-	ereport(DEBUG1,
-			(errmsg_internal("tsmine: running on the CPU instead: %s", st->message)));
-	ex->backend = TS_BACKEND_CPU;
-	ex->device_ms = ex->kernel_ms = ex->device_bytes = 0;
-	return true;
+		ex->backend = TS_BACKEND_CPU;
 }
 
 void
 tsm_exec_finish(const char *function, const TsExec *ex, int64 n, const TsStatus *st, double started_ms)
 {
-	strlcpy(last_run.function, function, sizeof(last_run.function));
+	if (ex->used_method)
+		snprintf(last_run.function, sizeof(last_run.function), "%s (%s)", function, ex->used_method);
+	else
+		strlcpy(last_run.function, function, sizeof(last_run.function));
 	last_run.backend = ex->used_backend;
 	last_run.n = n;
 	last_run.total_ms = tsm_now_ms() - started_ms;
@@ -233,29 +197,4 @@ tsm_profile_bytes(int64 n, int m)
 	int64		count = n >= m ? n - m + 1 : 0;
 
 	return 2 * (size_t) count * 8 + 4 * TSM_RESULT_PREFIX;
-}
-
-void
-tsm_profile_first(const char *function, const TsmSeries *s, int m, int64 excl, TsExec *ex, TsProfile *p,
-				  TsExec *profile_run, double t0)
-{
-	TsStatus	st;
-
-	tsm_exec_prepare(ex, TS_WORK_MATRIX_PROFILE, s->n, m);
-	tsm_exec_stage_results(ex, tsm_profile_bytes(s->n, m));
-	TSM_CALL(*ex, st, tsm_matrix_profile(s->x, s->n, m, excl, ex, p, &st));
-	if (st.code != TS_OK)
-		tsm_exec_finish(function, ex, s->n, &st, t0);
-	*profile_run = *ex;
-	ex->device_ms = ex->kernel_ms = ex->device_bytes = 0;
-}
-
-void
-tsm_profile_merge(TsExec *ex, const TsExec *profile_run)
-{
-	ex->device_ms += profile_run->device_ms;
-	ex->kernel_ms += profile_run->kernel_ms;
-	ex->device_bytes += profile_run->device_bytes;
-	if (profile_run->used_backend == TS_BACKEND_GPU)
-		ex->used_backend = TS_BACKEND_GPU;
 }

@@ -17,13 +17,7 @@
 #include "tsm_api.h"
 
 /* ---- GUCs (tsmine.c) ---- */
-typedef enum
-{
-	TSM_GUC_BACKEND_AUTO = 0,
-	TSM_GUC_BACKEND_GPU,
-	TSM_GUC_BACKEND_CPU
-} TsmGucBackend;
-
+/* tsmine.backend takes the values of TsBackend (tsm_api.h). */
 typedef enum
 {
 	TSM_GPU_BUSY_CPU = 0,		/* fall back to the CPU */
@@ -39,16 +33,16 @@ extern int	tsm_guc_cpu_threads;
 extern int	tsm_guc_gpu_memory_limit;	/* MB */
 
 /* ---- GPU slots (gpu_slots.c) ---- */
-/* Takes (or keeps) one of tsmine.max_gpu_backends cluster-wide slots for this
- * backend's lifetime.  Returns false when none is free and the caller may fall
- * back; waits or raises an error as tsmine.gpu_busy and `required` say. */
-extern bool tsm_gpu_slot_acquire(bool required);
+/* TsExec.take_gpu_slot: takes (or keeps) one of tsmine.max_gpu_backends
+ * cluster-wide slots for this backend's lifetime, as tsmine.gpu_busy and
+ * `required` say; never raises an error (the core reports the status). */
+extern int	tsm_gpu_slot_take(int required, TsStatus *st);
 extern int	tsm_gpu_slot_held(void);	/* slot number, or -1 */
 
 /* ---- execution (exec.c) ---- */
-/* Fills *ex for a call of the given kind and size: backend resolved against
- * the GUCs, availability and the slot cap; callbacks set. */
-extern void tsm_exec_prepare(TsExec *ex, int work_kind, int64 n, int64 m);
+/* Fills *ex for a core call: the settings as they are and the callbacks (the
+ * core decides the backend, the method and any fall-back). */
+extern void tsm_exec_prepare(TsExec *ex);
 /* After a core call: records the run for ts_last_run() and raises the status
  * as an ERROR if it is not TS_OK. */
 extern void tsm_exec_finish(const char *function, const TsExec *ex, int64 n, const TsStatus *st,
@@ -64,16 +58,6 @@ extern double tsm_now_ms(void);
 #define TSM_RESULT_PREFIX 64
 extern void tsm_exec_stage_results(TsExec *ex, size_t bytes);
 
-/* In auto mode a call that the GPU cannot take (device memory too small for
- * the input, or a GPU context that failed earlier) runs again on the CPU. */
-extern bool tsm_exec_retry_on_cpu(TsExec *ex, const TsStatus *st);
-#define TSM_CALL(ex, st, call) \
-	do { \
-		call; \
-		if (tsm_exec_retry_on_cpu(&(ex), &(st))) \
-			call; \
-	} while (0)
-
 /* The SQL entry points NAME (array form) and NAME_query (query form) of a
  * function whose body is COMMON(fcinfo, query). */
 #define TSM_ARRAY_AND_QUERY_FORMS(name, common) \
@@ -82,16 +66,9 @@ extern bool tsm_exec_retry_on_cpu(TsExec *ex, const TsStatus *st);
 	PG_FUNCTION_INFO_V1(name##_query); \
 	Datum name##_query(PG_FUNCTION_ARGS) { return common(fcinfo, true); }
 
-/* Methods that go by way of the matrix profile (discords, motifs): the
- * profile first (an ERROR if it fails), its run kept in *profile_run and the
- * timings of *ex cleared for the second step; after that step,
- * tsm_profile_merge adds the profile's device time back. */
-struct TsmSeries;
-/* The result memory of a matrix profile of n values, window m. */
+/* The result memory of a matrix profile of n values, window m (for
+ * tsm_exec_stage_results before calls that may go by way of the profile). */
 extern size_t tsm_profile_bytes(int64 n, int m);
-extern void tsm_profile_first(const char *function, const struct TsmSeries *s, int m, int64 excl,
-							  TsExec *ex, TsProfile *p, TsExec *profile_run, double t0);
-extern void tsm_profile_merge(TsExec *ex, const TsExec *profile_run);
 
 /* ---- input (input.c) ---- */
 typedef struct TsmSeries
@@ -103,6 +80,11 @@ typedef struct TsmSeries
 /* The array must be 1-D float8 without NULL, NaN or infinity (ERROR naming
  * the position otherwise); read in place.  argname is used in messages. */
 extern void tsm_series_from_array(ArrayType *arr, const char *argname, TsmSeries *out);
+/* Runs query (SPI connected) read-only: it must be one SELECT, and nothing it
+ * calls may write (ERROR 25006 otherwise, nothing changed); rows go to dest
+ * (NULL: SPI_tuptable).  Returns the SPI result code. */
+struct _DestReceiver;
+extern int	tsm_spi_run_read_only(const char *query, const char *argname, struct _DestReceiver *dest);
 /* Runs a query returning one numeric column and reads it, in order, into
  * memory owned by the current memory context. */
 extern void tsm_series_from_query(text *sql, const char *argname, TsmSeries *out);
@@ -135,6 +117,9 @@ extern int	tsm_text_choice(FunctionCallInfo fcinfo, int argno, const char *argna
 extern int	tsm_window_arg(FunctionCallInfo fcinfo, int argno, const char *argname);
 /* exclusion_zone: NULL → dflt; else >= 1 (error otherwise). */
 extern int64 tsm_exclusion_arg(FunctionCallInfo fcinfo, int argno, int64 dflt);
+/* A distance limit (min_distance, max_distance): NULL → NaN (none); a NaN
+ * given is an error (the core checks the range). */
+extern double tsm_distance_arg(FunctionCallInfo fcinfo, int argno, const char *argname);
 /* k: NULL → -1 when allow_all, else an error; else >= 1. */
 extern int64 tsm_k_arg(FunctionCallInfo fcinfo, int argno, bool allow_all, const char *all_hint);
 

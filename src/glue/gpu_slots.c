@@ -57,38 +57,86 @@ try_slots(void)
 	return false;
 }
 
-bool
-tsm_gpu_slot_acquire(bool required)
+/* A status for the core (the callback never raises an error). */
+static int
+slot_failure(TsStatus *st, int code, const char *sqlstate, const char *msg, const char *hint)
 {
-	if (tsm_gpu_slot_held() >= 0)
-		return true;
-	if (tsm_guc_max_gpu_backends <= 0)
+	memset(st, 0, sizeof(*st));
+	st->code = code;
+	strlcpy(st->sqlstate, sqlstate, sizeof(st->sqlstate));
+	strlcpy(st->message, msg, sizeof(st->message));
+	strlcpy(st->hint, hint, sizeof(st->hint));
+	return -1;
+}
+
+/* try_slots, with any error it raises (the lock table full, say) turned into
+ * a status: this runs under the core's frames, where no longjmp may pass. */
+static int
+try_slots_caught(TsStatus *st)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	volatile int got = 0;
+
+	PG_TRY();
 	{
-		if (required)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("tsmine.backend is 'gpu', but tsmine.max_gpu_backends is 0"),
-					 errhint("Raise tsmine.max_gpu_backends, or SET tsmine.backend = auto or cpu.")));
-		return false;
+		got = try_slots() ? 1 : 0;
 	}
-	if (try_slots())
-		return true;
-	if (tsm_guc_gpu_busy == TSM_GPU_BUSY_CPU && !required)
-		return false;
-	if (tsm_guc_gpu_busy != TSM_GPU_BUSY_WAIT)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
-				 errmsg("all %d GPU slots of tsmine are taken by other backends",
-						tsm_guc_max_gpu_backends),
-				 errhint("SET tsmine.gpu_busy = 'wait' to wait for one, or SET tsmine.backend = cpu; "
-						 "pg_locks shows the holders (advisory locks with classid %d).", TSM_SLOT_KEY)));
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		FlushErrorState();
+		got = slot_failure(st, TS_GPU_ERROR, unpack_sql_state(e->sqlerrcode), e->message,
+						   "Retry, or SET tsmine.backend = cpu.");
+		FreeErrorData(e);
+	}
+	PG_END_TRY();
+	return got;
+}
+
+/* Waits for a free slot (tsmine.gpu_busy = wait), cancellably. */
+static int
+wait_for_slot(TsStatus *st)
+{
 	for (;;)
 	{
+		int			got;
+
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 50L,
 						 PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
-		if (try_slots())
-			return true;
+		if (QueryCancelPending || ProcDiePending)
+			return slot_failure(st, TS_CANCELLED, "57014", "canceling statement due to user request", "");
+		if ((got = try_slots_caught(st)) != 0)
+			return got;
 	}
+}
+
+int
+tsm_gpu_slot_take(int required, TsStatus *st)
+{
+	char		msg[160];
+	char		hint[240];
+	int			got;
+
+	if (tsm_gpu_slot_held() >= 0)
+		return 1;
+	if (tsm_guc_max_gpu_backends <= 0)
+		return required ? slot_failure(st, TS_GPU_UNAVAILABLE, "55000",
+									   "tsmine.backend is 'gpu', but tsmine.max_gpu_backends is 0",
+									   "Raise tsmine.max_gpu_backends, or SET tsmine.backend = auto or cpu.")
+			: 0;
+	if ((got = try_slots_caught(st)) != 0)
+		return got;
+	if (tsm_guc_gpu_busy == TSM_GPU_BUSY_CPU && !required)
+		return 0;
+	if (tsm_guc_gpu_busy == TSM_GPU_BUSY_WAIT)
+		return wait_for_slot(st);
+	snprintf(msg, sizeof(msg), "all %d GPU slots of tsmine are taken by other backends",
+			 tsm_guc_max_gpu_backends);
+	snprintf(hint, sizeof(hint), "SET tsmine.gpu_busy = 'wait' to wait for one, or SET tsmine.backend = cpu; "
+			 "pg_locks shows the holders (advisory locks with classid %d).", TSM_SLOT_KEY);
+	return slot_failure(st, TS_GPU_ERROR, "53000", msg, hint);
 }

@@ -8,12 +8,14 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "access/xact.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "tcop/dest.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/plancache.h"
 
 static void
 reject_value(double v, int64 pos, const char *argname, const char *where)
@@ -175,13 +177,71 @@ receiver_destroy(DestReceiver *self)
 {
 }
 
+/*
+ * The statements of query must be one plain SELECT: no INSERT, UPDATE or
+ * DELETE (with RETURNING or not), no data-modifying WITH, no SELECT INTO, no
+ * row locks, no utility command, one statement only.
+ */
+static void
+require_one_select(SPIPlanPtr plan, const char *argname)
+{
+	List	   *sources = SPI_plan_get_plan_sources(plan);
+	ListCell   *lc;
+
+	if (list_length(sources) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the query in %s must be one statement, not %d", argname, list_length(sources)),
+				 errhint("Pass a single SELECT, without a semicolon between statements.")));
+	foreach(lc, ((CachedPlanSource *) linitial(sources))->query_list)
+	{
+		Query	   *q = lfirst_node(Query, lc);
+
+		if (q->commandType != CMD_SELECT || q->utilityStmt != NULL || q->hasModifyingCTE ||
+			q->rowMarks != NIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+					 errmsg("the query in %s must be a read-only SELECT", argname),
+					 errdetail("tsmine runs the queries it is given read-only: %s is not allowed.",
+							   GetCommandTagName(((CachedPlanSource *) linitial(sources))->commandTag)),
+					 errhint("Pass a SELECT (without INTO, FOR UPDATE or data-modifying WITH) that reads the series.")));
+	}
+}
+
+int
+tsm_spi_run_read_only(const char *query, const char *argname, DestReceiver *dest)
+{
+	SPIPlanPtr	plan = SPI_prepare(query, 0, NULL);
+	SPIExecuteOptions opts;
+	bool		was_read_only = XactReadOnly;
+	int			rc;
+
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	require_one_select(plan, argname);
+	memset(&opts, 0, sizeof(opts));
+	opts.dest = dest;
+	opts.read_only = true;
+	/* functions the SELECT calls cannot write either, as in a read-only transaction */
+	XactReadOnly = true;
+	PG_TRY();
+	{
+		rc = SPI_execute_plan_extended(plan, &opts);
+	}
+	PG_FINALLY();
+	{
+		XactReadOnly = was_read_only;
+	}
+	PG_END_TRY();
+	return rc;
+}
+
 void
 tsm_series_from_query(text *sql, const char *argname, TsmSeries *out)
 {
 	char	   *query = text_to_cstring(sql);
 	SeriesBuffer *buf = palloc0(sizeof(SeriesBuffer));
 	SeriesReceiver rcv;
-	SPIExecuteOptions opts;
 	int			rc;
 
 	buf->cb.func = series_buffer_free;
@@ -197,24 +257,15 @@ tsm_series_from_query(text *sql, const char *argname, TsmSeries *out)
 	rcv.buf = buf;
 	rcv.argname = argname;
 
-	memset(&opts, 0, sizeof(opts));
-	opts.dest = (DestReceiver *) &rcv;
-	opts.read_only = false;
-
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	rc = SPI_execute_extended(query, &opts);
-	if (rc != SPI_OK_SELECT && rc != SPI_OK_SELINTO && rc != SPI_OK_UTILITY &&
-		rc != SPI_OK_INSERT_RETURNING && rc != SPI_OK_UPDATE_RETURNING && rc != SPI_OK_DELETE_RETURNING)
+	rc = tsm_spi_run_read_only(query, argname, (DestReceiver *) &rcv);
+	/* a SELECT into a DestNone receiver reports SPI_OK_UTILITY */
+	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the query in %s must be a SELECT returning one numeric column", argname),
 				 errdetail("SPI_execute returned %s.", SPI_result_code_string(rc))));
-	if (rc == SPI_OK_UTILITY && buf->n == 0 && rcv.type == InvalidOid)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the query in %s returned no result set", argname),
-				 errhint("Pass a SELECT returning one numeric column, ordered by time.")));
 	SPI_finish();
 	pfree(query);
 	out->x = buf->data;
@@ -286,6 +337,22 @@ tsm_exclusion_arg(FunctionCallInfo fcinfo, int argno, int64 dflt)
 				 errmsg("exclusion_zone must be at least 1, not %d", e),
 				 errhint("A neighbour j of window i must satisfy |i - j| >= exclusion_zone; NULL uses the default.")));
 	return e;
+}
+
+double
+tsm_distance_arg(FunctionCallInfo fcinfo, int argno, const char *argname)
+{
+	double		d;
+
+	if (PG_ARGISNULL(argno))
+		return NAN;
+	d = PG_GETARG_FLOAT8(argno);
+	if (isnan(d))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a finite number >= 0, not NaN", argname),
+				 errhint("%s is a z-normalised Euclidean distance; NULL means none.", argname)));
+	return d;
 }
 
 int64

@@ -11,10 +11,7 @@
 #include "api_matrix_profile.h"
 #include "api_motifs.h"
 
-enum
-{
-	MOTIFS_AUTO, MOTIFS_MK, MOTIFS_MATRIX_PROFILE
-};
+/* in the order of TsMotifMethod */
 static const char *const motif_methods[] = {"auto", "mk", "matrix_profile"};
 
 static Datum
@@ -34,59 +31,12 @@ motifs_common(FunctionCallInfo fcinfo, bool query)
 
 	TSM_REQUIRE_ARG(fcinfo, 5, "n_references");
 	refs = PG_GETARG_INT32(5);
-	if (refs < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("n_references must be at least 1, not %d", refs),
-				 errhint("MK compares windows through their distances to n_references reference windows; 10 is usual.")));
 	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
 	InitMaterializedSRF(fcinfo, 0);
-	if (s.n == 0)
-		return (Datum) 0;		/* an empty series has no windows */
-
-	if (s.n - m < excl)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("series of length %lld is too short for two windows of length %d at least %lld apart",
-						(long long) s.n, m, (long long) excl),
-				 errhint("Use a longer series, a shorter window or a smaller exclusion zone.")));
-
-	/*
-	 * auto: MK, within a time budget of what the matrix profile would take
-	 * (tsm_matrix_profile_estimate_ms); past it, the matrix profile.  MK is
-	 * usually much faster (bench/motifs.sh: 2-5x on random walks and ECG, top
-	 * pair), but its pruning depends on the data and it re-runs for every
-	 * rank; the budget bounds auto at about twice the profile's time.  Where
-	 * the profile cannot run (m > n/2): MK without a budget.
-	 */
-	if (method == MOTIFS_AUTO && 2 * (int64) m > s.n)
-		method = MOTIFS_MK;
-	if (method == MOTIFS_AUTO)
-	{
-		tsm_exec_prepare(&ex, TS_WORK_MOTIFS, s.n, m);
-		ex.budget_ms = tsm_matrix_profile_estimate_ms(s.n, m, &ex);
-		TSM_CALL(ex, st, tsm_motifs_mk(s.x, s.n, m, k, excl, refs, &ex, &mo, &st));
-		if (st.code == TS_OVER_BUDGET)
-			method = MOTIFS_MATRIX_PROFILE;
-		else
-			tsm_exec_finish("ts_motifs (mk)", &ex, s.n, &st, t0);
-	}
-	else if (method == MOTIFS_MK)
-	{
-		tsm_exec_prepare(&ex, TS_WORK_MOTIFS, s.n, m);
-		TSM_CALL(ex, st, tsm_motifs_mk(s.x, s.n, m, k, excl, refs, &ex, &mo, &st));
-		tsm_exec_finish("ts_motifs (mk)", &ex, s.n, &st, t0);
-	}
-	if (method == MOTIFS_MATRIX_PROFILE)
-	{
-		TsProfile	p;
-		TsExec		profile_run;
-
-		tsm_profile_first("ts_motifs (matrix_profile)", &s, m, excl, &ex, &p, &profile_run, t0);
-		tsm_motifs_from_profile(s.x, s.n, m, p.dist, p.index, k, excl, &ex, &mo, &st);
-		tsm_profile_merge(&ex, &profile_run);
-		tsm_exec_finish("ts_motifs (matrix_profile)", &ex, s.n, &st, t0);
-	}
+	tsm_exec_prepare(&ex);
+	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
+	tsm_motifs(s.x, s.n, m, k, excl, method, refs, &ex, &mo, &st);
+	tsm_exec_finish("ts_motifs", &ex, s.n, &st, t0);
 
 	for (int64 i = 0; i < mo.count; i++)
 	{
@@ -110,7 +60,7 @@ match_common(FunctionCallInfo fcinfo, bool query)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	TsmSeries	s,
 				pat;
-	double		maxd = PG_ARGISNULL(2) ? NAN : PG_GETARG_FLOAT8(2);
+	double		maxd = tsm_distance_arg(fcinfo, 2, "max_distance");
 	int64		k = tsm_k_arg(fcinfo, 3, true, NULL);
 	int64		excl;
 	TsExec		ex;
@@ -118,25 +68,16 @@ match_common(FunctionCallInfo fcinfo, bool query)
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
 
-	if (!PG_ARGISNULL(2) && (!(maxd >= 0) || isinf(maxd)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("max_distance must be a finite number >= 0, not %g", maxd),
-				 errhint("max_distance is a z-normalised Euclidean distance, between 0 and 2 sqrt(m); NULL means no limit.")));
 	TSM_REQUIRE_ARG(fcinfo, 1, "pattern");
 	tsm_series_from_array(PG_GETARG_ARRAYTYPE_P(1), "pattern", &pat);
-	if (pat.n < 3)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("pattern must have at least 3 values, not %lld", (long long) pat.n)));
 	excl = tsm_exclusion_arg(fcinfo, 4, pat.n);
 	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
 	InitMaterializedSRF(fcinfo, 0);
 	if (s.n == 0)
 		return (Datum) 0;		/* an empty series has no windows */
 
-	tsm_exec_prepare(&ex, TS_WORK_MATCH, s.n, pat.n);
-	TSM_CALL(ex, st, tsm_match(s.x, s.n, pat.x, (int32) pat.n, maxd, k, excl, &ex, &mt, &st));
+	tsm_exec_prepare(&ex);
+	tsm_match(s.x, s.n, pat.x, (int32) Min(pat.n, PG_INT32_MAX), maxd, k, excl, &ex, &mt, &st);
 	tsm_exec_finish("ts_match", &ex, s.n, &st, t0);
 
 	for (int64 i = 0; i < mt.count; i++)

@@ -33,8 +33,8 @@ outliers_common(FunctionCallInfo fcinfo, bool query)
 	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
 
 	InitMaterializedSRF(fcinfo, 0);
-	tsm_exec_prepare(&ex, TS_WORK_OUTLIERS, s.n, 0);
-	TSM_CALL(ex, st, tsm_outliers(s.x, s.n, k, method, &ex, &out, &st));
+	tsm_exec_prepare(&ex);
+	tsm_outliers(s.x, s.n, k, method, &ex, &out, &st);
 	tsm_exec_finish("ts_outliers", &ex, s.n, &st, t0);
 
 	for (int64 j = 0; j < out.count; j++)

@@ -32,7 +32,7 @@ spi_select_series(const char *query, const char *argname, int min_cols, const ch
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute(query, false, 0) != SPI_OK_SELECT || SPI_tuptable == NULL)
+	if (tsm_spi_run_read_only(query, argname, NULL) != SPI_OK_SELECT || SPI_tuptable == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must be a SELECT returning %s", argname, usage)));
@@ -98,6 +98,7 @@ read_training(text *sql, TrainingSet *t)
 	char	  **row_labels;
 	char	  **sorted;
 	TupleDesc	desc;
+	double		t_read = tsm_now_ms();
 
 	desc = spi_select_series(query, "training_sql", 2, "two columns, a label and a float8[] series");
 	t->n = (int64) SPI_processed;
@@ -120,6 +121,7 @@ read_training(text *sql, TrainingSet *t)
 		t->total_values += t->len[i];
 	}
 	SPI_finish();
+	tsm_input_ms = tsm_now_ms() - t_read;	/* ts_last_run's input_ms */
 
 	/* labels → dense ids in byte order of their text */
 	sorted = palloc(sizeof(char *) * Max(t->n, 1));
@@ -171,15 +173,6 @@ float8_array(const double *v, int n)
 	return PointerGetDatum(construct_array(d, n, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }
 
-/* work size for the auto backend: pivots × series, roughly */
-static int64
-shapelet_work(const TrainingSet *t, int minL, int maxL, int step)
-{
-	int64		lengths = (maxL - minL) / step + 1;
-
-	return (t->total_values * lengths) / Max(1, t->n) * t->n;
-}
-
 /* ---- ts_shapelets ------------------------------------------------------ */
 
 PG_FUNCTION_INFO_V1(ts_shapelets);
@@ -201,9 +194,9 @@ ts_shapelets(PG_FUNCTION_ARGS)
 	length_args(fcinfo, &minL, &maxL, &step);
 	read_training(PG_GETARG_TEXT_PP(0), &t);
 	InitMaterializedSRF(fcinfo, 0);
-	tsm_exec_prepare(&ex, TS_WORK_SHAPELETS, shapelet_work(&t, minL, maxL, step), minL);
-	TSM_CALL(ex, st, tsm_shapelets(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step,
-								   (int32) Min(k, PG_INT32_MAX), &ex, &out, &st));
+	tsm_exec_prepare(&ex);
+	tsm_shapelets(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step, (int32) Min(k, PG_INT32_MAX), &ex, &out,
+				  &st);
 	tsm_exec_finish("ts_shapelets", &ex, t.total_values, &st, t0);
 	for (int i = 0; i < out.count; i++)
 	{
@@ -337,9 +330,9 @@ ts_shapelet_tree(PG_FUNCTION_ARGS)
 	TSM_REQUIRE_ARG(fcinfo, 5, "logical");
 	logical = PG_GETARG_BOOL(5);
 	read_training(PG_GETARG_TEXT_PP(0), &t);
-	tsm_exec_prepare(&ex, TS_WORK_SHAPELETS, shapelet_work(&t, minL, maxL, step), minL);
-	TSM_CALL(ex, st, tsm_shapelet_tree(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step, depth,
-									   logical ? 1 : 0, &ex, &tree, &st));
+	tsm_exec_prepare(&ex);
+	tsm_shapelet_tree(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step, depth,
+									   logical ? 1 : 0, &ex, &tree, &st);
 	tsm_exec_finish("ts_shapelet_tree", &ex, t.total_values, &st, t0);
 
 	initStringInfo(&b);
@@ -613,9 +606,10 @@ ts_shapelet_classify_query(PG_FUNCTION_ARGS)
 		}
 	}
 	SPI_finish();
+	tsm_input_ms = tsm_now_ms() - t0;	/* ts_last_run's input_ms */
 
 	InitMaterializedSRF(fcinfo, 0);
-	tsm_exec_prepare(&ex, TS_WORK_SHAPELETS, 0, 0);
+	tsm_exec_prepare(&ex);
 	ex.backend = TS_BACKEND_CPU;
 	tsm_shapelet_classify_batch(m->nodes, m->n_nodes, m->n_classes, x, len, n, &ex, cls, &st);
 	tsm_exec_finish("ts_shapelet_classify", &ex, n, &st, t0);

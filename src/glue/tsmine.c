@@ -9,7 +9,7 @@
 
 PG_MODULE_MAGIC;
 
-int			tsm_guc_backend = TSM_GUC_BACKEND_AUTO;
+int			tsm_guc_backend = TS_BACKEND_AUTO;
 int			tsm_guc_gpu_device = 0;
 int			tsm_guc_max_gpu_backends = 4;
 int			tsm_guc_gpu_busy = TSM_GPU_BUSY_CPU;
@@ -17,9 +17,9 @@ int			tsm_guc_cpu_threads = 0;
 int			tsm_guc_gpu_memory_limit = 0;
 
 static const struct config_enum_entry backend_options[] = {
-	{"auto", TSM_GUC_BACKEND_AUTO, false},
-	{"gpu", TSM_GUC_BACKEND_GPU, false},
-	{"cpu", TSM_GUC_BACKEND_CPU, false},
+	{"auto", TS_BACKEND_AUTO, false},
+	{"gpu", TS_BACKEND_GPU, false},
+	{"cpu", TS_BACKEND_CPU, false},
 	{NULL, 0, false}
 };
 
@@ -39,7 +39,7 @@ _PG_init(void)
 							 "Where tsmine runs: auto, gpu or cpu.",
 							 "auto uses the GPU when one is usable and the input is large enough to gain; "
 							 "gpu raises an error when no GPU is usable; cpu never touches the GPU.",
-							 &tsm_guc_backend, TSM_GUC_BACKEND_AUTO, backend_options,
+							 &tsm_guc_backend, TS_BACKEND_AUTO, backend_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("tsmine.gpu_device",
 							"CUDA ordinal of the GPU tsmine uses.",

@@ -134,10 +134,10 @@ Pairs to_pairs(const TsMotifs& o) {
     return p;
 }
 
-Pairs mk(const std::vector<double>& x, int m, int64_t k, int64_t excl, int nref, TsExec ex) {
+Pairs mk(const std::vector<double>& x, int m, int64_t k, int64_t excl, int n_refs, TsExec ex) {
     TsMotifs o;
     TsStatus st;
-    tsm_motifs_mk(x.data(), x.size(), m, k, excl, nref, &ex, &o, &st);
+    tsm_motifs_mk(x.data(), x.size(), m, k, excl, n_refs, &ex, &o, &st);
     CHECK_OK(st);
     return st.code == TS_OK ? to_pairs(o) : Pairs{};
 }
@@ -210,7 +210,7 @@ struct Case {
     std::vector<double> x;
     int m;
     int64_t k, excl;
-    int nref;
+    int n_refs;
 };
 
 std::vector<Case> random_cases() {
@@ -226,7 +226,7 @@ std::vector<Case> random_cases() {
         c.k = 1 + t % 5;
         const int64_t ex[] = {m, std::max(1, m / 2), 2 * m, 1};
         c.excl = ex[t % 4];
-        c.nref = (t % 3 == 0) ? 1 : 10;
+        c.n_refs = (t % 3 == 0) ? 1 : 10;
         cs.push_back(std::move(c));
     }
     return cs;
@@ -247,7 +247,7 @@ std::vector<double> ties_series(int m) {
 TEST(motifs_mk_matches_brute_force_on_random_walks) {
     for (auto& c : random_cases()) {
         auto want = oracle_motifs(c.x, c.m, c.k, c.excl);
-        auto got = mk(c.x, c.m, c.k, c.excl, c.nref, tsmt::cpu_exec(1 + c.k % 2));
+        auto got = mk(c.x, c.m, c.k, c.excl, c.n_refs, tsmt::cpu_exec(1 + c.k % 2));
         CHECK(same_pairs(got, want, 1e-9, "mk"));
         CHECK_EQ((int64_t)got.size(), c.k);
     }
@@ -317,10 +317,10 @@ TEST(motifs_offset_loop_runs_long_and_stays_exact) {
     // distance is large next to the spread of the key, so the offset loop has
     // to run far before the stopping rule holds.
     auto x = tsmt::gaussian(1500, 31);
-    for (int nref : {1, 3}) {
+    for (int n_refs : {1, 3}) {
         tsm::MkStats s;
         TsExec ex = tsmt::cpu_exec();
-        auto got = tsm::motifs_mk_cpu(x.data(), x.size(), 8, 3, 8, nref, &ex, &s);
+        auto got = tsm::motifs_mk_cpu(x.data(), x.size(), 8, 3, 8, n_refs, &ex, &s);
         CHECK(same_pairs(got, oracle_motifs(x, 8, 3, 8), 1e-9, "long loop"));
         CHECK(s.last_offset > 100);
         CHECK(s.runs == 3);
@@ -398,19 +398,19 @@ struct PaaRows {
 PaaRows paa_rows(const std::vector<double>& x, int m, const tsm::ZStats& zs) {
     const int64_t N = (int64_t)x.size() - m + 1;
     PaaRows r;
-    const int W = r.W = tsm::mk_paa_count(m);
+    const int W = r.W = tsm::motif::paa_count(m);
     std::vector<double> C((size_t)W * N), sum(W, 0.0), sq((size_t)W * W, 0.0);
     double zmax2 = 0;
     for (int64_t p = 0; p < N; ++p) {
         double n2;
-        tsm::window_paa(&x[p], m, zs.mean[p], zs.inv[p], zs.constant[p], W, &C[p], N, &n2);
+        tsm::motif::window_paa(&x[p], m, zs.mean[p], zs.inv[p], zs.constant[p], W, &C[p], N, &n2);
         zmax2 = std::max(zmax2, n2);
         for (int a = 0; a < W; ++a) {
             sum[a] += C[(size_t)a * N + p];
             for (int b = 0; b < W; ++b) sq[a * W + b] += C[(size_t)a * N + p] * C[(size_t)b * N + p];
         }
     }
-    r.slackP = tsm::mk_paa_slack(m, std::sqrt(zmax2));
+    r.slackP = tsm::motif::paa_slack(m, std::sqrt(zmax2));
     tsm::mk_principal_axes(W, sum.data(), sq.data(), (double)N, r.V, r.var);
     r.y.resize((size_t)N * W);
     r.f.resize((size_t)N * W);
@@ -430,8 +430,8 @@ bool paa_prunes(const PaaRows& r, int64_t a, int64_t b, double bsf) {
     const float* fa = &r.f[(size_t)a * W];
     const float* fb = &r.f[(size_t)b * W];
     const float g = std::fabs(fb[0] - fa[0]);
-    if (g > tsm::mk_threshold(bsf, r.slackP)) return true;
-    const float thr2 = tsm::mk_threshold2(bsf, r.slackP);
+    if (g > tsm::motif::prune_threshold(bsf, r.slackP)) return true;
+    const float thr2 = tsm::motif::prune_threshold2(bsf, r.slackP);
     float s = g * g;
     for (int k = 1; k < W; ++k) {
         const float d = fb[k] - fa[k];
@@ -443,11 +443,11 @@ bool paa_prunes(const PaaRows& r, int64_t a, int64_t b, double bsf) {
 
 }  // namespace
 
-TEST(motifs_paa_bound_never_exceeds_distance) {
-    // Property: for every pair, Σ_k Δy_k² ≤ zdist², and the scan's float checks
-    // never prune a pair when bsf equals its own distance.  Random walks,
-    // white noise, constant and near-constant stretches, a large offset, a
-    // quantised series (σ/|x| ~ 1e-14), and m around the segment count.
+namespace {
+
+// Series for the PAA bound's property: random walks, white noise, constant and
+// near-constant stretches, a large offset, a quantised series (σ/|x| ~ 1e-14).
+std::vector<std::pair<const char*, std::vector<double>>> paa_bound_series() {
     std::vector<std::pair<const char*, std::vector<double>>> series;
     series.push_back({"random walk", tsmt::random_walk(2500, 41)});
     series.push_back({"white noise", tsmt::gaussian(2500, 42)});
@@ -466,57 +466,67 @@ TEST(motifs_paa_bound_never_exceeds_distance) {
         for (auto& v : q) v = 1e8 + 1e-6 * v;
         series.push_back({"quantised", q});
     }
-    std::mt19937_64 rng(47);
-    for (auto& sc : series) {
-        const auto& x = sc.second;
-        for (int m : {3, 5, 8, 31, 32, 33, 64, 100, 128, 257}) {
-            const int64_t N = (int64_t)x.size() - m + 1;
-            tsm::ZStats zs;
-            TsExec ex = tsmt::cpu_exec();
-            tsm::zstats(x.data(), x.size(), m, zs, &ex);
-            PaaRows r = paa_rows(x, m, zs);
-            // orthonormal axes, variances descending
-            double orth = 0;
-            for (int k = 0; k < r.W; ++k)
-                for (int l = 0; l < r.W; ++l) {
-                    double d = 0;
-                    for (int a = 0; a < r.W; ++a) d += r.V[a * r.W + k] * r.V[a * r.W + l];
-                    orth = std::max(orth, std::fabs(d - (k == l)));
-                }
-            CHECK(orth <= 1e-12);
-            for (int k = 1; k < r.W; ++k) CHECK(r.var[k] <= r.var[k - 1]);
-            // pairs: random ones, and every pair among some constant / near-constant windows
-            std::vector<std::pair<int64_t, int64_t>> pairs;
-            for (int t = 0; t < 4000; ++t) pairs.push_back({(int64_t)(rng() % N), (int64_t)(rng() % N)});
-            for (int64_t a : {200, 250, 1200, 1300, 1800, 1850})
-                for (int64_t b : {210, 260, 1210, 1250, 1810, 900})
-                    if (a < N && b < N) pairs.push_back({a, b});
-            int bad_bound = 0, bad_prune = 0;
-            double ratio = 0;
-            int nratio = 0;
-            for (auto& pr : pairs) {
-                const int64_t a = pr.first, b = pr.second;
-                const double d = tsm::zdist(&x[a], zs.mean[a], zs.inv[a], zs.constant[a], &x[b], zs.mean[b], zs.inv[b],
-                                            zs.constant[b], m);
-                double lb2 = 0;
-                for (int k = 0; k < r.W; ++k) {
-                    const double t = r.y[(size_t)b * r.W + k] - r.y[(size_t)a * r.W + k];
-                    lb2 += t * t;
-                }
-                if (lb2 > d * d * (1 + 1e-9) + 1e-12 * m) ++bad_bound;
-                if (paa_prunes(r, a, b, d)) ++bad_prune;
-                if (d > 0) ratio += std::sqrt(lb2) / d, ++nratio;
-            }
-            if (bad_bound || bad_prune)
-                std::printf("    %s m=%d: %d bounds above the distance, %d pairs pruned at their own distance\n",
-                            sc.first, m, bad_bound, bad_prune);
-            CHECK_EQ(bad_bound, 0);
-            CHECK_EQ(bad_prune, 0);
-            // and the bound is tight on smooth series (what makes MK fast on them)
-            if (std::string(sc.first) == "random walk" && m >= 64) CHECK(ratio / nratio > 0.9);
-            if (m <= 32 && std::string(sc.first) == "white noise") CHECK(ratio / nratio > 0.999);  // W = m: exact
+    return series;
+}
+
+// The property on one series and window length (see below).
+void check_paa_bound(const char* name, const std::vector<double>& x, int m, std::mt19937_64& rng) {
+    const int64_t N = (int64_t)x.size() - m + 1;
+    tsm::ZStats zs;
+    TsExec ex = tsmt::cpu_exec();
+    tsm::zstats(x.data(), x.size(), m, zs, &ex);
+    PaaRows r = paa_rows(x, m, zs);
+    // orthonormal axes, variances descending
+    double orth = 0;
+    for (int k = 0; k < r.W; ++k)
+        for (int l = 0; l < r.W; ++l) {
+            double d = 0;
+            for (int a = 0; a < r.W; ++a) d += r.V[a * r.W + k] * r.V[a * r.W + l];
+            orth = std::max(orth, std::fabs(d - (k == l)));
         }
+    CHECK(orth <= 1e-12);
+    for (int k = 1; k < r.W; ++k) CHECK(r.var[k] <= r.var[k - 1]);
+    // pairs: random ones, and every pair among some constant / near-constant windows
+    std::vector<std::pair<int64_t, int64_t>> pairs;
+    for (int t = 0; t < 4000; ++t) pairs.push_back({(int64_t)(rng() % N), (int64_t)(rng() % N)});
+    for (int64_t a : {200, 250, 1200, 1300, 1800, 1850})
+        for (int64_t b : {210, 260, 1210, 1250, 1810, 900})
+            if (a < N && b < N) pairs.push_back({a, b});
+    int bad_bound = 0, bad_prune = 0;
+    double ratio = 0;
+    int nratio = 0;
+    for (auto& pr : pairs) {
+        const int64_t a = pr.first, b = pr.second;
+        const double d = tsm::zdist(&x[a], zs.mean[a], zs.inv[a], zs.constant[a], &x[b], zs.mean[b], zs.inv[b],
+                                    zs.constant[b], m);
+        double lb2 = 0;
+        for (int k = 0; k < r.W; ++k) {
+            const double t = r.y[(size_t)b * r.W + k] - r.y[(size_t)a * r.W + k];
+            lb2 += t * t;
+        }
+        if (lb2 > d * d * (1 + 1e-9) + 1e-12 * m) ++bad_bound;
+        if (paa_prunes(r, a, b, d)) ++bad_prune;
+        if (d > 0) ratio += std::sqrt(lb2) / d, ++nratio;
     }
+    if (bad_bound || bad_prune)
+        std::printf("    %s m=%d: %d bounds above the distance, %d pairs pruned at their own distance\n", name, m,
+                    bad_bound, bad_prune);
+    CHECK_EQ(bad_bound, 0);
+    CHECK_EQ(bad_prune, 0);
+    // and the bound is tight on smooth series (what makes MK fast on them)
+    if (std::string(name) == "random walk" && m >= 64) CHECK(ratio / nratio > 0.9);
+    if (m <= 32 && std::string(name) == "white noise") CHECK(ratio / nratio > 0.999);  // W = m: exact
+}
+
+}  // namespace
+
+TEST(motifs_paa_bound_never_exceeds_distance) {
+    // Property: for every pair, Σ_k Δy_k² ≤ zdist², and the scan's float checks
+    // never prune a pair when bsf equals its own distance.  The series of
+    // paa_bound_series, and m around the segment count.
+    std::mt19937_64 rng(47);
+    for (auto& sc : paa_bound_series())
+        for (int m : {3, 5, 8, 31, 32, 33, 64, 100, 128, 257}) check_paa_bound(sc.first, sc.second, m, rng);
     // constant windows have the zero vector: equal rows, no pruning among them
     std::vector<double> flat(200, 4.25);
     tsm::ZStats zs;
@@ -571,11 +581,18 @@ const RealCase kReal[] = {
     {"anomaly/keogh_discords/ecg/qtdbsel102.txt", 1, 256, 21899, 26649, 1.531599},
 };
 
+// The series of a real case (empty, and a failed check, when it is missing).
+std::vector<double> load_real(const RealCase& c) {
+    auto x = tsmt::load_column(c.file, c.column);
+    CHECK(x.size() > 1000);
+    if (x.size() < 1000) x.clear();
+    return x;
+}
+
 TEST(motifs_real_series_match_reference) {
     for (const RealCase& c : kReal) {
-        auto x = tsmt::load_column(c.file, c.column);
-        CHECK(x.size() > 1000);
-        if (x.size() < 1000) continue;
+        const auto x = load_real(c);
+        if (x.empty()) continue;
         auto got = mk(x, c.m, 1, c.m, 10, tsmt::cpu_exec());
         CHECK(got.size() == 1);
         if (got.size() != 1) continue;
@@ -642,9 +659,9 @@ TEST(motifs_invalid_arguments_are_rejected) {
 // ---- GPU == CPU ------------------------------------------------------------------
 
 namespace {
-void gpu_vs_cpu_mk(const std::vector<double>& x, int m, int64_t k, int64_t excl, int nref, const char* what) {
-    auto c = mk(x, m, k, excl, nref, tsmt::cpu_exec());
-    auto g = mk(x, m, k, excl, nref, tsmt::gpu_exec());
+void gpu_vs_cpu_mk(const std::vector<double>& x, int m, int64_t k, int64_t excl, int n_refs, const char* what) {
+    auto c = mk(x, m, k, excl, n_refs, tsmt::cpu_exec());
+    auto g = mk(x, m, k, excl, n_refs, tsmt::gpu_exec());
     CHECK(same_pairs(g, c, 1e-9, what));
     CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
 }
@@ -652,8 +669,8 @@ void gpu_vs_cpu_mk(const std::vector<double>& x, int m, int64_t k, int64_t excl,
 
 GPU_TEST(motifs_gpu_mk_equals_cpu_on_random_walks) {
     for (auto& c : random_cases()) {
-        gpu_vs_cpu_mk(c.x, c.m, c.k, c.excl, c.nref, "gpu mk");
-        CHECK(same_pairs(mk(c.x, c.m, c.k, c.excl, c.nref, tsmt::gpu_exec()), oracle_motifs(c.x, c.m, c.k, c.excl),
+        gpu_vs_cpu_mk(c.x, c.m, c.k, c.excl, c.n_refs, "gpu mk");
+        CHECK(same_pairs(mk(c.x, c.m, c.k, c.excl, c.n_refs, tsmt::gpu_exec()), oracle_motifs(c.x, c.m, c.k, c.excl),
                          1e-9, "gpu mk/oracle"));
     }
     // larger: several chunks of offsets, k = 5
@@ -738,9 +755,8 @@ GPU_TEST(motifs_gpu_ties_near_identical_offset_constant) {
 
 GPU_TEST(motifs_gpu_real_series_match_reference) {
     for (const RealCase& c : kReal) {
-        auto x = tsmt::load_column(c.file, c.column);
-        CHECK(x.size() > 1000);
-        if (x.size() < 1000) continue;
+        const auto x = load_real(c);
+        if (x.empty()) continue;
         auto g = mk(x, c.m, 3, c.m, 10, tsmt::gpu_exec());
         CHECK(g.size() == 3 && g[0].a == c.a && g[0].b == c.b);
         if (!g.empty()) CHECK_NEAR(g[0].d, c.d, 1e-6);
@@ -757,7 +773,7 @@ GPU_TEST(motifs_gpu_from_profile_equals_cpu) {
         auto cc = from_profile(c.x, c.m, c.k, c.excl, tsmt::cpu_exec(), pd, pi);
         auto gg = from_profile(c.x, c.m, c.k, c.excl, tsmt::gpu_exec(), pd, pi);
         CHECK(same_pairs(gg, cc, 1e-9, "gpu profile"));
-        CHECK(same_pairs(gg, mk(c.x, c.m, c.k, c.excl, c.nref, tsmt::gpu_exec()), 1e-9, "gpu profile/mk"));
+        CHECK(same_pairs(gg, mk(c.x, c.m, c.k, c.excl, c.n_refs, tsmt::gpu_exec()), 1e-9, "gpu profile/mk"));
     }
     CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
 }

@@ -63,6 +63,20 @@ TEST(outliers_sigma_matches_oracle_on_random_data) {
     }
 }
 
+// The CPU merges its blocks' moments in block order (outliers_detail.h):
+// the rule is the same to the bit whatever the number of threads.
+TEST(outliers_sigma_same_bits_for_any_thread_count) {
+    auto x = tsmt::random_walk((int64_t(1) << 20) + 12345, 3);
+    for (auto& v : x) v += 1e6;
+    auto one = run(x, 3.0, TS_OUTLIERS_SIGMA, tsmt::cpu_exec(1));
+    for (int threads : {2, 3, 7}) {
+        auto o = run(x, 3.0, TS_OUTLIERS_SIGMA, tsmt::cpu_exec(threads));
+        CHECK_EQ(o.center, one.center);
+        CHECK_EQ(o.scale, one.scale);
+        CHECK(positions(o) == positions(one));
+    }
+}
+
 TEST(outliers_sigma_is_stable_on_a_large_offset) {
     // 1e9 + N(0,1) with one planted 10-sigma outlier: E[x^2]-E[x]^2 fails here.
     auto x = tsmt::gaussian(1 << 20, 7, 1e9, 1.0);

@@ -668,18 +668,19 @@ GPU_TEST(shapelets_gpu_table2_timings) {
 
 #ifdef TSMINE_WITH_CUDA
 GPU_TEST(shapelets_gpu_every_tuning_matches_cpu) {
-    // The GPU engine's paths: direct diagonal starts from the F table or computed by the
-    // distance kernel (f_cap 0), F groups split by a small cap (some lengths too big for
-    // it: mixed groups), one, two or four pivot rows per lane; series of unequal lengths
-    // (shorter than some pivots), long series (several row groups), more than 32 and 64
-    // series (several rounds of the gain kernel), device best-k lists (k <= 64) and
-    // per-pivot results (k > 64), logical trees (partner distances).  Every setting must
-    // give the CPU's pivots, gains, thresholds and gaps exactly.
+    // The GPU engine's paths: direct diagonal starts from the start table or computed by
+    // the distance kernel (start_table_cap 0), table groups split by a small cap (some
+    // lengths too big for it: mixed groups), one, two or four pivot rows per lane; series
+    // of unequal lengths (shorter than some pivots), long series (several row groups),
+    // more than 32 and 64 series (several rounds of the gain kernel), device best-k lists
+    // (k <= 64) and per-pivot results (k > 64), logical trees (partner distances).  Every
+    // setting must give the CPU's pivots, gains, thresholds and gaps exactly.
     using tsm::shp::gpu::Tuning;
     using tsm::shp::gpu::tuning;
     const Tuning saved = tuning();
-    struct Case { int64_t f_cap; int rpl; };
-    const Case cases[] = {{saved.f_cap, saved.rows_per_lane}, {saved.f_cap, 1}, {saved.f_cap, 2}, {saved.f_cap, 4},
+    struct Case { int64_t start_table_cap; int rpl; };
+    const int64_t cap = saved.start_table_cap;
+    const Case cases[] = {{cap, saved.rows_per_lane}, {cap, 1}, {cap, 2}, {cap, 4},
                           {0, 1}, {0, 2}, {0, 4}, {3000, 2}, {40000, 1}, {40000, 4}};
     auto A = random_set(501, 13, 3, 30, 95);    // unequal lengths: series shorter than the longest pivots
     auto B = random_set(502, 70, 4, 60, 64);    // N > 64
@@ -692,9 +693,9 @@ GPU_TEST(shapelets_gpu_every_tuning_matches_cpu) {
     const TsShapelets cc = run_shapelets(Cc, 2, 140, 1, 1, tsmt::cpu_exec());
     const TsShapeletTree ct = run_tree(Cc, 3, 60, 3, 3, 1, tsmt::cpu_exec());
     for (const Case& c : cases) {
-        tuning().f_cap = c.f_cap;
+        tuning().start_table_cap = c.start_table_cap;
         tuning().rows_per_lane = c.rpl;
-        std::printf("    f_cap %lld, rows per lane %d\n", (long long)c.f_cap, c.rpl);
+        std::printf("    start_table_cap %lld, rows per lane %d\n", (long long)c.start_table_cap, c.rpl);
         same_shapelets(ca1, run_shapelets(A, 2, 95, 1, 7, tsmt::gpu_exec()), 0.0);
         same_shapelets(ca2, run_shapelets(A, 3, 60, 4, 90, tsmt::gpu_exec()), 0.0);
         same_shapelets(cb, run_shapelets(B, 2, 64, 3, 3, tsmt::gpu_exec()), 0.0);
