@@ -1,4 +1,4 @@
-// discords_pd3.cu — PD3 (Kraeva & Zymbler 2023) on the GPU: candidate
+// discords.cu — PD3 (Kraeva & Zymbler 2023) on the GPU: candidate
 // selection, bitmap conjunction, refinement, collection.  The algorithm and
 // its arithmetic are those of the CPU path (src/core/discords.cpp); the
 // layout is the GPU's:
