@@ -256,10 +256,6 @@ TSM_SCAN_INLINE bool scan_body(const SideScan& sc, const pd3::SegmentPlan& sp) {
 __attribute__((target("avx2,fma"))) bool scan_fma(const SideScan& sc, const pd3::SegmentPlan& sp) {
     return scan_body<0>(sc, sp);
 }
-bool cpu_has_fma() {
-    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return yes;
-}
 #endif
 bool scan_generic(const SideScan& sc, const pd3::SegmentPlan& sp) { return scan_body<1>(sc, sp); }
 
