@@ -1,19 +1,17 @@
 // discords.cpp — exact discords: PD3 on the CPU, the top-k schedule, the
 // ranking/selection rules and the C entry points.
 //
-// PD3 (Kraeva & Zymbler 2023) on the CPU, the same algorithm as the GPU path:
-//  1. preprocessing: window means and 1/σ (tsm::window_stats) and the
-//     recurrence terms df, dg (Pd3Prep).
-//  2. candidate selection: the windows are cut into segments of
-//     kPd3CpuSegment rows (candidates).  A segment scans the columns to its
-//     right, j >= a + exclusion, in order; column j's centred co-moments with
-//     all rows of the segment come from the previous column by the diagonal
-//     recurrence C(i,j) = C(i−1,j−1) + df_i·dg_j + df_j·dg_i (PD3's (9)); only
-//     the segment's top row is a direct O(m) dot product (PD3's QTcol), so no
-//     value is more than one segment length of recurrence steps from a direct
-//     one.  A pair (i, j) with j − i >= exclusion and d < r discards row i
-//     (Bitmap.Subseq) and window j (Bitmap.Neighbor).  A segment whose rows
-//     are all discarded stops early.  Surviving rows saw every right-hand
+// PD3 (Kraeva & Zymbler 2023) on the CPU, the same algorithm and, through
+// discords_detail.h, the same arithmetic and rules as the GPU path
+// (kernels/discords.cu), so both find the same d² and neighbours:
+//  1. preprocessing: window means, 1/σ and the recurrence terms (Pd3Prep).
+//  2. candidate selection: a task scans one segment of pd3::kSegmentRows rows
+//     (candidates) against the columns to its right, j >= a + exclusion, in
+//     order, keeping the segment's co-moments in stack arrays (see
+//     discords_detail.h for how they are computed).  A pair (i, j) with
+//     d < r discards row i (Bitmap.Subseq) and window j (Bitmap.Neighbor).  A
+//     segment whose rows are all discarded stops early (checked every
+//     kColumnBlock columns).  Surviving rows saw every right-hand
 //     neighbour, so they also know their exact nearest right neighbour.
 //  3. bitmap conjunction: candidates = Subseq ∧ Neighbor.
 //  4. refinement: segments holding candidates scan the columns to their left
@@ -21,7 +19,10 @@
 //     than r is dropped, the others get their exact nearest left neighbour.
 //     NN = the nearer of left and right (a tie goes left: smaller index).
 // Long scans are cut into column windows (≲ 50 ms of work per task); the
-// co-moments of a segment's rows at the last column carry over.
+// co-moments of a segment's rows at the last column carry over.  The scan of
+// a segment is compiled twice, for FMA hardware and without (sweep_fma
+// pattern of matrix_profile.cpp): hd::fma is one instruction only where the
+// target has it.
 #include "discords.h"
 
 #include <algorithm>
@@ -34,6 +35,7 @@
 
 #include "api_discords.h"
 #include "api_matrix_profile.h"
+#include "discords_detail.h"
 #include "dispatch.h"
 #include "error.h"
 #include "finite.h"
@@ -43,41 +45,33 @@
 namespace tsm {
 
 void pd3_prepare(const double* x, int64_t n, int m, int64_t excl, Pd3Prep& p, const TsExec* ex) {
-    WindowStats ws;
-    window_stats(x, n, m, ws, ex);
-    const int64_t N = ws.count;
+    if (m < 1 || n < m) throw Error(TS_INTERNAL, kInternal, "pd3_prepare: window longer than series");
+    const int64_t N = n - m + 1;
     p.x = x;
     p.n = n;
     p.N = N;
     p.m = m;
     p.excl = excl;
-    p.mean = std::move(ws.mean);
-    p.constant = std::move(ws.constant);
-    p.isd.assign(N, 0.0);
-    p.df.assign(N, 0.0);
-    p.dg.assign(N, 0.0);
-    for (int64_t i = 0; i < N; ++i) p.isd[i] = p.constant[i] ? 0.0 : ws.inv_std[i];
-    for (int64_t i = 1; i < N; ++i) {
-        p.df[i] = (x[i + m - 1] - x[i - 1]) * 0.5;
-        p.dg[i] = (x[i + m - 1] - p.mean[i]) + (x[i - 1] - p.mean[i - 1]);
-    }
+    p.mean.resize(N);
+    p.isd.resize(N);
+    p.constant.resize(N);
+    for_each_stats_chunk(ex, N, [&](int64_t i0, int64_t i1) {
+        pd3::prepare_chunk(x, m, i0, i1, p.mean.data(), p.isd.data(), p.constant.data());
+    });
+    p.df.resize(N);
+    p.dg.resize(N);
+    const int64_t blocks = (N + kStatsBlock - 1) / kStatsBlock;
+    parallel_for(ex, blocks, [&](int64_t b) {
+        const int64_t i1 = std::min(N, (b + 1) * kStatsBlock);
+        for (int64_t i = b * kStatsBlock; i < i1; ++i)
+            pd3::prepare_window(x, p.mean.data(), m, i, p.df.data(), p.dg.data());
+    });
 }
 
-namespace {
-
-inline double centred_dot(const Pd3Prep& p, int64_t i, int64_t j) {
-    const double* a = p.x + i;
-    const double* b = p.x + j;
-    const double mi = p.mean[i], mj = p.mean[j];
-    double s = 0;
-    for (int k = 0; k < p.m; ++k) s += (a[k] - mi) * (b[k] - mj);
-    return s;
-}
-
-}  // namespace
-
-// Fully direct: both windows' means and spreads two-pass, then the centred
-// co-moment; the reported distances do not depend on the sliding statistics.
+// Fully direct: both windows' means two-pass (the shared exact restart of
+// the window statistics, relative to the window's first value: exact for
+// offset data), then the centred co-moment and spreads; the reported
+// distances do not depend on the sliding statistics.
 double pair_distance(const Pd3Prep& p, int64_t i, int64_t j) {
     if (j < i) std::swap(i, j);  // symmetric to the last bit: d(i, j) == d(j, i)
     const bool ci = p.constant[i], cj = p.constant[j];
@@ -86,19 +80,9 @@ double pair_distance(const Pd3Prep& p, int64_t i, int64_t j) {
     const double* a = p.x + i;
     const double* b = p.x + j;
     const int m = p.m;
-    // means relative to the window's first value (exact for offset data), refined once
-    double sa = 0, sb = 0;
-    for (int k = 0; k < m; ++k) {
-        sa += a[k] - a[0];
-        sb += b[k] - b[0];
-    }
-    double ma = sa / m, mb = sb / m, ra = 0, rb = 0;
-    for (int k = 0; k < m; ++k) {
-        ra += (a[k] - a[0]) - ma;
-        rb += (b[k] - b[0]) - mb;
-    }
-    ma += ra / m;
-    mb += rb / m;
+    double ma, mb, sd_unused;
+    detail::stats_restart(a, 0, m, a[0], ma, sd_unused);
+    detail::stats_restart(b, 0, m, b[0], mb, sd_unused);
     double c = 0, qa = 0, qb = 0;
     for (int k = 0; k < m; ++k) {
         double u = (a[k] - a[0]) - ma, v = (b[k] - b[0]) - mb;
@@ -115,169 +99,251 @@ double pair_distance(const Pd3Prep& p, int64_t i, int64_t j) {
 
 namespace {
 
+#define TSM_SCAN_INLINE __attribute__((always_inline)) inline
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr int kSegmentRows = pd3::kSegmentRows;
+// Columns a segment handles as a block: their top-row co-moments are computed
+// together (direct_block), and after each block the segment checks whether
+// any row is left (PD3's early termination).
+constexpr int kColumnBlock = 8;
+constexpr int kChains = 4;  // direct co-moments computed in lockstep (direct_block)
 
 // ---- the CPU path of PD3 ----------------------------------------------------
+
+// What the scan of one side reads and writes (right: candidate selection,
+// left: refinement), per window.
+struct SideScan {
+    const Pd3Prep* prep;
+    bool select;
+    double r2;                        // discard below (pd3::discard_below)
+    double* carry;                    // C(row, last column scanned), between column windows
+    double* best_d2;                  // the side's nearest neighbour so far
+    int64_t* best_nn;
+    uint8_t* alive;                   // Bitmap.Subseq (the candidates in the refinement)
+    std::atomic<uint8_t>* neighbor;   // Bitmap.Neighbor
+};
+
+// A segment's rows while it scans (a task's stack).
+struct SegmentRows {
+    double comoment_a[kSegmentRows], comoment_b[kSegmentRows];
+    double* comoment = comoment_a;  // C(row, current column)
+    double* spare = comoment_b;     // the next column's, while it is computed
+    double base[kSegmentRows];      // pd3::row_base
+    double best_d2[kSegmentRows];
+    int64_t best_nn[kSegmentRows];
+    uint8_t alive[kSegmentRows];
+};
+
+TSM_SCAN_INLINE void load_rows(const SideScan& sc, const pd3::SegmentPlan& sp, SegmentRows& sr) {
+    const Pd3Prep& p = *sc.prep;
+    const int64_t a = sp.first_row;
+    const double md = p.m, m2 = hd::mul(2.0, md);
+    for (int r = 0; r < sp.rows; ++r) {
+        sr.comoment[r] = sp.lo > sp.start ? sc.carry[a + r] : 0.0;
+        sr.base[r] = pd3::row_base(p.isd[a + r], md, m2);
+        sr.best_d2[r] = sc.best_d2[a + r];
+        sr.best_nn[r] = sc.best_nn[a + r];
+        sr.alive[r] = sc.alive[a + r];
+    }
+}
+
+TSM_SCAN_INLINE void store_rows(const SideScan& sc, const pd3::SegmentPlan& sp, const SegmentRows& sr) {
+    const int64_t a = sp.first_row;
+    for (int r = 0; r < sp.rows; ++r) {
+        sc.carry[a + r] = sr.comoment[r];
+        sc.best_d2[a + r] = sr.best_d2[r];
+        sc.best_nn[a + r] = sr.best_nn[r];
+        sc.alive[a + r] = sr.alive[r];
+    }
+}
+
+// C(i0 + c·DI, j0 + c·DJ) for c in [0, count) directly.  kChains of them
+// run in lockstep (each one term by term as direct_comoment, so with its
+// bits), which hides the latency of the fused multiply-add: one chain alone
+// waits for it at every term.
+template <int DI, int DJ>
+TSM_SCAN_INLINE void direct_block(const Pd3Prep& p, int64_t i0, int64_t j0, int count, double* out) {
+    const double* x = p.x;
+    int c0 = 0;
+    for (; c0 + kChains <= count; c0 += kChains) {
+        const int64_t i = i0 + c0 * DI, j = j0 + c0 * DJ;
+        double acc[kChains], mu_i[kChains], mu_j[kChains];
+        for (int c = 0; c < kChains; ++c) {
+            acc[c] = 0.0;
+            mu_i[c] = p.mean[i + c * DI];
+            mu_j[c] = p.mean[j + c * DJ];
+        }
+        for (int t = 0; t < p.m; ++t)
+            for (int c = 0; c < kChains; ++c)
+                acc[c] = comoment_term(acc[c], x[i + c * DI + t], mu_i[c], x[j + c * DJ + t], mu_j[c]);
+        for (int c = 0; c < kChains; ++c) out[c0 + c] = acc[c];
+    }
+    for (int c = c0; c < count; ++c)
+        out[c] = direct_comoment(x, i0 + c * DI, j0 + c * DJ, p.m, p.mean[i0 + c * DI], p.mean[j0 + c * DJ]);
+}
+
+// The co-moments of every row of the segment with column j; top: the top
+// row's, computed directly (PD3's QTcol).
+TSM_SCAN_INLINE void advance_column(const Pd3Prep& p, const pd3::SegmentPlan& sp, int64_t j, double top,
+                                    SegmentRows& sr) {
+    const int64_t a = sp.first_row;
+    if (j == sp.start) {  // the segment's first column: every row directly
+        direct_block<1, 0>(p, a, j, sp.rows, sr.comoment);
+        return;
+    }
+    const double* __restrict df = p.df.data() + a;
+    const double* __restrict dg = p.dg.data() + a;
+    const double* __restrict prev = sr.comoment;
+    double* __restrict next = sr.spare;
+    const double df_j = p.df[j], dg_j = p.dg[j];
+    next[0] = top;
+    for (int r = 1; r < sp.rows; ++r) next[r] = comoment_next(prev[r - 1], df[r], dg[r], df_j, dg_j);
+    std::swap(sr.comoment, sr.spare);
+}
+
+// Rows [lo, hi) of the segment against column j; returns whether a pair
+// discarded its row (and so the column).
+template <bool ColumnConstant>
+TSM_SCAN_INLINE bool visit_column(const double* __restrict isd_rows, int lo, int hi, int64_t j, double isd2_j,
+                                  double md, double r2, SegmentRows& sr) {
+    bool close = false;
+    for (int r = lo; r < hi; ++r) {
+        const double d2 = ColumnConstant ? pd3::constant_column_d2(isd_rows[r], md)
+                                         : pd3::pair_d2(sr.comoment[r], isd_rows[r], sr.base[r], isd2_j);
+        const bool discard = pd3::visit_pair(d2, r2, j, sr.best_d2[r], sr.best_nn[r]);
+        close |= discard;
+        sr.alive[r] &= (uint8_t)!discard;
+    }
+    return close;
+}
+
+TSM_SCAN_INLINE bool none_alive(const SegmentRows& sr, int rows) {
+    bool any = false;
+    for (int r = 0; r < rows; ++r) any |= sr.alive[r] != 0;
+    return !any;
+}
+
+// Scans the columns [sp.lo, sp.hi) for the segment; returns whether every
+// row of it was discarded.  Compiled once per target (scan_fma / scan_generic).
+template <int Target>
+TSM_SCAN_INLINE bool scan_body(const SideScan& sc, const pd3::SegmentPlan& sp) {
+    const Pd3Prep& p = *sc.prep;
+    SegmentRows sr;
+    load_rows(sc, sp, sr);
+    const double md = p.m;
+    const double* isd_rows = p.isd.data() + sp.first_row;
+    double top[kColumnBlock];  // the top row's co-moments with the block's columns
+    bool dead = false;
+    for (int64_t j = sp.lo; j < sp.hi && !dead; ++j) {
+        const int slot = (int)((j - sp.lo) % kColumnBlock);
+        if (slot == 0) direct_block<0, 1>(p, sp.first_row, j, (int)std::min<int64_t>(kColumnBlock, sp.hi - j), top);
+        advance_column(p, sp, j, top[slot], sr);
+        int lo, hi;
+        pd3::paired_rows(sc.select, sp, j, p.excl, &lo, &hi);
+        const double isd_j = p.isd[j];
+        const bool close = isd_j == 0.0
+                               ? visit_column<true>(isd_rows, lo, hi, j, 0.0, md, sc.r2, sr)
+                               : visit_column<false>(isd_rows, lo, hi, j, pd3::column_isd2(isd_j), md, sc.r2, sr);
+        if (sc.select && close) sc.neighbor[j].store(0, std::memory_order_relaxed);
+        if (slot == kColumnBlock - 1 || j + 1 == sp.hi) dead = none_alive(sr, sp.rows);
+    }
+    store_rows(sc, sp, sr);
+    return dead;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,fma"))) bool scan_fma(const SideScan& sc, const pd3::SegmentPlan& sp) {
+    return scan_body<0>(sc, sp);
+}
+#endif
+bool scan_generic(const SideScan& sc, const pd3::SegmentPlan& sp) { return scan_body<1>(sc, sp); }
+
+// Segment s within the column window [c_lo, c_hi); returns whether it is finished.
+bool scan_segment(const SideScan& sc, int64_t s, int64_t c_lo, int64_t c_hi) {
+    const Pd3Prep& p = *sc.prep;
+    const pd3::SegmentPlan sp = pd3::plan_segment(sc.select, s, p.N, p.excl, c_lo, c_hi);
+    bool dead = false;
+    if (sp.lo < sp.hi) {
+#if defined(__x86_64__)
+        if (cpu_has_fma())
+            dead = scan_fma(sc, sp);
+        else
+#endif
+            dead = scan_generic(sc, sp);
+    }
+    return pd3::segment_finished(sp, dead);
+}
 
 class CpuPd3 final : public Pd3Runner {
   public:
     CpuPd3(const Pd3Prep& p, TsExec* ex) : p_(p), ex_(ex) {
         N_ = p.N;
-        nseg_ = (N_ + S - 1) / S;
+        nseg_ = (N_ + kSegmentRows - 1) / kSegmentRows;
         carry_.assign(N_, 0.0);
-        bestR_.assign(N_, kInf);
-        bestL_.assign(N_, kInf);
-        bjR_.assign(N_, -1);
-        bjL_.assign(N_, -1);
+        right_d2_.assign(N_, kInf);
+        left_d2_.assign(N_, kInf);
+        right_nn_.assign(N_, -1);
+        left_nn_.assign(N_, -1);
         alive_.assign(N_, 1);
         neighbor_.reset(new std::atomic<uint8_t>[N_]);
         seg_done_.assign(nseg_, 0);
     }
 
     std::vector<DiscordRow> run(double r) override {
-        // r = 0: nothing is discarded (a rounding-negative d² must not count as < 0)
-        r2_ = r > 0 ? r * r : -kInf;
-        std::fill(bestR_.begin(), bestR_.end(), kInf);
-        std::fill(bestL_.begin(), bestL_.end(), kInf);
-        std::fill(bjR_.begin(), bjR_.end(), -1);
-        std::fill(bjL_.begin(), bjL_.end(), -1);
-        std::fill(alive_.begin(), alive_.end(), 1);
-        for (int64_t i = 0; i < N_; ++i) neighbor_[i].store(1, std::memory_order_relaxed);
-        std::fill(seg_done_.begin(), seg_done_.end(), 0);
-
-        scan(true);  // candidate selection
-        // bitmap conjunction; segments without candidates skip the refinement
-        std::fill(seg_done_.begin(), seg_done_.end(), 1);
-        for (int64_t i = 0; i < N_; ++i) {
-            alive_[i] = alive_[i] & neighbor_[i].load(std::memory_order_relaxed);
-            if (alive_[i]) seg_done_[i / S] = 0;
-        }
-        scan(false);  // refinement
-
+        reset();
+        const double r2 = pd3::discard_below(r);
+        scan({&p_, true, r2, carry_.data(), right_d2_.data(), right_nn_.data(), alive_.data(), neighbor_.get()});
+        conjunction();
+        scan({&p_, false, r2, carry_.data(), left_d2_.data(), left_nn_.data(), alive_.data(), neighbor_.get()});
         std::vector<DiscordRow> rows;
         for (int64_t i = 0; i < N_; ++i) {
-            if (!alive_[i]) continue;
-            double d2 = bestL_[i];
-            int64_t nn = bjL_[i];
-            if (bestR_[i] < d2) {
-                d2 = bestR_[i];
-                nn = bjR_[i];
-            }
-            if (nn < 0) continue;  // no non-self-match at all
-            rows.push_back({i, d2, std::sqrt(std::max(d2, 0.0)), nn});
+            double d2;
+            int64_t nn;
+            if (alive_[i] && pd3::nearest_neighbour(left_d2_[i], left_nn_[i], right_d2_[i], right_nn_[i], d2, nn))
+                rows.push_back(found_row(i, d2, nn));
         }
         return rows;
     }
 
   private:
-    static constexpr int S = kPd3CpuSegment;
+    void reset() {
+        std::fill(right_d2_.begin(), right_d2_.end(), kInf);
+        std::fill(left_d2_.begin(), left_d2_.end(), kInf);
+        std::fill(right_nn_.begin(), right_nn_.end(), -1);
+        std::fill(left_nn_.begin(), left_nn_.end(), -1);
+        std::fill(alive_.begin(), alive_.end(), 1);
+        for (int64_t i = 0; i < N_; ++i) neighbor_[i].store(1, std::memory_order_relaxed);
+        std::fill(seg_done_.begin(), seg_done_.end(), 0);
+    }
 
-    void scan(bool select) {
-        const int64_t e = p_.excl;
-        const int64_t first = select ? e : 0, last = select ? N_ : N_ - e;  // columns [first, last)
-        // ≈ 1.6e7 pair updates per task
-        const int64_t W = std::max<int64_t>(4096, (int64_t(1) << 24) / S);
-        for (int64_t c = first; c < last; c += W) {
-            bool any = false;
-            for (int64_t s = 0; s < nseg_ && !any; ++s) any = !seg_done_[s];
-            if (!any) break;
-            parallel_for(ex_, nseg_, [&](int64_t s) {
-                if (!seg_done_[s]) segment(s, select, c, std::min(last, c + W));
-            });
+    // Bitmap conjunction; segments without candidates skip the refinement.
+    void conjunction() {
+        std::fill(seg_done_.begin(), seg_done_.end(), 1);
+        for (int64_t i = 0; i < N_; ++i) {
+            alive_[i] = pd3::candidate(alive_[i], neighbor_[i].load(std::memory_order_relaxed));
+            if (alive_[i]) seg_done_[i / kSegmentRows] = 0;
         }
     }
 
-    // Scans the columns [c_lo, c_hi) ∩ (this segment's range) for segment s.
-    void segment(int64_t s, bool select, int64_t c_lo, int64_t c_hi) {
-        const Pd3Prep& p = p_;
-        const int64_t e = p.excl, a = s * S;
-        const int rows = (int)std::min<int64_t>(S, N_ - a);
-        const int64_t start = select ? a + e : 0;
-        const int64_t end = select ? N_ : a + rows - e;  // exclusive
-        if (end <= start) {
-            seg_done_[s] = 1;
-            return;
+    void scan(const SideScan& sc) {
+        const pd3::Columns cols = pd3::scan_columns(sc.select, N_, p_.excl);
+        // ≈ 1.6e7 pair updates per task
+        const int64_t W = std::max<int64_t>(4096, (int64_t(1) << 24) / kSegmentRows);
+        for (int64_t c = cols.begin; c < cols.end; c += W) {
+            if (std::find(seg_done_.begin(), seg_done_.end(), 0) == seg_done_.end()) break;
+            const int64_t c_hi = std::min(cols.end, c + W);
+            parallel_for(ex_, nseg_, [&](int64_t s) {
+                if (!seg_done_[s]) seg_done_[s] = scan_segment(sc, s, c, c_hi) ? 1 : 0;
+            });
         }
-        const int64_t lo = std::max(start, c_lo), hi = std::min(end, c_hi);
-        if (lo >= hi) return;
-
-        double bufA[S], bufB[S], b2[S];
-        int64_t bj[S];
-        uint8_t al[S];
-        double A[S];
-        double* C = bufA;
-        double* Cn = bufB;
-        const double* dfr = p.df.data() + a;
-        const double* dgr = p.dg.data() + a;
-        const double* isr = p.isd.data() + a;
-        double* best = select ? bestR_.data() : bestL_.data();
-        int64_t* bestj = select ? bjR_.data() : bjL_.data();
-        for (int r = 0; r < rows; ++r) {
-            C[r] = lo > start ? carry_[a + r] : 0.0;
-            b2[r] = best[a + r];
-            bj[r] = bestj[a + r];
-            al[r] = alive_[a + r];
-            A[r] = p.constant[a + r] ? (double)p.m : 2.0 * p.m;
-        }
-        const double r2 = r2_;
-        const double md = p.m;
-        bool dead = false;
-        for (int64_t j = lo; j < hi; ++j) {
-            if (j == start) {
-                for (int r = 0; r < rows; ++r) C[r] = centred_dot(p, a + r, j);
-            } else {
-                const double dfj = p.df[j], dgj = p.dg[j];
-                Cn[0] = centred_dot(p, a, j);
-                for (int r = 1; r < rows; ++r) Cn[r] = C[r - 1] + dfr[r] * dgj + dfj * dgr[r];
-                std::swap(C, Cn);
-            }
-            int vlo, vhi;  // rows with a valid pair in this column
-            if (select) {
-                vlo = 0;
-                vhi = (int)std::min<int64_t>(rows, j - e - a + 1);
-            } else {
-                vlo = (int)std::max<int64_t>(0, j + e - a);
-                vhi = rows;
-            }
-            bool close = false;
-            const bool cj = p.constant[j] != 0;
-            const double isdj2 = 2.0 * p.isd[j];
-            for (int r = vlo; r < vhi; ++r) {
-                // STUMPY for a constant j: both constant 0, else m (= √m²)
-                const double d2 = cj ? (isr[r] == 0.0 ? 0.0 : md) : A[r] - C[r] * isr[r] * isdj2;
-                const bool lt = d2 < r2;
-                close |= lt;
-                al[r] &= !lt;
-                if (d2 < b2[r]) {
-                    b2[r] = d2;
-                    bj[r] = j;
-                }
-            }
-            if (select && close) neighbor_[j].store(0, std::memory_order_relaxed);
-            if (((j - lo) & 7) == 7 || j + 1 == hi) {  // PD3's early termination
-                bool any = false;
-                for (int r = 0; r < rows; ++r) any |= al[r] != 0;
-                if (!any) {
-                    dead = true;
-                    break;
-                }
-            }
-        }
-        for (int r = 0; r < rows; ++r) {
-            carry_[a + r] = C[r];
-            best[a + r] = b2[r];
-            bestj[a + r] = bj[r];
-            alive_[a + r] = al[r];
-        }
-        if (dead || hi == end) seg_done_[s] = 1;
     }
 
     const Pd3Prep& p_;
     TsExec* ex_;
     int64_t N_ = 0, nseg_ = 0;
-    double r2_ = 0;
-    std::vector<double> carry_, bestR_, bestL_;
-    std::vector<int64_t> bjR_, bjL_;
+    std::vector<double> carry_, right_d2_, left_d2_;  // NN d² right / left
+    std::vector<int64_t> right_nn_, left_nn_;         // NN indices
     std::vector<uint8_t> alive_, seg_done_;
     std::unique_ptr<std::atomic<uint8_t>[]> neighbor_;
 };

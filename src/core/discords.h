@@ -1,9 +1,12 @@
-// discords.h — exact discords: PD3 range discords (CPU path here, GPU path in
-// kernels/discords_pd3.cu), top-k discords by a decreasing-r schedule, and the
+// discords.h — exact discords: PD3 range discords (CPU path in discords.cpp,
+// GPU path in kernels/discords.cu, their shared arithmetic and rules in
+// discords_detail.h), top-k discords by a decreasing-r schedule, and the
 // selection of discords from a full matrix profile.  See api_discords.h for
 // the definitions (distance, exclusion, constant windows, modes, ties).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -13,14 +16,11 @@
 namespace tsm {
 
 // Everything the candidate selection and refinement need, per window i of
-// N = n − m + 1 (computed on the host from tsm::window_stats):
-//   mean[i], isd[i] = 1/σ_i (0 for a constant window),
-//   df[i] = (x[i+m−1] − x[i−1]) / 2, dg[i] = (x[i+m−1] − μ_i) + (x[i−1] − μ_{i−1})
-//   (df[0] = dg[0] = 0).  With the centred co-moment
-//   C(i, j) = Σ_k (x[i+k] − μ_i)(x[j+k] − μ_j), PD3's dot-product recurrence (9)
-//   becomes C(i, j) = C(i−1, j−1) + df_i·dg_j + df_j·dg_i: every term is a
-//   difference of nearby raw values, so an offset of 1e8 changes nothing.
-//   Then d²(i, j) = 2m − 2·C·isd_i·isd_j (constant windows: STUMPY's rule).
+// N = n − m + 1, computed on the host for both paths (discords_detail.h,
+// "Preparation"): mean[i], isd[i] = 1/σ_i (0 for a constant window), the
+// recurrence terms df[i], dg[i] of the centred co-moment, and the constant
+// flags.  Every term is a difference of nearby raw values, so an offset of
+// 1e8 changes nothing.
 struct Pd3Prep {
     const double* x = nullptr;
     int64_t n = 0, N = 0;
@@ -55,8 +55,11 @@ class Pd3Runner {
 };
 std::unique_ptr<Pd3Runner> make_cpu_pd3(const Pd3Prep& p, TsExec* ex);
 
-// The segment length (rows of candidates a task/warp owns) of both paths.
-constexpr int kPd3CpuSegment = 256;
+// A survivor as a run found it: the scan's d² and its square root (which
+// pd3_discords replaces by the direct distance before ranking).
+inline DiscordRow found_row(int64_t pos, double d2, int64_t nn) {
+    return {pos, d2, std::sqrt(std::max(d2, 0.0)), nn};
+}
 
 // Ranked discords from (pos, dist, nn) rows.  Ranking: dist descending, ties:
 // smaller pos first.  non_overlap: greedy, skipping any row with

@@ -149,10 +149,6 @@ __attribute__((target("avx2,fma"))) void sweep_fma(const Prepared& P, const Task
                                                    int64_t* cols_out) {
     sweep_body<0>(P, t, row_keys, col_keys, cov, rows_out, cols_out);
 }
-bool cpu_has_fma() {
-    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return yes;
-}
 #endif
 void sweep_generic(const Prepared& P, const Task& t, uint64_t* row_keys, uint64_t* col_keys, double* cov,
                    int64_t* rows_out, int64_t* cols_out) {

@@ -117,4 +117,11 @@ void parallel_for(const TsExec* ex, int64_t n_tasks, const std::function<void(in
     if (was_cancelled) cancelled();
 }
 
+#if defined(__x86_64__)
+bool cpu_has_fma() {
+    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return yes;
+}
+#endif
+
 }  // namespace tsm

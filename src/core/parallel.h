@@ -29,4 +29,11 @@ void check_interrupt(const TsExec* ex);
 double steady_ms();
 void check_budget(const TsExec* ex, double started_ms);
 
+#if defined(__x86_64__)
+// Whether this CPU has AVX2 and FMA: hot loops that call hd::fma are built
+// twice, with __attribute__((target("avx2,fma"))) and without, and pick the
+// first where it runs (the same bits: std::fma is correctly rounded either way).
+bool cpu_has_fma();
+#endif
+
 }  // namespace tsm

@@ -178,10 +178,6 @@ __attribute__((target("avx2,fma"))) void rows_to_target_fma(const Subset& d, con
                                                             double* out, int64_t stride, RowScratch& sc) {
     rows_to_target_body<0>(d, st, s, j, g0, r0, r1, out, stride, sc);
 }
-bool cpu_has_fma() {
-    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return yes;
-}
 #endif
 void rows_to_target_generic(const Subset& d, const LengthStats& st, int64_t s, int64_t j, int64_t g0, int64_t r0,
                             int64_t r1, double* out, int64_t stride, RowScratch& sc) {

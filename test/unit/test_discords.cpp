@@ -13,6 +13,8 @@
 
 #include "api_discords.h"
 #include "check.h"
+#include "discords.h"
+#include "discords_detail.h"
 
 namespace {
 
@@ -438,6 +440,140 @@ TEST(discords_errors) {
     CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
 }
 
+// ---- the CPU scan against PD3's rules, stated plainly --------------------------
+//
+// discords_detail.h holds the arithmetic and rules that the CPU path and the
+// kernel share.  Written out here as a plain serial scan (every segment over
+// all its columns at once: no column windows, no early termination, no
+// threads, no FMA multiversioning) with the GPU's form of the distance
+// (pair_d2_unbased), it must give the CPU runner's d² and neighbours to the
+// last bit.
+
+namespace {
+
+struct SideResult {
+    std::vector<double> d2;      // nearest neighbour's d² on this side (inf: none)
+    std::vector<int64_t> nn;     // -1: none
+    std::vector<char> discards;  // a pair with this row as row had d² < r²
+    std::vector<char> hit;       // a pair with this window as column had d² < r²
+};
+
+SideResult plain_side(const tsm::Pd3Prep& p, bool select, double r2) {
+    namespace pd3 = tsm::pd3;
+    const int64_t N = p.N;
+    SideResult out{std::vector<double>(N, INFINITY), std::vector<int64_t>(N, -1), std::vector<char>(N, 0),
+                   std::vector<char>(N, 0)};
+    const double md = p.m, m2 = 2.0 * p.m;
+    const pd3::Columns cols = pd3::scan_columns(select, N, p.excl);
+    for (int64_t s = 0; s * pd3::kSegmentRows < N; ++s) {
+        const pd3::SegmentPlan sp = pd3::plan_segment(select, s, N, p.excl, cols.begin, cols.end);
+        std::vector<double> C(sp.rows), next(sp.rows);
+        for (int64_t j = sp.start; j < sp.end; ++j) {
+            for (int r = 0; r < sp.rows; ++r) {
+                const int64_t i = sp.first_row + r;
+                next[r] = (j == sp.start || r == 0)
+                              ? tsm::direct_comoment(p.x, i, j, p.m, p.mean[i], p.mean[j])
+                              : tsm::comoment_next(C[r - 1], p.df[i], p.dg[i], p.df[j], p.dg[j]);
+            }
+            C.swap(next);
+            int lo, hi;
+            pd3::paired_rows(select, sp, j, p.excl, &lo, &hi);
+            for (int r = lo; r < hi; ++r) {
+                const int64_t i = sp.first_row + r;
+                const double isd2_j = pd3::column_isd2(p.isd[j]);
+                const double d2 = p.isd[j] == 0.0 ? pd3::constant_column_d2(p.isd[i], md)
+                                                  : pd3::pair_d2_unbased(C[r], p.isd[i], isd2_j, md, m2);
+                if (pd3::visit_pair(d2, r2, j, out.d2[i], out.nn[i])) out.discards[i] = out.hit[j] = 1;
+            }
+        }
+    }
+    return out;
+}
+
+// Survivors of a run with threshold r: no pair closer than r on either side,
+// as row or (in the selection) as column; NN the nearer side's.
+std::vector<tsm::DiscordRow> plain_run(const tsm::Pd3Prep& p, double r) {
+    const double r2 = tsm::pd3::discard_below(r);
+    const SideResult right = plain_side(p, true, r2), left = plain_side(p, false, r2);
+    std::vector<tsm::DiscordRow> rows;
+    for (int64_t i = 0; i < p.N; ++i) {
+        double d2;
+        int64_t nn;
+        const bool candidate = !right.discards[i] && !right.hit[i];
+        if (candidate && !left.discards[i] &&
+            tsm::pd3::nearest_neighbour(left.d2[i], left.nn[i], right.d2[i], right.nn[i], d2, nn))
+            rows.push_back(tsm::found_row(i, d2, nn));
+    }
+    return rows;
+}
+
+std::vector<tsm::DiscordRow> by_position(std::vector<tsm::DiscordRow> rows) {
+    std::sort(rows.begin(), rows.end(),
+              [](const tsm::DiscordRow& a, const tsm::DiscordRow& b) { return a.pos < b.pos; });
+    return rows;
+}
+
+// Same windows, same neighbours, the same d² to the last bit.
+void check_bits(const std::vector<tsm::DiscordRow>& got, const std::vector<tsm::DiscordRow>& want) {
+    CHECK_EQ(got.size(), want.size());
+    for (size_t t = 0; t < std::min(got.size(), want.size()); ++t) {
+        CHECK_EQ(got[t].pos, want[t].pos);
+        CHECK_EQ(got[t].nn, want[t].nn);
+        CHECK(std::memcmp(&got[t].dist2, &want[t].dist2, sizeof(double)) == 0);
+        if (tsmt::g_failures > 8) return;
+    }
+}
+
+// A walk with planted anomalies, optionally offset and with constant stretches.
+std::vector<double> scan_series(int64_t n, int m, uint64_t seed, bool offset_and_constants) {
+    auto x = planted(n, seed, m);
+    if (offset_and_constants) {
+        for (auto& v : x) v += 1e8;
+        for (int64_t k = n / 5; k < n / 5 + 3 * m; ++k) x[k] = 1e8 + 0.5;  // constant windows
+        for (int64_t k = n / 2; k < n / 2 + m; ++k) x[k] = 3.0;            // one constant window, far off
+    }
+    return x;
+}
+
+}  // namespace
+
+TEST(discords_cpu_scan_equals_plain_rules) {
+    struct Case { int64_t n; int m; int64_t excl; uint64_t seed; bool special; };
+    for (Case c : {Case{1500, 16, 16, 1, false}, Case{1203, 3, 3, 2, false}, Case{2100, 40, 7, 3, true},
+                   Case{1800, 25, 90, 4, true}, Case{900, 20, 1, 5, false}}) {
+        const auto x = scan_series(c.n, c.m, c.seed, c.special);
+        TsExec ex = tsmt::cpu_exec((int)(1 + c.seed % 3));
+        tsm::Pd3Prep p;
+        tsm::pd3_prepare(x.data(), c.n, c.m, c.excl, p, &ex);
+        auto runner = tsm::make_cpu_pd3(p, &ex);
+        // r = 0: every window; then thresholds that keep many, a few, none
+        for (double r : {0.0, 1.0, 3.0, 4.5, 2.0 * std::sqrt((double)c.m)}) {
+            check_bits(by_position(runner->run(r)), plain_run(p, r));
+            if (tsmt::g_failures > 0) return;
+        }
+    }
+}
+
+// The GPU's form of the distance (the constant row's m chosen) and the CPU's
+// (the constant row's m added, base_i) give the same bits.
+TEST(discords_pair_d2_forms_agree) {
+    namespace pd3 = tsm::pd3;
+    std::mt19937_64 g(3);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (int m : {3, 17, 100, 1000}) {
+        const double md = m, m2 = 2.0 * m;
+        for (int t = 0; t < 20000; ++t) {
+            const double C = u(g) * m * std::exp(4 * u(g));
+            const double isd_i = t % 7 == 0 ? 0.0 : std::exp(6 * u(g));
+            const double isd2_j = pd3::column_isd2(std::exp(6 * u(g)));
+            const double a = pd3::pair_d2(C, isd_i, pd3::row_base(isd_i, md, m2), isd2_j);
+            const double b = pd3::pair_d2_unbased(C, isd_i, isd2_j, md, m2);
+            CHECK(std::memcmp(&a, &b, sizeof a) == 0);
+            if (tsmt::g_failures > 0) return;
+        }
+    }
+}
+
 // ---- real series: reference_discords.json, "nonoverlap_top3_discords" -------
 
 namespace {
@@ -555,4 +691,25 @@ GPU_TEST(discords_gpu_large_random_walk_top10) {
     auto x = planted(1 << 18, 91, 100);
     gpu_equals_cpu(x, 100, 10, std::nan(""), 100);
     CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
+
+// The scans themselves: the GPU runner's survivors, d² and neighbours equal
+// the CPU runner's bit for bit (both call discords_detail.h), over several
+// launch windows and with constant windows and an offset.
+GPU_TEST(discords_gpu_scan_bits_equal_cpu) {
+#ifdef TSMINE_WITH_CUDA
+    struct Case { int64_t n; int m; int64_t excl; uint64_t seed; bool special; double r; };
+    for (Case c : {Case{3000, 16, 16, 1, false, 0.0}, Case{20000, 64, 64, 2, true, 0.0},
+                   Case{20000, 7, 3, 3, false, 2.0}, Case{1 << 18, 100, 100, 4, false, 7.0},
+                   Case{1 << 18, 100, 100, 5, true, 6.0}}) {
+        const auto x = scan_series(c.n, c.m, c.seed, c.special);
+        TsExec cpu = tsmt::cpu_exec(), gpu = tsmt::gpu_exec();
+        tsm::Pd3Prep p;
+        tsm::pd3_prepare(x.data(), c.n, c.m, c.excl, p, &cpu);
+        auto want = by_position(tsm::make_cpu_pd3(p, &cpu)->run(c.r));
+        CHECK(!want.empty());
+        check_bits(by_position(tsm::gpu::make_pd3(p, &gpu)->run(c.r)), want);
+    }
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+#endif
 }

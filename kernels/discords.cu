@@ -1,0 +1,393 @@
+// discords.cu — PD3 (Kraeva & Zymbler 2023) on the GPU: candidate
+// selection, bitmap conjunction, refinement, collection.  The algorithm is
+// the CPU path's (src/core/discords.cpp), and so is the arithmetic: both call
+// the functions of src/core/discords_detail.h (co-moments, distances, the
+// discard and nearest-neighbour rules), so both find the same d² and the same
+// neighbours, bit for bit.  The layout is the GPU's:
+//
+//  * A segment of pd3::kSegmentRows = 32·kRowsPerLane consecutive windows
+//    (candidate rows) is owned by one warp; lane l holds rows
+//    l·kRowsPerLane .. l·kRowsPerLane + kRowsPerLane − 1 of it in registers
+//    (co-moment, df, dg, 1/σ, best d² and column, alive bit).  A block runs
+//    kWarpsPerBlock independent segments.
+//  * The warp scans columns j in order.  The recurrence moves each row's
+//    co-moment down one row: within a lane in registers, across lanes with
+//    one shuffle; the segment's top row (lane 0, row 0) takes the direct
+//    co-moment (PD3's QTcol).  Per 32 columns, each lane stages one column's
+//    df, dg, 1/σ and top-row co-moment in shared memory (PD3's QTcol / chunk
+//    staging), which the warp then reads as broadcasts.
+//  * Selection: columns j >= a + exclusion; a pair closer than r clears the
+//    row's alive bit (Bitmap.Subseq) and, through a warp vote, the column's
+//    Bitmap.Neighbor.  A warp whose rows are all discarded stops (PD3's early
+//    termination), checked every 32 columns.
+//  * Refinement: the same scan over columns j <= i − exclusion, only for
+//    segments that hold candidates.
+//  * Launches cover a window of W columns for all segments (≲ 20–50 ms of
+//    work); the co-moments at the last column, best distances and bits carry
+//    over in global memory; tsm::gpu::wait between launches.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "discords.h"
+#include "discords_detail.h"
+#include "gpu_runtime.h"
+
+namespace tsm {
+namespace gpu {
+
+namespace {
+
+constexpr int kSegmentRows = pd3::kSegmentRows;
+constexpr int kRowsPerLane = kSegmentRows / 32;
+constexpr int kWarpsPerBlock = 4;  // segments per block
+constexpr unsigned kFullMask = 0xffffffffu;
+static_assert(kRowsPerLane * 32 == kSegmentRows, "a segment is one row block per lane");
+
+// What a launch of pd3_scan reads and writes (one side: right in the
+// selection, left in the refinement).
+struct ScanArgs {
+    const double* x;
+    const double* mean;
+    const double* isd;    // 0 for constant windows
+    const double* df;
+    const double* dg;
+    double* carry;        // C(row, last column scanned)
+    double* best_d2;      // the side's nearest neighbour so far
+    int* best_nn;
+    uint8_t* alive;       // Bitmap.Subseq (candidates in the refinement)
+    uint8_t* neighbor;    // Bitmap.Neighbor
+    uint8_t* seg_done;
+    int* pending;         // segments with columns left after this launch
+    int64_t windows, excl, nseg;
+    int m;
+    double r2;            // pd3::discard_below
+};
+
+// A lane's rows of its warp's segment, in registers.
+struct LaneRows {
+    double comoment[kRowsPerLane], df[kRowsPerLane], dg[kRowsPerLane], isd[kRowsPerLane];
+    double best_d2[kRowsPerLane];
+    int best_nn[kRowsPerLane];
+    unsigned alive;  // bit r: row r is still a candidate
+};
+
+// 32 columns staged by the warp (one per lane).
+struct StagedColumns {
+    double df[32], dg[32], isd[32], top[32];  // top: the top row's co-moment
+};
+
+__device__ __forceinline__ int lane_row(int lane, int r) { return lane * kRowsPerLane + r; }
+
+__device__ __forceinline__ void load_rows(const ScanArgs& d, const pd3::SegmentPlan& sp, int lane, LaneRows& lr) {
+    lr.alive = 0;
+#pragma unroll
+    for (int r = 0; r < kRowsPerLane; ++r) {
+        const int row = lane_row(lane, r);
+        const int64_t i = sp.first_row + row;
+        const bool act = row < sp.rows;
+        lr.df[r] = act ? d.df[i] : 0.0;
+        lr.dg[r] = act ? d.dg[i] : 0.0;
+        lr.isd[r] = act ? d.isd[i] : 0.0;
+        lr.comoment[r] = (act && sp.lo > sp.start) ? d.carry[i] : 0.0;
+        lr.best_d2[r] = act ? d.best_d2[i] : INFINITY;
+        lr.best_nn[r] = act ? d.best_nn[i] : -1;
+        if (act && d.alive[i]) lr.alive |= 1u << r;
+    }
+}
+
+__device__ __forceinline__ void store_rows(const ScanArgs& d, const pd3::SegmentPlan& sp, int lane,
+                                           const LaneRows& lr) {
+#pragma unroll
+    for (int r = 0; r < kRowsPerLane; ++r) {
+        const int row = lane_row(lane, r);
+        if (row < sp.rows) {
+            const int64_t i = sp.first_row + row;
+            d.carry[i] = lr.comoment[r];
+            d.best_d2[i] = lr.best_d2[r];
+            d.best_nn[i] = lr.best_nn[r];
+            d.alive[i] = (lr.alive >> r) & 1u;
+        }
+    }
+}
+
+// Columns [j0, j0 + 32) ∩ [.., hi): lane t stages column j0 + t.
+__device__ __forceinline__ void stage_columns(const ScanArgs& d, const pd3::SegmentPlan& sp, int64_t j0, int lane,
+                                              StagedColumns& st) {
+    const int64_t j = j0 + lane;
+    if (j < sp.hi) {
+        st.df[lane] = d.df[j];
+        st.dg[lane] = d.dg[j];
+        st.isd[lane] = d.isd[j];
+        st.top[lane] = direct_comoment(d.x, sp.first_row, j, d.m, d.mean[sp.first_row], d.mean[j]);
+    }
+    __syncwarp();
+}
+
+// The lane's co-moments with column j (staged as column t).
+__device__ __forceinline__ void advance_column(const ScanArgs& d, const pd3::SegmentPlan& sp, int64_t j, int lane,
+                                               const StagedColumns& st, int t, LaneRows& lr) {
+    if (j == sp.start) {  // the segment's first column: every row directly
+        const double mean_j = d.mean[j];
+#pragma unroll
+        for (int r = 0; r < kRowsPerLane; ++r) {
+            const int row = lane_row(lane, r);
+            const int64_t i = sp.first_row + row;
+            lr.comoment[r] = row < sp.rows ? direct_comoment(d.x, i, j, d.m, d.mean[i], mean_j) : 0.0;
+        }
+        return;
+    }
+    const double df_j = st.df[t], dg_j = st.dg[t];
+    const double above = __shfl_up_sync(kFullMask, lr.comoment[kRowsPerLane - 1], 1);
+#pragma unroll
+    for (int r = kRowsPerLane - 1; r >= 1; --r)
+        lr.comoment[r] = comoment_next(lr.comoment[r - 1], lr.df[r], lr.dg[r], df_j, dg_j);
+    lr.comoment[0] = lane == 0 ? st.top[t] : comoment_next(above, lr.df[0], lr.dg[0], df_j, dg_j);
+}
+
+// The lane's rows [lo, hi) of the segment against column j; returns whether a
+// pair discarded its row (and so the column).
+template <bool ColumnConstant>
+__device__ __forceinline__ bool visit_column(int lane, int lo, int hi, int j, double isd2_j, double md, double m2,
+                                             double r2, LaneRows& lr) {
+    bool close = false;
+#pragma unroll
+    for (int r = 0; r < kRowsPerLane; ++r) {
+        const int row = lane_row(lane, r);
+        const double d2 = ColumnConstant ? pd3::constant_column_d2(lr.isd[r], md)
+                                         : pd3::pair_d2_unbased(lr.comoment[r], lr.isd[r], isd2_j, md, m2);
+        if (row >= lo && row < hi && pd3::visit_pair(d2, r2, j, lr.best_d2[r], lr.best_nn[r])) {
+            lr.alive &= ~(1u << r);
+            close = true;
+        }
+    }
+    return close;
+}
+
+// Scans columns [c_lo, c_hi) ∩ the segment's columns; see the file comment.
+template <bool Select>
+__global__ void __launch_bounds__(32 * kWarpsPerBlock, 3) pd3_scan(ScanArgs d, int64_t c_lo, int64_t c_hi) {
+    __shared__ StagedColumns staged[kWarpsPerBlock];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int64_t s = (int64_t)blockIdx.x * kWarpsPerBlock + warp;
+    if (s >= d.nseg || d.seg_done[s]) return;  // warp-uniform
+    const pd3::SegmentPlan sp = pd3::plan_segment(Select, s, d.windows, d.excl, c_lo, c_hi);
+    bool dead = false;
+    if (sp.lo < sp.hi) {
+        const double md = d.m, m2 = hd::mul(2.0, md);
+        LaneRows lr;
+        load_rows(d, sp, lane, lr);
+        StagedColumns& st = staged[warp];
+        for (int64_t j0 = sp.lo; j0 < sp.hi; j0 += 32) {
+            stage_columns(d, sp, j0, lane, st);
+            const int count = (int)min((int64_t)32, sp.hi - j0);
+            for (int t = 0; t < count; ++t) {
+                const int64_t j = j0 + t;
+                advance_column(d, sp, j, lane, st, t, lr);
+                int lo, hi;
+                pd3::paired_rows(Select, sp, j, d.excl, &lo, &hi);
+                const double isd_j = st.isd[t];
+                // compiled once per kind of column (the branch is warp-uniform)
+                const bool close = isd_j == 0.0
+                                       ? visit_column<true>(lane, lo, hi, (int)j, 0.0, md, m2, d.r2, lr)
+                                       : visit_column<false>(lane, lo, hi, (int)j, pd3::column_isd2(isd_j), md, m2,
+                                                             d.r2, lr);
+                if (Select && __any_sync(kFullMask, close) && lane == 0) d.neighbor[j] = 0;
+            }
+            __syncwarp();
+            if (!__any_sync(kFullMask, lr.alive != 0)) {  // PD3's early termination
+                dead = true;
+                break;
+            }
+        }
+        store_rows(d, sp, lane, lr);
+    }
+    if (lane == 0) {
+        if (pd3::segment_finished(sp, dead)) d.seg_done[s] = 1;
+        else atomicAdd(d.pending, 1);
+    }
+}
+
+__global__ void pd3_init(uint8_t* alive, uint8_t* neighbor, double* right_d2, double* left_d2, int* right_nn,
+                         int* left_nn, uint8_t* seg_done, int64_t windows, int64_t nseg) {
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < windows) {
+        alive[i] = 1;
+        neighbor[i] = 1;
+        right_d2[i] = INFINITY;
+        left_d2[i] = INFINITY;
+        right_nn[i] = -1;
+        left_nn[i] = -1;
+    }
+    if (i < nseg) seg_done[i] = 0;
+}
+
+// Bitmap conjunction and which segments hold candidates (a block per segment).
+__global__ void pd3_conj(uint8_t* alive, const uint8_t* neighbor, uint8_t* seg_done, int64_t windows) {
+    const int64_t i = (int64_t)blockIdx.x * kSegmentRows + threadIdx.x;
+    int v = 0;
+    if (i < windows) {
+        v = pd3::candidate(alive[i], neighbor[i]);
+        alive[i] = (uint8_t)v;
+    }
+    const int any = __syncthreads_or(v);
+    if (threadIdx.x == 0) seg_done[blockIdx.x] = any ? 0 : 1;
+}
+
+// Survivors with their NN.
+__global__ void pd3_collect(const uint8_t* alive, const double* left_d2, const int* left_nn, const double* right_d2,
+                            const int* right_nn, int64_t windows, int* count, int64_t* pos, double* d2, int* nn) {
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    double best;
+    int j;
+    if (i >= windows || !alive[i] || !pd3::nearest_neighbour(left_d2[i], left_nn[i], right_d2[i], right_nn[i], best, j))
+        return;
+    const int slot = atomicAdd(count, 1);
+    pos[slot] = i;
+    d2[slot] = best;
+    nn[slot] = j;
+}
+
+// The device arrays of a runner, in one allocation.
+struct DeviceArrays {
+    Arena arena;
+    double *x = nullptr, *mean = nullptr, *isd = nullptr, *df = nullptr, *dg = nullptr, *carry = nullptr;
+    double *right_d2 = nullptr, *left_d2 = nullptr, *out_d2 = nullptr;  // NN d² right / left, survivors'
+    int *right_nn = nullptr, *left_nn = nullptr, *out_nn = nullptr;     // NN indices
+    int* pending = nullptr;
+    uint8_t *alive = nullptr, *neighbor = nullptr, *seg_done = nullptr;  // the bitmaps
+    int64_t* out_pos = nullptr;
+
+    void allocate(int64_t n, int64_t windows, int64_t nseg) {
+        const size_t o_x = arena.take<double>(n), o_mean = arena.take<double>(windows);
+        const size_t o_isd = arena.take<double>(windows), o_df = arena.take<double>(windows);
+        const size_t o_dg = arena.take<double>(windows), o_carry = arena.take<double>(windows);
+        const size_t o_right_d2 = arena.take<double>(windows), o_left_d2 = arena.take<double>(windows);
+        const size_t o_right_nn = arena.take<int>(windows), o_left_nn = arena.take<int>(windows);
+        const size_t o_alive = arena.take<uint8_t>(windows), o_neighbor = arena.take<uint8_t>(windows);
+        const size_t o_seg_done = arena.take<uint8_t>(nseg), o_pending = arena.take<int>(2);
+        const size_t o_out_pos = arena.take<int64_t>(windows), o_out_d2 = arena.take<double>(windows);
+        const size_t o_out_nn = arena.take<int>(windows);
+        require_bytes(arena.off, "PD3 discord search");
+        arena.allocate("PD3 discord search");
+        x = arena.at<double>(o_x), mean = arena.at<double>(o_mean), isd = arena.at<double>(o_isd);
+        df = arena.at<double>(o_df), dg = arena.at<double>(o_dg), carry = arena.at<double>(o_carry);
+        right_d2 = arena.at<double>(o_right_d2), left_d2 = arena.at<double>(o_left_d2);
+        right_nn = arena.at<int>(o_right_nn), left_nn = arena.at<int>(o_left_nn);
+        alive = arena.at<uint8_t>(o_alive), neighbor = arena.at<uint8_t>(o_neighbor);
+        seg_done = arena.at<uint8_t>(o_seg_done), pending = arena.at<int>(o_pending);
+        out_pos = arena.at<int64_t>(o_out_pos), out_d2 = arena.at<double>(o_out_d2);
+        out_nn = arena.at<int>(o_out_nn);
+    }
+};
+
+template <class T>
+void copy_async(T* dst, const T* src, int64_t count, cudaMemcpyKind kind, cudaStream_t stream, const char* what) {
+    if (count > 0) check(cudaMemcpyAsync(dst, src, sizeof(T) * count, kind, stream), what);
+}
+
+class GpuPd3 final : public Pd3Runner {
+  public:
+    GpuPd3(const Pd3Prep& p, TsExec* ex) : p_(p), ex_(ex) {
+        use_device(ex);
+        stream_.reset(new Stream());
+        windows_ = p.N;
+        if (windows_ >= (int64_t(1) << 31) - 64)
+            throw Error(TS_INVALID_ARGUMENT, kInvalidParameter, "series too long for the GPU discord search",
+                        "Use tsmine.backend = cpu for more than 2^31 subsequences.");
+        nseg_ = (windows_ + kSegmentRows - 1) / kSegmentRows;
+        const double t0 = now_ms();
+        dev_.allocate(p.n, windows_, nseg_);
+        const cudaMemcpyKind up = cudaMemcpyHostToDevice;
+        copy_async(dev_.x, p.x, p.n, up, *stream_, "upload");
+        copy_async(dev_.mean, p.mean.data(), windows_, up, *stream_, "upload");
+        copy_async(dev_.isd, p.isd.data(), windows_, up, *stream_, "upload");
+        copy_async(dev_.df, p.df.data(), windows_, up, *stream_, "upload");
+        copy_async(dev_.dg, p.dg.data(), windows_, up, *stream_, "upload");
+        wait(*stream_, ex_);
+        ex_->device_ms += now_ms() - t0;
+    }
+
+    std::vector<DiscordRow> run(double r) override {
+        const double t0 = now_ms();
+        EventTimer timer(*stream_);
+        timer.start();
+        const double r2 = pd3::discard_below(r);
+        const int tb = 256;
+        const int64_t gN = (std::max(windows_, nseg_) + tb - 1) / tb;
+        pd3_init<<<(unsigned)gN, tb, 0, *stream_>>>(dev_.alive, dev_.neighbor, dev_.right_d2, dev_.left_d2,
+                                                     dev_.right_nn, dev_.left_nn, dev_.seg_done, windows_, nseg_);
+        check(cudaGetLastError(), "pd3_init");
+        scan(true, r2);
+        pd3_conj<<<(unsigned)nseg_, kSegmentRows, 0, *stream_>>>(dev_.alive, dev_.neighbor, dev_.seg_done, windows_);
+        check(cudaGetLastError(), "pd3_conj");
+        scan(false, r2);
+        check(cudaMemsetAsync(dev_.pending, 0, sizeof(int), *stream_), "cudaMemsetAsync");
+        pd3_collect<<<(unsigned)((windows_ + tb - 1) / tb), tb, 0, *stream_>>>(
+            dev_.alive, dev_.left_d2, dev_.left_nn, dev_.right_d2, dev_.right_nn, windows_, dev_.pending,
+            dev_.out_pos, dev_.out_d2, dev_.out_nn);
+        check(cudaGetLastError(), "pd3_collect");
+        timer.stop();
+        std::vector<DiscordRow> rows = download_survivors();
+        ex_->kernel_ms += timer.ms();
+        ex_->device_ms += now_ms() - t0;
+        return rows;
+    }
+
+  private:
+    std::vector<DiscordRow> download_survivors() {
+        const cudaMemcpyKind down = cudaMemcpyDeviceToHost;
+        int count = 0;
+        copy_async(&count, dev_.pending, 1, down, *stream_, "download");
+        wait(*stream_, ex_);
+        std::vector<int64_t> pos(count);
+        std::vector<double> d2(count);
+        std::vector<int> nn(count);
+        copy_async(pos.data(), dev_.out_pos, count, down, *stream_, "download");
+        copy_async(d2.data(), dev_.out_d2, count, down, *stream_, "download");
+        copy_async(nn.data(), dev_.out_nn, count, down, *stream_, "download");
+        wait(*stream_, ex_);
+        std::vector<DiscordRow> rows(count);
+        for (int t = 0; t < count; ++t) rows[t] = found_row(pos[t], d2[t], nn[t]);
+        return rows;
+    }
+
+    void scan(bool select, double r2) {
+        const pd3::Columns cols = pd3::scan_columns(select, windows_, p_.excl);
+        // ≈ 2^34 pair updates a launch at most (every row busy): ~10–40 ms on an H100
+        int64_t W = (int64_t(1) << 34) / std::max<int64_t>(windows_, 1);
+        W = std::max<int64_t>(256, (W + 31) / 32 * 32);
+        const ScanArgs d{dev_.x, dev_.mean, dev_.isd, dev_.df, dev_.dg, dev_.carry,
+                         select ? dev_.right_d2 : dev_.left_d2, select ? dev_.right_nn : dev_.left_nn,
+                         dev_.alive, dev_.neighbor, dev_.seg_done, dev_.pending, windows_, p_.excl, nseg_, p_.m, r2};
+        const unsigned blocks = (unsigned)((nseg_ + kWarpsPerBlock - 1) / kWarpsPerBlock);
+        for (int64_t c = cols.begin; c < cols.end; c += W) {
+            check(cudaMemsetAsync(dev_.pending, 0, sizeof(int), *stream_), "cudaMemsetAsync");
+            const int64_t c_hi = std::min(cols.end, c + W);
+            if (select) pd3_scan<true><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d, c, c_hi);
+            else pd3_scan<false><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d, c, c_hi);
+            check(cudaGetLastError(), "pd3_scan");
+            int pending = 0;
+            copy_async(&pending, dev_.pending, 1, cudaMemcpyDeviceToHost, *stream_, "download");
+            wait(*stream_, ex_);
+            if (pending == 0) break;  // every segment finished or discarded
+        }
+    }
+
+    const Pd3Prep& p_;
+    TsExec* ex_;
+    int64_t windows_ = 0, nseg_ = 0;
+    std::unique_ptr<Stream> stream_;  // created after use_device
+    DeviceArrays dev_;                // freed before the stream (declared after it)
+};
+
+}  // namespace
+
+std::unique_ptr<Pd3Runner> make_pd3(const Pd3Prep& p, TsExec* ex) {
+    return std::unique_ptr<Pd3Runner>(new GpuPd3(p, ex));
+}
+
+}  // namespace gpu
+}  // namespace tsm
