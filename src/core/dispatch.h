@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 
 #include "error.h"
 #include "tsm_api.h"
@@ -32,6 +33,7 @@ template <class F>
 int run_entry(TsExec* ex, TsStatus* st, F&& body) noexcept {
     const int code = guard(st, body);
     if (code == TS_OK || !gpu_failure_falls_back(ex, code)) return code;
+    std::snprintf(ex->cpu_fallback, sizeof ex->cpu_fallback, "%s", st->message);
     ex->backend = TS_BACKEND_CPU;
     ex->device_ms = ex->kernel_ms = ex->device_bytes = 0;
     return guard(st, body);

@@ -88,6 +88,8 @@ typedef struct TsExec
 	int			used_backend;	/* TS_BACKEND_CPU or TS_BACKEND_GPU */
 	const char *used_method;	/* the method that produced the result ("pd3",
 								 * "matrix_profile", "mk"), or NULL */
+	char		cpu_fallback[320];	/* why auto ran the call on the CPU after the
+									 * GPU could not take it ("" when it did not) */
 	double		device_ms;		/* time spent on the device, transfers included */
 	double		kernel_ms;		/* time in kernels alone (GPU) */
 	double		device_bytes;	/* bytes the kernels read and wrote (for bandwidth) */

@@ -127,6 +127,9 @@ tsm_exec_prepare(TsExec *ex)
 void
 tsm_exec_finish(const char *function, const TsExec *ex, int64 n, const TsStatus *st, double started_ms)
 {
+	if (ex->cpu_fallback[0])
+		ereport(DEBUG1,
+				(errmsg_internal("tsmine: %s ran on the CPU instead: %s", function, ex->cpu_fallback)));
 	if (ex->used_method)
 		snprintf(last_run.function, sizeof(last_run.function), "%s (%s)", function, ex->used_method);
 	else

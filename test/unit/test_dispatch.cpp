@@ -72,6 +72,7 @@ TEST(auto_falls_back_to_the_cpu_when_the_gpu_cannot_take_the_input) {
         CHECK_EQ(got, (int)TS_OK);
         CHECK_EQ(runs, 2);
         CHECK_EQ(ex.backend, (int)TS_BACKEND_CPU);
+        CHECK_EQ(std::string(ex.cpu_fallback), std::string("the GPU cannot take it"));  // for the glue's log
     }
 }
 
