@@ -152,16 +152,19 @@ __device__ __forceinline__ void advance_column(const ScanArgs& d, const pd3::Seg
 template <bool ColumnConstant>
 __device__ __forceinline__ bool visit_column(int lane, int lo, int hi, int j, double isd2_j, double md, double m2,
                                              double r2, LaneRows& lr) {
+    // Branch-free (selects, no jumps per row): a row that does not pair with
+    // the column visits d² = +∞, which is neither nearer than its best nor
+    // below r².
     bool close = false;
 #pragma unroll
     for (int r = 0; r < kRowsPerLane; ++r) {
         const int row = lane_row(lane, r);
+        const bool paired = (row >= lo) & (row < hi);
         const double d2 = ColumnConstant ? pd3::constant_column_d2(lr.isd[r], md)
                                          : pd3::pair_d2_unbased(lr.comoment[r], lr.isd[r], isd2_j, md, m2);
-        if (row >= lo && row < hi && pd3::visit_pair(d2, r2, j, lr.best_d2[r], lr.best_nn[r])) {
-            lr.alive &= ~(1u << r);
-            close = true;
-        }
+        const bool discard = pd3::visit_pair(paired ? d2 : INFINITY, r2, j, lr.best_d2[r], lr.best_nn[r]);
+        lr.alive &= discard ? ~(1u << r) : ~0u;
+        close |= discard;
     }
     return close;
 }

@@ -112,7 +112,8 @@ TSM_HD bool segment_finished(const SegmentPlan& p, bool dead) {
 // The segment's rows [*lo, *hi) (0-based) that pair with column j.
 TSM_HD void paired_rows(bool select, const SegmentPlan& p, int64_t j, int64_t excl, int* lo, int* hi) {
     const int64_t bound = select ? j - excl - p.first_row + 1 : j + excl - p.first_row;
-    const int clamped = bound < 0 ? 0 : bound > p.rows ? p.rows : (int)bound;
+    const int64_t floor0 = bound > 0 ? bound : 0;  // two selects (min/max), no jumps
+    const int clamped = (int)(floor0 < p.rows ? floor0 : p.rows);
     *lo = select ? 0 : clamped;
     *hi = select ? clamped : p.rows;
 }
