@@ -10,7 +10,12 @@
 # tsmine.backend (default: the GUC's default, auto).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$TSM_ROOT"
-tsm_install_deps build test python package
+# TSMINE_SKIP_PYTHON / TSMINE_SKIP_PACKAGE: a machine with no package registry
+# (the GPU host) leaves out the Python example and the Debian package
+groups=(build test)
+[ -n "${TSMINE_SKIP_PYTHON:-}" ] || groups+=(python)
+[ -n "${TSMINE_SKIP_PACKAGE:-}" ] || groups+=(package)
+tsm_install_deps "${groups[@]}"
 tsm_build_install
 tsm_start_cluster
 export TSMINE_SHARED="$(tsm_shared)"
