@@ -40,16 +40,22 @@ for full in versions/tsmine--*.sql; do
     tap_like "$reach" " $version " "update scripts lead from $from to $version"
 done
 
-# make dist: the committed tree, under tsmine-$version/
-had_zip=no; [ -e "tsmine-$version.zip" ] && had_zip=yes
-tap_ok 'make dist' make -s dist PG_CONFIG="$(tsm_pg_config_path)"
-tap_ok "it writes tsmine-$version.zip" test -f "tsmine-$version.zip"
-listing="$("$TSM_PYTHON" -c "import sys, zipfile; print('\n'.join(n for n in zipfile.ZipFile(sys.argv[1]).namelist() if not n.endswith('/')))" "tsmine-$version.zip" | sort)"
-tap_is "$(printf '%s\n' "$listing" | grep -vc "^tsmine-$version/")" 0 "every file is under tsmine-$version/"
-tap_is "$listing" "$(git ls-tree -r --name-only HEAD | sed "s#^#tsmine-$version/#" | sort)" 'the archive holds exactly the files of HEAD'
-for f in LICENSE META.json tsmine.control Makefile README.md versions/tsmine--0.1.0.sql debian/rules; do
-    tap_like "$listing" "^tsmine-$version/$f\$" "... $f among them"
-done
-tap_unlike "$listing" '\.(o|so|deb|zip)$' '... and no build product'
-[ "$had_zip" = yes ] || rm -f "tsmine-$version.zip"
+# make dist: the committed tree, under tsmine-$version/ (where the work tree
+# is not HEAD's, e.g. a copy of the tree with a stale .git, the archive could
+# not equal it: skipped there)
+if ! git diff --quiet HEAD -- 2>/dev/null; then
+    tap_skip 12 'the work tree differs from HEAD'
+else
+    had_zip=no; [ -e "tsmine-$version.zip" ] && had_zip=yes
+    tap_ok 'make dist' make -s dist PG_CONFIG="$(tsm_pg_config_path)"
+    tap_ok "it writes tsmine-$version.zip" test -f "tsmine-$version.zip"
+    listing="$("$TSM_PYTHON" -c "import sys, zipfile; print('\n'.join(n for n in zipfile.ZipFile(sys.argv[1]).namelist() if not n.endswith('/')))" "tsmine-$version.zip" | sort)"
+    tap_is "$(printf '%s\n' "$listing" | grep -vc "^tsmine-$version/")" 0 "every file is under tsmine-$version/"
+    tap_is "$listing" "$(git ls-tree -r --name-only HEAD | sed "s#^#tsmine-$version/#" | sort)" 'the archive holds exactly the files of HEAD'
+    for f in LICENSE META.json tsmine.control Makefile README.md versions/tsmine--0.1.0.sql debian/rules; do
+        tap_like "$listing" "^tsmine-$version/$f\$" "... $f among them"
+    done
+    tap_unlike "$listing" '\.(o|so|deb|zip)$' '... and no build product'
+    [ "$had_zip" = yes ] || rm -f "tsmine-$version.zip"
+fi
 tap_done

@@ -38,6 +38,15 @@ tap_unlike() {
     grep -qE -- "$2" <<<"$1" && tap_result 1 "$3" "a line matches /$2/ in:" "$1" || tap_result 0 "$3"
 }
 
+# tap_skip COUNT REASON: COUNT tests skipped
+tap_skip() {
+    local i
+    for ((i = 0; i < $1; i++)); do
+        TAP_COUNT=$((TAP_COUNT + 1))
+        echo "ok $TAP_COUNT # SKIP $2"
+    done
+}
+
 tap_done() {
     echo "1..$TAP_COUNT"
     [ "$TAP_FAILED" -eq 0 ]
