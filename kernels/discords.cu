@@ -114,14 +114,14 @@ __device__ __forceinline__ void store_rows(const ScanArgs& d, const pd3::Segment
 }
 
 // Columns [j0, j0 + 32) ∩ [.., hi): lane t stages column j0 + t.
-__device__ __forceinline__ void stage_columns(const ScanArgs& d, const pd3::SegmentPlan& sp, int64_t j0, int lane,
-                                              StagedColumns& st) {
+__device__ __forceinline__ void stage_columns(const ScanArgs& d, const pd3::SegmentPlan& sp, double mean_top,
+                                              int64_t j0, int lane, StagedColumns& st) {
     const int64_t j = j0 + lane;
     if (j < sp.hi) {
         st.df[lane] = d.df[j];
         st.dg[lane] = d.dg[j];
         st.isd[lane] = d.isd[j];
-        st.top[lane] = direct_comoment(d.x, sp.first_row, j, d.m, d.mean[sp.first_row], d.mean[j]);
+        st.top[lane] = direct_comoment(d.x, sp.first_row, j, d.m, mean_top, d.mean[j]);
     }
     __syncwarp();
 }
@@ -152,9 +152,8 @@ __device__ __forceinline__ void advance_column(const ScanArgs& d, const pd3::Seg
 template <bool ColumnConstant>
 __device__ __forceinline__ bool visit_column(int lane, int lo, int hi, int j, double isd2_j, double md, double m2,
                                              double r2, LaneRows& lr) {
-    // Branch-free (selects, no jumps per row): a row that does not pair with
-    // the column visits d² = +∞, which is neither nearer than its best nor
-    // below r².
+    // Branch-free (no jumps per row): a row that does not pair with the column
+    // changes nothing (the pairing is ANDed into the compares' predicates).
     bool close = false;
 #pragma unroll
     for (int r = 0; r < kRowsPerLane; ++r) {
@@ -162,7 +161,7 @@ __device__ __forceinline__ bool visit_column(int lane, int lo, int hi, int j, do
         const bool paired = (row >= lo) & (row < hi);
         const double d2 = ColumnConstant ? pd3::constant_column_d2(lr.isd[r], md)
                                          : pd3::pair_d2_unbased(lr.comoment[r], lr.isd[r], isd2_j, md, m2);
-        const bool discard = pd3::visit_pair(paired ? d2 : INFINITY, r2, j, lr.best_d2[r], lr.best_nn[r]);
+        const bool discard = pd3::visit_pair(paired, d2, r2, j, lr.best_d2[r], lr.best_nn[r]);
         lr.alive &= discard ? ~(1u << r) : ~0u;
         close |= discard;
     }
@@ -183,15 +182,16 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, 3) pd3_scan(ScanArgs d, i
         LaneRows lr;
         load_rows(d, sp, lane, lr);
         StagedColumns& st = staged[warp];
+        const double mean_top = d.mean[sp.first_row];  // the top row's, loaded once
         for (int64_t j0 = sp.lo; j0 < sp.hi; j0 += 32) {
-            stage_columns(d, sp, j0, lane, st);
+            stage_columns(d, sp, mean_top, j0, lane, st);
             const int count = (int)min((int64_t)32, sp.hi - j0);
             for (int t = 0; t < count; ++t) {
                 const int64_t j = j0 + t;
+                const double isd_j = st.isd[t];  // read with df_j, dg_j, before the recurrence
                 advance_column(d, sp, j, lane, st, t, lr);
                 int lo, hi;
                 pd3::paired_rows(Select, sp, j, d.excl, &lo, &hi);
-                const double isd_j = st.isd[t];
                 // compiled once per kind of column (the branch is warp-uniform)
                 const bool close = isd_j == 0.0
                                        ? visit_column<true>(lane, lo, hi, (int)j, 0.0, md, m2, d.r2, lr)

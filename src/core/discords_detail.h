@@ -152,6 +152,19 @@ TSM_HD bool visit_pair(double d2, double r2, Index j, double& best_d2, Index& be
     return d2 < r2;
 }
 
+// The same for a row that may not pair with the column (paired = false: the
+// row is left as it is and nothing is discarded, as with d² = +∞).  The flag
+// is ANDed into both comparisons (the GPU folds it into the compare's
+// predicate input) instead of selecting a d² of +∞, which costs two selects a
+// row (a double is two registers).
+template <class Index>
+TSM_HD bool visit_pair(bool paired, double d2, double r2, Index j, double& best_d2, Index& best_j) {
+    const bool nearer = paired & (d2 < best_d2);
+    best_d2 = nearer ? d2 : best_d2;
+    best_j = nearer ? j : best_j;
+    return paired & (d2 < r2);
+}
+
 // Bitmap conjunction (PD3 Alg. 2, lines 26–28): a candidate of the refinement.
 TSM_HD uint8_t candidate(uint8_t subseq, uint8_t neighbor) { return (uint8_t)(subseq & neighbor); }
 
