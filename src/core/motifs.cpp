@@ -715,7 +715,8 @@ class ProfileSelection {
     ProfileSelection(int64_t n, int m, const double* pd, int64_t k, int64_t excl, WindowProfiler& prof,
                      const TsExec* ex)
         : N_(n - m + 1), m_(m), pd_(pd), k_(k), excl_(excl), prof_(prof), ex_(ex),
-          slack_(motif::pruning_slack(m)), batch_((size_t)std::max<int64_t>(256, 8 * k)), blocked_(N_, 0),
+          slack_(motif::pruning_slack(m)), batch_((size_t)std::min<int64_t>(N_, std::max<int64_t>(256, 8 * k))),
+          blocked_(N_, 0),
           dp_(N_) {}
 
     std::vector<MotifPair> run() {
