@@ -528,8 +528,8 @@ void validate_common(int32_t m, int64_t k, double min_distance) {
         tsm::invalid(tsm::format("k must be positive, got %lld", (long long)k),
                      "Ask for at least one discord, or pass NULL for all range discords.");
     if (!std::isnan(min_distance) && (!(min_distance >= 0) || !std::isfinite(min_distance)))
-        tsm::invalid("min_distance must be a finite number >= 0",
-                     "Pass a distance in z-normalised Euclidean units, or NULL for the top-k discords.");
+        tsm::invalid("min_distance must be a finite number >= 0, not " + tsm::number_text(min_distance),
+                     "min_distance is a z-normalised Euclidean distance, between 0 and 2 sqrt(m).");
     if (std::isnan(min_distance) && k == -1)
         tsm::invalid("k must be given when min_distance is NULL",
                      "Pass k for the top-k discords, or min_distance for all range discords.");
@@ -588,13 +588,6 @@ extern "C" int tsm_discords_from_profile(const double* dist, const int64_t* inde
 
 namespace {
 
-// ts_discords' checks that no method makes for itself (before any work).
-void check_discords_call(double min_distance) {
-    if (!std::isnan(min_distance) && (!(min_distance >= 0) || std::isinf(min_distance)))
-        tsm::invalid("min_distance must be a finite number >= 0, not " + tsm::number_text(min_distance),
-                     "min_distance is a z-normalised Euclidean distance, between 0 and 2 sqrt(m).");
-}
-
 // Discords by way of the matrix profile: the profile (its own checks,
 // backend and timings), then the selection, which runs on the CPU.
 int discords_by_profile(const double* x, int64_t n, int32_t m, int64_t k, double min_distance,
@@ -614,7 +607,8 @@ extern "C" int tsm_discords(const double* x, int64_t n, int32_t m, int64_t k, do
                             int64_t exclusion, int32_t method, TsExec* ex, TsDiscords* out,
                             TsStatus* st) noexcept {
     std::memset(out, 0, sizeof *out);
-    const int code = tsm::guard(st, [&] { check_discords_call(min_distance); });
+    // the checks both methods make, before the profile is computed
+    const int code = tsm::guard(st, [&] { validate_common(m, k, min_distance); });
     if (code != TS_OK) return code;
     if (method == TS_DISCORDS_PD3) {
         ex->used_method = "pd3";

@@ -830,6 +830,15 @@ void check_finite(const double* x, int64_t n, const char* what) {
     tsm::require_finite(x, n, what, "Remove or interpolate the missing values before searching for motifs.");
 }
 
+// Two windows of length m at least `exclusion` apart fit in n values.
+void check_two_windows_fit(int64_t n, int32_t m, int64_t exclusion) {
+    if (n < (int64_t)m || n - m < exclusion)
+        tsm::invalid(tsm::format("series of length %lld is too short for two windows of length %d at least "
+                                 "%lld apart",
+                                 (long long)n, (int)m, (long long)exclusion),
+                     "Use a longer series, a shorter window or a smaller exclusion zone.");
+}
+
 void check_motif_args(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion) {
     if (m < 3) tsm::invalid(tsm::format("window length m must be at least 3, not %d", (int)m));
     if (n < 0 || !x) tsm::invalid("series is missing");
@@ -837,11 +846,7 @@ void check_motif_args(const double* x, int64_t n, int32_t m, int64_t k, int64_t 
         tsm::invalid(tsm::format("exclusion_zone must be at least 1, not %lld", (long long)exclusion),
                      "Leave it NULL to use the window length, which gives non-overlapping motifs.");
     if (k < 1) tsm::invalid(tsm::format("k must be at least 1, not %lld", (long long)k));
-    if (n < (int64_t)m || n - m < exclusion)
-        tsm::invalid(tsm::format("series of length %lld is too short for two windows of length %d at least "
-                                 "%lld apart",
-                                 (long long)n, (int)m, (long long)exclusion),
-                     "Use a longer series, a shorter window or a smaller exclusion zone.");
+    check_two_windows_fit(n, m, exclusion);
     if (n - m + 1 > (int64_t)INT32_MAX) tsm::invalid("series too long for motif search (more than 2^31 windows)");
     check_finite(x, n, "series");
 }
@@ -913,11 +918,7 @@ void check_motifs_call(int64_t n, int32_t m, int64_t exclusion, int32_t n_refere
         tsm::invalid(tsm::format("n_references must be at least 1, not %d", (int)n_references),
                      "MK compares windows through their distances to n_references reference windows; "
                      "10 is usual.");
-    if (m >= 3 && exclusion >= 1 && n > 0 && n - m < exclusion)
-        tsm::invalid(tsm::format("series of length %lld is too short for two windows of length %d at least "
-                                 "%lld apart",
-                                 (long long)n, (int)m, (long long)exclusion),
-                     "Use a longer series, a shorter window or a smaller exclusion zone.");
+    if (m >= 3 && exclusion >= 1 && n > 0) check_two_windows_fit(n, m, exclusion);
 }
 
 // Motifs by way of the matrix profile: the profile, then the exact pairs from it.
