@@ -4,7 +4,8 @@
 
 set -euo pipefail
 TSM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-PGBIN=/usr/lib/postgresql/15/bin
+# the server binaries (TSM_PGBIN: a relocated copy of PostgreSQL 15, with TSM_PG_CONFIG beside it)
+PGBIN="${TSM_PGBIN:-/usr/lib/postgresql/15/bin}"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
