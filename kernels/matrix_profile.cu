@@ -29,9 +29,21 @@
 //        every 32 rows lane t reduces row t and does one atomicMax;
 //      - columns: the running maximum travels with the column down the warp;
 //        lane 0 retires it to shared memory, flushed every 32 rows.
-//  * Preparation on the device, with the host's functions (mp_detail.h:
-//    midrange, x', window statistics by chunks of kStatsChunk windows, a
-//    thread per chunk; constant flags; df, dg, inv_norm; next_const by a CUB
+//  * The recurrence's guard (mp_detail.h): each lane's diagonals lie in one
+//    guard tile column (kGuardDiags diagonals), and a group of 32 rows is one
+//    tile row, so before every group each lane decides its tile's mode with
+//    mp::guard_tile (the CPU's function, with the same state, so both restart
+//    at the same rows).  kTileRestart: the lane recomputes its co-moments of
+//    the row before the group directly (direct_comoment), and the step runs
+//    unchanged.  kTileDirect: the lane's co-moments are NaN for the group, so
+//    none of its keys wins (a NaN compares false), and direct_tiles_kernel
+//    computes the tile's pairs directly, as the CPU does; the next group
+//    starts from the direct co-moments of the tile's last row.  The step
+//    itself (its registers) is the same as without the guard.
+//  * Preparation on the device, with the host's functions (mp_detail.h: the
+//    rescaling from the minimum, maximum and the host's series_samples, x',
+//    window statistics by chunks of kStatsChunk windows, a thread per chunk;
+//    constant flags; df, dg, inv_norm; the guard's tables; next_const by a CUB
 //    suffix-minimum scan), so only the series goes over the bus.
 //  * Host: tasks (segment, band) in a linear order (segment-major, decoded
 //    through a per-segment prefix table), launched in chunks of about
@@ -63,18 +75,22 @@ constexpr int64_t kPad = kBand + 4 * kGroup;  // zero padding after the per-wind
 constexpr double kMaxPairsPerLaunch = 2.5e10; // ≈ 15–25 ms on an H100
 constexpr int kFinalizeThreads = 128;
 static_assert(kBand <= 1024 && kGroup % D == 0, "tag or group layout");
+static_assert(kGroup == mp::kGuardRows && kBand % mp::kGuardDiags == 0 && mp::kGuardDiags % D == 0,
+              "a group is a guard tile row; a lane's diagonals lie in one guard tile column");
 
 using u64 = unsigned long long;
 
 // What every warp of a sweep launch reads.  The per-window arrays are padded
 // with kPad zeros, so that loads past the last window need no bound checks.
 struct Params {
-    const double* xs;          // x − midrange
+    const double* xs;          // the rescaled series (mp_detail.h)
     const double* mu;          // window means
     const double* df;          // recurrence terms (comoment_detail.h)
     const double* dg;
     const double* inv_norm;    // 1/sqrt(Σ(x'−μ)²)
     const double* inv4;        // inv_norm / 4
+    const mp::GuardStat* guard_rows;  // the guard's tables (mp_detail.h)
+    const mp::GuardStat* guard_cols;
     const int64_t* seg_start;  // first task of each segment (n_seg + 1 entries)
     u64* best;                 // best key per window (atomicMax)
     int64_t task_lo, task_hi;  // the tasks of this launch
@@ -102,9 +118,25 @@ struct Lane {
     unsigned row_tag[D];                         // 0x3FF ^ e of diagonal d (e = lane·D + d)
     int64_t r0, r1, k0;                          // the task's rows [r0, r1) and first diagonal
     int64_t col0;                                // column of diagonal 0 at row 0 (= k0 + lane·D)
+    int64_t tile_k, tile_r1;                     // the lane's guard tile column: first diagonal, rows
+    double guard_err;                            // the guard's bound (mp::guard_tile)
+    bool after_direct;                           // the last group was a kTileDirect tile
     int lane;
     Shared* sh;
 };
+
+// The co-moment of rows r and j, directly (0 past the last window).  Not
+// inlined: the sweep's registers stay those of the recurrence.
+__device__ __noinline__ double direct_pair(const double* xs, const double* mu, int64_t count, int m, int64_t r,
+                                           int64_t j) {
+    return j < count ? direct_comoment(xs, r, j, m, mu[r], mu[j]) : 0.0;
+}
+
+// The lane's co-moments at row r, directly (the guard's direct rows).
+__device__ __forceinline__ void direct_diagonals(Lane& L, const Params& p, int64_t r) {
+#pragma unroll
+    for (int d = 0; d < D; ++d) L.cov[d] = direct_pair(p.xs, p.mu, p.count, p.m, r, r + L.col0 + d);
+}
 
 // One row r (step s within the group) at rotation phase U = (r − r0) mod D.
 template <int U, bool MASK>
@@ -222,7 +254,10 @@ __device__ __forceinline__ void load_columns(Lane& L, const Params& p) {
 // the column lane 31 takes in at step l (new_col = k0 + kBand + l at row 0).
 struct GroupData {
     double row_df, row_dg, row_inv, new_df, new_dg, new_inv4;
-    __device__ __forceinline__ void load(const Params& p, int64_t rg, int lane, int64_t new_col) {
+    mp::GuardStat guard_row, guard_col;  // the guard's statistics of the lane's tile
+    __device__ __forceinline__ void load(const Params& p, int64_t rg, int lane, int64_t new_col, int64_t tile_k) {
+        guard_row = p.guard_rows[rg / mp::kGuardRows];
+        guard_col = p.guard_cols[(rg + tile_k - p.excl) / mp::kGuardRows];
         row_df = __ldg(p.df + rg + lane);
         row_dg = __ldg(p.dg + rg + lane);
         row_inv = __ldg(p.inv_norm + rg + lane);
@@ -239,6 +274,20 @@ struct GroupData {
         sh->new_inv4[lane] = new_inv4;
     }
 };
+
+// The guard before the group from rg (the header says what each mode does).
+__device__ __forceinline__ void guard_group(Lane& L, const Params& p, int64_t rg, const GroupData& g) {
+    if (rg >= L.tile_r1) return;  // the lane's diagonals have ended
+    const int mode = mp::guard_tile(&L.guard_err, rg == L.r0, g.guard_row, g.guard_col, p.m);
+    if (mode == mp::kTileDirect) {
+        const double nan = __longlong_as_double(0x7FF8000000000000ll);  // quiet: survives the key mask
+#pragma unroll
+        for (int d = 0; d < D; ++d) L.cov[d] = nan;
+    } else if (mode == mp::kTileRestart || L.after_direct) {
+        direct_diagonals(L, p, rg - 1);  // rg > r0: a segment's first tile never restarts
+    }
+    L.after_direct = mode == mp::kTileDirect;
+}
 
 // The group's rows [rg, rg + kGroup): one step per row, unrolled by D.
 __device__ __forceinline__ void sweep_group(Lane& L, const Params& p, int64_t rg, int64_t r_safe) {
@@ -305,22 +354,59 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
     // rows where every diagonal of the band still exists
     const int64_t r_safe = max(L.r0, min(L.r1, count - L.k0 - kBand + 1));
     L.col0 = L.k0 + (int64_t)L.lane * D;
+    L.tile_k = L.k0 + (int64_t)(L.lane * D / mp::kGuardDiags) * mp::kGuardDiags;
+    L.tile_r1 = min(L.r0 + mp::kSegRows, count - L.tile_k);
+    L.guard_err = 0.0;
+    L.after_direct = false;
 
     start_diagonals(L, p, count);
     load_columns(L, p);
     const int64_t new_col = L.k0 + kBand + L.lane;
     GroupData next;
-    next.load(p, L.r0, L.lane, new_col);
+    next.load(p, L.r0, L.lane, new_col, L.tile_k);
     for (int64_t rg = L.r0; rg < L.r1; rg += kGroup) {
         __syncwarp();
         next.stage(L.sh, L.lane);
+        guard_group(L, p, rg, next);
         __syncwarp();
-        next.load(p, rg + kGroup, L.lane, new_col);  // the arrays are padded: no bound checks
+        next.load(p, rg + kGroup, L.lane, new_col, L.tile_k);  // the arrays are padded: no bound checks
         sweep_group(L, p, rg, r_safe);
         __syncwarp();
         flush_group(L, p, rg);
     }
     flush_columns_in_flight(L, p, count);
+}
+
+// One kTileDirect tile's pairs (rows [ra, rb), diagonals from k) directly,
+// with the CPU's arithmetic and keys, merged by atomicMax.
+__device__ void direct_tile(const Params& p, int64_t ra, int64_t rb, int64_t k) {
+    const mp::KeyCodec c = p.codec;
+    for (int64_t r = ra; r < rb; ++r) {
+        u64 row_best = 0;
+        for (int64_t j = r + k; j < r + k + mp::kGuardDiags && j < p.count; ++j) {
+            const double cov = direct_comoment(p.xs, r, j, p.m, p.mu[r], p.mu[j]);
+            const u64 core = mp::v_core(mp::sweep_v(cov, p.inv_norm[r], p.inv4[j], c.off), c);
+            row_best = max(row_best, core | (c.low - (u64)j));
+            atomicMax(p.best + j, core | (c.low - (u64)r));
+        }
+        if (row_best) atomicMax(p.best + r, row_best);
+    }
+}
+
+// The tiles the sweep leaves to this kernel (kTileDirect): a thread per
+// (segment, guard tile column) replays the guard as the sweep and the CPU do.
+__global__ void direct_tiles_kernel(Params p, int64_t tile_cols) {
+    const int64_t total = (int64_t)p.n_seg * tile_cols;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r0 = (e / tile_cols) * mp::kSegRows, k = p.excl + (e % tile_cols) * mp::kGuardDiags;
+        const int64_t r1 = min(r0 + mp::kSegRows, p.count - k);
+        double err = 0.0;
+        for (int64_t rg = r0; rg < r1; rg += mp::kGuardRows) {
+            const int mode = mp::guard_tile(&err, rg == r0, p.guard_rows[rg / mp::kGuardRows],
+                                            p.guard_cols[(rg + k - p.excl) / mp::kGuardRows], p.m);
+            if (mode == mp::kTileDirect) direct_tile(p, rg, min(rg + mp::kGuardRows, r1), k);
+        }
+    }
 }
 
 __global__ void finalize_kernel(mp::FinalizeArgs a, const u64* best, double* dist, int64_t* index) {
@@ -332,11 +418,17 @@ __global__ void finalize_kernel(mp::FinalizeArgs a, const u64* best, double* dis
 
 // ---- preparation on the device (mp_detail.h: the CPU's functions) ---------
 
-// x' = x − c, c the midrange from lohi = {min, max}.
-__global__ void shift_kernel(const double* __restrict__ x, int64_t n, const double* __restrict__ lohi, double* xs) {
-    const double c = mp::midrange(lohi[0], lohi[1]);
+// The rescaling (mp::series_scale) from lohi = {min, max} and the host's samples.
+__global__ void scale_kernel(const double* __restrict__ lohi, mp::CentreSamples samples, mp::SeriesScale* scale) {
+    *scale = mp::series_scale(lohi[0], lohi[1], samples);
+}
+
+// xs = the rescaled series (mp::scaled_value).
+__global__ void shift_kernel(const double* __restrict__ x, int64_t n, const mp::SeriesScale* __restrict__ scale,
+                             double* xs) {
+    const mp::SeriesScale sc = *scale;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        xs[i] = x[i] - c;  // one rounding, as on the host
+        xs[i] = mp::scaled_value(x[i], sc);
 }
 
 // A thread per stats chunk of kStatsChunk windows.
@@ -353,6 +445,19 @@ __global__ void window_kernel(const double* __restrict__ xs, const double* __res
                               double* inv_norm, double* inv4, double* df, double* dg) {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count; i += (int64_t)gridDim.x * blockDim.x)
         mp::prepare_window(xs, mu, inv_std, m, rsm, i, inv_norm, inv4, df, dg);
+}
+
+// The guard's tables: entries [0, n_rows) are rows, the next n_cols columns.
+__global__ void guard_kernel(const double* __restrict__ inv_norm, const double* __restrict__ df,
+                             const double* __restrict__ dg, int64_t count, int64_t excl, int64_t n_rows,
+                             int64_t n_cols, mp::GuardStat* rows, mp::GuardStat* cols) {
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n_rows + n_cols;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        if (e < n_rows)
+            rows[e] = mp::guard_row_entry(inv_norm, df, dg, count, e);
+        else
+            cols[e - n_rows] = mp::guard_col_entry(inv_norm, df, dg, count, excl, e - n_rows);
+    }
 }
 
 // next_const by a suffix minimum: rev[k] = the window count−1−k if constant, else count.
@@ -401,10 +506,13 @@ size_t cub_scratch_bytes(int64_t n, int64_t count) {
 // Every device array of the call, in one allocation.  Arrays marked padded
 // have kPad zeros after their last window (cleared by upload).
 struct DeviceMemory {
-    int64_t n, count;
+    int64_t n, count, excl;
+    int64_t guard_n_rows, guard_n_cols;
     double* x;                     // the series
-    double* xs;                    // x − midrange (padded)
+    double* xs;                    // the rescaled series (padded)
     double* lohi;                  // {min, max} of x
+    mp::SeriesScale* scale;        // the rescaling
+    mp::GuardStat *guard_rows, *guard_cols;  // the guard's tables
     double *mu, *df, *dg;          // per window (padded)
     double *inv_norm, *inv4;       // per window (padded)
     double* inv_std;               // per window
@@ -419,12 +527,18 @@ struct DeviceMemory {
     size_t scratch_bytes;
     Arena arena;
 
-    DeviceMemory(int64_t n_, int64_t count_, size_t seg_entries) : n(n_), count(count_) {
+    DeviceMemory(int64_t n_, int64_t count_, int64_t excl_, size_t seg_entries)
+        : n(n_), count(count_), excl(excl_) {
         const int64_t padded = count + kPad;
+        guard_n_rows = mp::guard_row_entries(count);
+        guard_n_cols = mp::guard_col_entries(count, excl);
         scratch_bytes = cub_scratch_bytes(n, count);
         arena.reserve(x, n);
         arena.reserve(xs, n + kPad);
         arena.reserve(lohi, 2);
+        arena.reserve(scale, 1);
+        arena.reserve(guard_rows, guard_n_rows);
+        arena.reserve(guard_cols, guard_n_cols);
         for (double** a : {&mu, &df, &dg, &inv_norm, &inv4}) arena.reserve(*a, padded);
         arena.reserve(inv_std, count);
         arena.reserve(constant, count);
@@ -451,15 +565,18 @@ void upload(const DeviceMemory& d, const double* x, const std::vector<int64_t>& 
           "copy segment table");
 }
 
-// The preparation on the device: midrange, x', window statistics, constant
-// flags, per-window factors, next_const.
-void prepare_on_device(const DeviceMemory& d, int m, cudaStream_t s) {
+// The preparation on the device: the rescaling (with the host's
+// series_samples), xs, window statistics, constant flags, per-window factors,
+// the guard's tables, next_const.
+void prepare_on_device(const DeviceMemory& d, int m, const mp::CentreSamples& samples, cudaStream_t s) {
     const int64_t n = d.n, count = d.count;
     size_t bytes = d.scratch_bytes;
     check(cub::DeviceReduce::Min(d.scratch, bytes, d.x, d.lohi, n, s), "series minimum");
     bytes = d.scratch_bytes;
     check(cub::DeviceReduce::Max(d.scratch, bytes, d.x, d.lohi + 1, n, s), "series maximum");
-    shift_kernel<<<blocks_for(n, 256), 256, 0, s>>>(d.x, n, d.lohi, d.xs);
+    scale_kernel<<<1, 1, 0, s>>>(d.lohi, samples, d.scale);
+    check(cudaGetLastError(), "matrix profile scale launch");
+    shift_kernel<<<blocks_for(n, 256), 256, 0, s>>>(d.x, n, d.scale, d.xs);
     check(cudaGetLastError(), "matrix profile shift launch");
     const int64_t chunks = (count + kStatsChunk - 1) / kStatsChunk;
     chunk_kernel<<<blocks_for(chunks, 64), 64, 0, s>>>(d.x, d.xs, m, count, d.mu, d.inv_std, d.constant);
@@ -467,6 +584,9 @@ void prepare_on_device(const DeviceMemory& d, int m, cudaStream_t s) {
     window_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.xs, d.mu, d.inv_std, m, 1.0 / std::sqrt((double)m),
                                                          count, d.inv_norm, d.inv4, d.df, d.dg);
     check(cudaGetLastError(), "matrix profile window launch");
+    guard_kernel<<<blocks_for(d.guard_n_rows + d.guard_n_cols, 128), 128, 0, s>>>(
+        d.inv_norm, d.df, d.dg, count, d.excl, d.guard_n_rows, d.guard_n_cols, d.guard_rows, d.guard_cols);
+    check(cudaGetLastError(), "matrix profile guard launch");
     reverse_const_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.constant, count, d.const_scan);
     check(cudaGetLastError(), "matrix profile constant launch");
     bytes = d.scratch_bytes;
@@ -507,17 +627,21 @@ void matrix_profile(const double* x, int64_t n, int m, int64_t excl, TsExec* ex,
     const mp::KeyCodec codec = mp::make_codec(count);
     const std::vector<int64_t> seg_start = segment_starts(count, excl);
     const int n_seg = (int)seg_start.size() - 1;
-    DeviceMemory d(n, count, seg_start.size());
+    const mp::CentreSamples samples = mp::series_samples(x, n);
+    DeviceMemory d(n, count, excl, seg_start.size());
     Stream s;
     upload(d, x, seg_start, s);
 
     EventTimer timer(s);
     timer.start();
-    prepare_on_device(d, m, s);
+    prepare_on_device(d, m, samples, s);
     const u64 key_mask = ~((1ull << codec.shift) - 1ull);  // shift ≥ 10: room for the 10-bit tags
-    const Params p{d.xs, d.mu, d.df, d.dg, d.inv_norm, d.inv4, d.seg_start, d.best,
+    const Params p{d.xs, d.mu, d.df, d.dg, d.inv_norm, d.inv4, d.guard_rows, d.guard_cols, d.seg_start, d.best,
                    /*task_lo, task_hi: per launch*/ 0, 0, n_seg, count, excl, m, key_mask, codec};
     sweep_on_device(p, seg_start.back(), s, ex);
+    const int64_t tile_cols = (count - excl + mp::kGuardDiags - 1) / mp::kGuardDiags;
+    direct_tiles_kernel<<<blocks_for((int64_t)n_seg * tile_cols, 128), 128, 0, s>>>(p, tile_cols);
+    check(cudaGetLastError(), "matrix profile direct tiles launch");
     const mp::FinalizeArgs fin{d.xs, d.mu, d.inv_std, d.constant, d.next_const,
                                /*first_const: next_const[0], read on the device*/ count, count, excl, m, codec};
     const unsigned finalize_blocks = (unsigned)((count + kFinalizeThreads - 1) / kFinalizeThreads);

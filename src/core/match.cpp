@@ -3,7 +3,9 @@
 // z-normalised values, exact on offset data, ~0 for near-identical windows),
 // then every non-overlapping occurrence, best first.  The GPU path
 // (kernels/match.cu) computes the same distances with the same functions and
-// sorts them on the device; the greedy pass is shared.
+// sorts them on the device; the greedy pass is shared.  Both paths search
+// the series and the pattern rescaled each by its own power of two
+// (unit_scaled), so that no window's sums over- or underflow.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -14,9 +16,27 @@
 #include "error.h"
 #include "finite.h"
 #include "motifs.h"
+#include "mp_detail.h"
 #include "parallel.h"
 
 namespace tsm {
+
+namespace {
+
+// v·2^e, e bringing the largest |v| to [2^480, 2^481) (mp::scale_exponent):
+// z-normalised distances do not change (exactly, as every operation commutes
+// with a power of two), so v and 2^k·v give the same rows, and sums of m
+// values or squares neither overflow (±1e308) nor underflow (subnormals).
+std::vector<double> unit_scaled(const double* v, int64_t n) {
+    double top = 0;
+    for (int64_t i = 0; i < n; ++i) top = std::max(top, std::fabs(v[i]));
+    const int e = mp::scale_exponent(top);
+    std::vector<double> out(n);
+    for (int64_t i = 0; i < n; ++i) out[i] = mp::scale_pow2(v[i], e);
+    return out;
+}
+
+}  // namespace
 
 void match_profile_cpu(const double* x, int64_t n, const double* pattern, int m, TsExec* ex,
                        std::vector<double>& dist) {
@@ -79,15 +99,16 @@ extern "C" int tsm_match(const double* x, int64_t n, const double* pattern, int3
         tsm::require_finite(x, n, "series", "Remove or interpolate the missing values before searching.");
         tsm::require_finite(pattern, m, "pattern");
         const int64_t N = n - m + 1;
+        const std::vector<double> xs = tsm::unit_scaled(x, n), pat = tsm::unit_scaled(pattern, m);
         std::vector<double> ds;
         std::vector<int64_t> ps;
         if (tsm::use_gpu(ex, TS_WORK_MATCH, n, m)) {
 #ifdef TSMINE_WITH_CUDA
-            tsm::gpu::match_sorted(x, n, pattern, m, max_distance, ex, ds, ps);
+            tsm::gpu::match_sorted(xs.data(), n, pat.data(), m, max_distance, ex, ds, ps);
 #endif
         } else {
             std::vector<double> d;
-            tsm::match_profile_cpu(x, n, pattern, m, ex, d);
+            tsm::match_profile_cpu(xs.data(), n, pat.data(), m, ex, d);
             ps.reserve(N);
             for (int64_t j = 0; j < N; ++j)
                 if (std::isnan(max_distance) || d[j] <= max_distance) ps.push_back(j);

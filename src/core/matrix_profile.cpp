@@ -34,6 +34,39 @@ FinalizeArgs Prepared::finalize_args() const {
     return a;
 }
 
+namespace {
+
+// The guard's tables (mp_detail.h), from the per-window factors.
+void prepare_guard(Prepared& p, const TsExec* ex) {
+    const int64_t nr = guard_row_entries(p.count), nc = guard_col_entries(p.count, p.excl);
+    p.guard_rows.resize(nr);
+    p.guard_cols.resize(nc);
+    const double *in = p.inv_norm.data(), *df = p.df.data(), *dg = p.dg.data();
+    const int64_t per = 1024;
+    parallel_for(ex, (nr + nc + per - 1) / per, [&](int64_t b) {
+        for (int64_t e = b * per; e < std::min(nr + nc, (b + 1) * per); ++e) {
+            if (e < nr)
+                p.guard_rows[e] = guard_row_entry(in, df, dg, p.count, e);
+            else
+                p.guard_cols[e - nr] = guard_col_entry(in, df, dg, p.count, p.excl, e - nr);
+        }
+    });
+}
+
+}  // namespace
+
+CentreSamples series_samples(const double* x, int64_t n) {
+    const int64_t k = std::min(n, kCentreSamples);
+    std::vector<double> v(k);
+    for (int64_t i = 0; i < k; ++i) v[i] = x[k > 1 ? i * (n - 1) / (k - 1) : 0];
+    std::sort(v.begin(), v.end());
+    CentreSamples q;
+    q.q1 = v[(k - 1) / 8];
+    q.med = v[(k - 1) / 2];
+    q.q7 = v[7 * (k - 1) / 8];
+    return q;
+}
+
 void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p) {
     p.n = n;
     p.m = m;
@@ -45,9 +78,9 @@ void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, 
         lo = std::min(lo, x[i]);
         hi = std::max(hi, x[i]);
     }
-    const double c = midrange(lo, hi);
+    p.scale = series_scale(lo, hi, series_samples(x, n));
     p.xs.resize(n);
-    for (int64_t i = 0; i < n; ++i) p.xs[i] = x[i] - c;
+    for (int64_t i = 0; i < n; ++i) p.xs[i] = scaled_value(x[i], p.scale);
 
     p.mu.resize(count);
     p.inv_std.resize(count);
@@ -67,6 +100,7 @@ void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, 
             prepare_window(p.xs.data(), p.mu.data(), p.inv_std.data(), m, rsm, i, p.inv_norm.data(), p.inv4.data(),
                            p.df.data(), p.dg.data());
     });
+    prepare_guard(p, ex);
     p.next_const.resize(count + 1);
     p.next_const[count] = count;
     for (int64_t i = count - 1; i >= 0; --i) p.next_const[i] = p.constant[i] ? i : p.next_const[i + 1];
@@ -76,11 +110,17 @@ void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, 
 
 namespace {
 
-constexpr int64_t kCpuDiags = 64;  // diagonals per CPU task (one segment of kSegRows rows)
+constexpr int64_t kCpuDiags = kGuardDiags;  // diagonals per CPU task (one segment of kSegRows rows): one guard tile column
 
 struct Task {
     int64_t seg, k0, k1;
 };
+
+// The co-moments of the nd diagonals from k0 at row r, directly.
+inline void direct_row(const Prepared& P, int64_t r, int64_t k0, int64_t nd, double* cov) {
+    for (int64_t d = 0; d < nd; ++d)
+        cov[d] = direct_comoment(P.xs.data(), r, r + k0 + d, P.m, P.mu[r], P.mu[r + k0 + d]);
+}
 
 // One task: diagonals [k0, k1) over the rows [r0, r1) of segment seg.  Writes
 // the best key of every row r (row_keys[r − r0]) and of every column j
@@ -109,14 +149,22 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
     }
     const int64_t ncol = (r1 - r0) + nd0 - 1;
     std::fill(col_keys, col_keys + ncol, uint64_t(0));
+    double guard_err = 0;  // the guard's bound (mp_detail.h), tile by tile
+    int mode = kTileRecur;
     for (int64_t r = r0; r < r1; ++r) {
         const int64_t nd = std::min(t.k1, count - r) - t.k0;  // diagonals alive at row r
+        if (r % kGuardRows == 0) {
+            mode = guard_tile(&guard_err, r == r0, P.guard_rows[r / kGuardRows],
+                              P.guard_cols[(r + t.k0 - P.excl) / kGuardRows], m);
+            if (mode == kTileRestart) direct_row(P, r - 1, t.k0, nd, cov);  // never at r0
+        }
+        const bool direct = r > r0 && mode == kTileDirect;
         const int64_t jb = r + t.k0;
         const double dfr = df[r], dgr = dg[r], invr = inv[r];
         const uint64_t rlow = low - (uint64_t)r;
         uint64_t* __restrict ck = col_keys + (r - r0);
         uint64_t best = 0;
-        if (r > r0) {
+        if (r > r0 && !direct) {
             for (int64_t d = 0; d < nd; ++d) {
                 const int64_t j = jb + d;
                 const double c = comoment_next(cov[d], dfr, dgr, df[j], dg[j]);
@@ -128,6 +176,7 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
                 ck[d] = cc > ck[d] ? cc : ck[d];
             }
         } else {
+            if (direct) direct_row(P, r, t.k0, nd, cov);
             for (int64_t d = 0; d < nd; ++d) {
                 const int64_t j = jb + d;
                 const uint64_t core = v_core(sweep_v(cov[d], invr, inv4[j], off), codec);

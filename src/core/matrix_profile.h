@@ -32,16 +32,24 @@ namespace mp {
 struct Prepared {
     int64_t n = 0, count = 0, excl = 0;
     int m = 0;
-    std::vector<double> xs;        // x − midrange
+    SeriesScale scale;             // xs = scaled_value(x, scale)
+    std::vector<double> xs;        // (x·2^e1 − c)·2^e2 (mp_detail.h)
     std::vector<double> mu, inv_std, inv_norm, inv4, df, dg;  // per window (inv4 = inv_norm / 4)
     std::vector<uint8_t> constant;
     std::vector<int64_t> next_const;  // count + 1 entries
     int64_t first_const = 0;
+    std::vector<GuardStat> guard_rows, guard_cols;  // the recurrence's guard tables
     KeyCodec codec;
     FinalizeArgs finalize_args() const;
 };
 
 void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p);
+
+// The samples series_scale (mp_detail.h) chooses the centre by: quantiles of
+// kCentreSamples evenly spaced values (of all of them when n is smaller), each
+// an element of x.  The same on both paths (the GPU path passes them on).
+constexpr int64_t kCentreSamples = 255;
+CentreSamples series_samples(const double* x, int64_t n);
 
 }  // namespace mp
 

@@ -5,30 +5,69 @@
 // Everything here is inline and, under nvcc, __host__ __device__.
 //
 // Conventions (documented once, here):
-//  * Data: x' = x − c, c the midrange of x (removes a large offset exactly for
-//    ordinary data: x − c is exact when x and c are within a factor of 2).
-//    μ_i, σ_i from tsm::window_stats(x') (the same chunks, sliding_detail.h);
-//    constant flags from x itself; a constant window gets μ_i = x'[i], 1/σ = 0.
-//    The preparation (prepare_chunk, prepare_window) runs on the host for the
-//    CPU path and on the device for the GPU path, with the same bits.
+//  * Data: xs = (x·2^e1 − c)·2^e2, an exact power-of-two rescaling of the
+//    series centred on c (series_scale: the midrange, or the median of
+//    samples when a few values stretch the range), so that no quantity below
+//    can overflow or underflow and x and 2^k·x give the same bits (the
+//    section "units and centre" says how).
+//    μ_i, σ_i from the window statistics of xs (the same chunks,
+//    sliding_detail.h, which restart where their rounding outgrows σ);
+//    constant flags from x itself; a constant window gets μ_i = xs[i], 1/σ = 0.
+//    The preparation (series_scale, prepare_chunk, prepare_window, the guard's
+//    tables) runs on the host for the CPU path and on the device for the GPU
+//    path, with the same bits.
 //  * Co-moment of windows i and j (comoment_detail.h): computed directly at
 //    the first row of every segment of kSegRows rows of a diagonal (rows
-//    r ≡ 0 mod kSegRows), and between them with the exact recurrence.
+//    r ≡ 0 mod kSegRows), and between them with the exact recurrence, under
+//    the guard below.
 //    ρ/4 + off = fma(C · inv_norm_i, inv_norm_j / 4, off) (sweep_v; the key
 //    needs only this value), inv_norm = 1/sqrt(Σ(x'−μ)²) (0 for a constant
 //    window: such pairs get ρ = 0 in the sweep and are then fixed by the
 //    STUMPY rule, see finalize_one).
+//  * The guard.  Each step of the recurrence rounds twice, by at most
+//    u·(2|C| + 3|df||dg|) (u = 2^-53); a glitch makes those terms huge for the
+//    m + 1 rows (and, on every diagonal, columns) whose windows or recurrence
+//    terms hold it, and the rounding they leave would stay in C until the next
+//    direct start, far above the small co-moments of the windows after it.  So
+//    the sweep carries, per tile of kGuardRows rows × kGuardDiags diagonals
+//    (aligned the same way on CPU and GPU), a bound on |C̃ − C| since the
+//    diagonals' last direct co-moment, from per-window magnitudes
+//    H_i = max(N_{i−1}, N_i, |df_i|, |dg_i|) (N_i = 1/inv_norm_i bounds |C| by
+//    Cauchy–Schwarz) maximised over the tile's rows and columns (tables
+//    computed once in the preparation): 2^-45·H_r·H_c per tile of steps (5u
+//    per step with room for the rounding of the bound itself and the growth of
+//    the carried error), 2(m+4)u·H_r·H_c for a direct co-moment.  A tile
+//    whose bound would exceed τ·lo_r·lo_c (τ = kGuardTol = 2^-30, lo the
+//    smallest norm of a non-flat window of its rows or columns) restarts from
+//    direct co-moments of the row before it, or, when even that is not enough
+//    (the glitch is inside the tile), computes every row directly
+//    (guard_tile).  The decision is a function of the data alone, evaluated
+//    per tile with the same function on CPU and GPU, so both restart at the
+//    same rows and stay bit-identical.  Guarantee: every co-moment the sweep
+//    turns into a key is within τ·N_i·N_j of the co-moment of the two windows
+//    about their stored means, i.e. its ρ within τ (+2u), wherever the
+//    glitches are; the bound does not cover the recurrence's use of rounded
+//    means (a drift of |df|·u|μ| per step, independent roundings far below
+//    τ).  On ordinary data no tile comes near the bound (random walks with
+//    m ≥ 30, the ECG and respiration sets: none; m = 10: about one tile in
+//    10^5; m = 3, or data whose amplitude changes by orders of magnitude: a
+//    few per cent restart, below 0.1% compute directly), so the sweep runs as
+//    it always did.
 //  * Selection: every comparison of candidates uses a 64-bit key
 //        key(ρ, idx) = (Q(ρ) << B) | (LOW − idx),  LOW = 2^B − 1 > windows,
 //    Q(ρ) = the top 42 mantissa bits of ρ/4 + (1.5 − 2^-43) (fewer when
-//    n > 2^21: 63 − B), i.e. ρ is compared to a quantum of 4·2^-42 ≈ 9e-13
-//    (below the recurrence's own rounding noise in d: Δd² = 2m·9e-13), and
-//    among equal quantised ρ the smaller index wins (see KeyCodec).
+//    n > 2^21: 63 − B), i.e. ρ is compared to a quantum of 4·2^-42 ≈ 9e-13,
+//    and among equal quantised ρ the smaller index wins (see KeyCodec).
 //    Keys form a total order, so the maximum does not depend on the order of
 //    reduction: CPU threads, GPU warps and global atomics give the same winner.
+//    With the guard: the winner's exact ρ is within 2τ + 9e-13 of the best
+//    one, so its d² = 2m(1 − ρ) exceeds the nearest neighbour's by at most
+//    2m·(2^-29 + 2^-40) ≈ 3.7e-9·m (in practice the sweep's ρ are within
+//    1e-13 and the winner is the nearest one to ~1e-12·m in d²).
 //  * Distance: recomputed for the winning pair directly from z-normalised
-//    values, d² = Σ_t (z_i[t] − z_j[t])², in float64 — exact to rounding, also
-//    near d = 0 where sqrt(2m(1 − ρ)) would lose digits.
+//    values, d² = Σ_t (z_i[t] − z_j[t])², in float64 — exact to rounding (σ
+//    within 2^-31 relative, sliding_detail.h), also near d = 0 where
+//    sqrt(2m(1 − ρ)) would lose digits.
 //  * Constant windows (STUMPY): both constant → 0; one constant → sqrt(m).
 //    For a constant window i its neighbour is the smallest admissible constant
 //    window j if there is one, otherwise the smallest admissible window.
@@ -134,10 +173,100 @@ TSM_HD double direct_distance(const double* xs, int64_t i, int64_t j, int m, dou
     return sqrt(s);
 }
 
-// ---- preparation (host: matrix_profile.cpp; device: kernels/matrix_profile.cu)
+// ---- units and centre: an exact power-of-two rescaling (host and device) ---
+//
+// The profile works on xs = (x·2^e1 − c)·2^e2 (series_scale, scaled_value).
+// e1 brings the largest |x| to [2^kScaleTop, 2^(kScaleTop+1)), so that
+// x·2^e1 − c cannot overflow.  c, the centre, is the midrange (what removes a
+// large offset exactly: x − c is exact when x and c are within a factor 2),
+// unless a few values stretch the range: when the samples' quantiles 1/8 and
+// 7/8 (CentreSamples, from evenly spaced values) span less than 1/16 of it
+// (a glitch of 10^9 times the signal), c is the samples' median instead, so
+// that the bulk of the values stays next to c and keeps its bits (the
+// midrange would sit half a glitch away, and x − c would round the signal
+// away).  e2 brings the largest |x·2^e1 − c| to the top binade too.  Every
+// later quantity then has room on both sides: |xs| < 2^481, so sums of
+// m < 2^31 squares stay below 2^1000, and a window whose spread is above
+// 2^-990 of the largest |xs| keeps normal squares.  Multiplying by a power of
+// two commutes exactly with every operation of the profile (sums, products,
+// quotients, square roots of squared quantities, the choice of c) as long as
+// nothing over- or underflows, and subnormal differences are exact, so x and
+// 2^k·x (when exact) give the same xs, hence the same rows, bit for bit, and
+// ordinary data give the bits they gave before the rescaling.
+constexpr int kScaleTop = 480;
 
-// c = midrange of the series (lo, hi: its minimum and maximum).
+// 2^e for e in [−1022, 1023] (a normal power of two, built from its bits).
+TSM_HD double pow2(int e) {
+    const uint64_t b = (uint64_t)(e + 1023) << 52;
+#ifdef __CUDA_ARCH__
+    return __longlong_as_double((long long)b);
+#else
+    double v;
+    std::memcpy(&v, &b, sizeof v);
+    return v;
+#endif
+}
+
+// The exponent field of v (0 for zero and subnormals).
+TSM_HD int exponent_field(double v) {
+#ifdef __CUDA_ARCH__
+    const uint64_t b = (uint64_t)__double_as_longlong(v);
+#else
+    uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+#endif
+    return (int)((b >> 52) & 0x7FF);
+}
+
+// k with 2^k ≤ |v| < 2^(k+1), for finite v ≠ 0 (subnormals: ×2^64 is exact).
+TSM_HD int binary_exponent(double v) {
+    const int field = exponent_field(v);
+    return field != 0 ? field - 1023 : exponent_field(hd::mul(v, pow2(64))) - 1023 - 64;
+}
+
+// v·2^e with one rounding, for e ≥ −1022 (scaling up by more than 2^1023 goes
+// in two exact steps: the callers only do so for values below 2^(481−1023)).
+TSM_HD double scale_pow2(double v, int e) {
+    if (e > 1023) return hd::mul(hd::mul(v, pow2(1023)), pow2(e - 1023));
+    return hd::mul(v, pow2(e));
+}
+
+// e with a·2^e in [2^kScaleTop, 2^(kScaleTop+1)) for a > 0 (0 for a = 0).
+TSM_HD int scale_exponent(double a) { return a > 0 ? kScaleTop - binary_exponent(a) : 0; }
+
+// The midrange of lo and hi.
 TSM_HD double midrange(double lo, double hi) { return hd::add(hd::mul(0.5, lo), hd::mul(0.5, hi)); }
+
+// Quantiles 1/8, 1/2 and 7/8 of evenly spaced values of a series (mp::series_samples).
+struct CentreSamples {
+    double q1 = 0, med = 0, q7 = 0;
+};
+
+// The rescaling of a series whose minimum and maximum are lo and hi.
+struct SeriesScale {
+    int e1 = 0;      // x·2^e1: the largest |x| in the top binade
+    double c = 0;    // the centre of x·2^e1
+    int e2 = 0;      // (x·2^e1 − c)·2^e2: the largest deviation in the top binade
+};
+
+TSM_HD SeriesScale series_scale(double lo, double hi, const CentreSamples& q) {
+    SeriesScale s;
+    s.e1 = scale_exponent(fmax(fabs(lo), fabs(hi)));
+    const double lo1 = scale_pow2(lo, s.e1), hi1 = scale_pow2(hi, s.e1);
+    const double bulk = hd::sub(scale_pow2(q.q7, s.e1), scale_pow2(q.q1, s.e1));
+    const bool stretched = bulk < hd::mul(hd::sub(hi1, lo1), 0.0625);
+    s.c = stretched ? hd::add(scale_pow2(q.med, s.e1), 0.0) : midrange(lo1, hi1);  // (+0 for −0)
+    // rounding is monotone: the largest |x·2^e1 − c| is at the minimum or the maximum
+    s.e2 = scale_exponent(fmax(hd::sub(hi1, s.c), hd::sub(s.c, lo1)));
+    return s;
+}
+
+// xs of one value: (x·2^e1 − c)·2^e2.
+TSM_HD double scaled_value(double x, const SeriesScale& s) {
+    return scale_pow2(hd::sub(scale_pow2(x, s.e1), s.c), s.e2);
+}
+
+// ---- preparation (host: matrix_profile.cpp; device: kernels/matrix_profile.cu)
 
 // Windows [i0, i1) of one stats chunk (i0 a multiple of kStatsChunk): μ and
 // 1/σ of x' = x − c, constant flags of x, and the constant override.
@@ -164,6 +293,91 @@ TSM_HD void prepare_window(const double* xs, const double* mu, const double* inv
         return;
     }
     recurrence_terms(xs, mu, m, i, &df[i], &dg[i]);
+}
+
+// ---- the recurrence's guard (host and device; the header says why) ---------
+
+constexpr int64_t kGuardRows = 32;   // rows per tile (tiles are aligned: kSegRows is a multiple)
+constexpr int64_t kGuardDiags = 64;  // diagonals per tile: [excl + 64t, excl + 64t + 64)
+constexpr int64_t kGuardCols = kGuardRows + kGuardDiags - 1;  // the columns one tile touches
+constexpr double kGuardTol = 0x1p-30;                         // τ
+static_assert(kSegRows % kGuardRows == 0, "tiles must not straddle segments");
+
+enum TileMode : int { kTileRecur = 0, kTileRestart = 1, kTileDirect = 2 };
+
+// The statistics of a range of windows the guard needs: the largest step
+// magnitude H and the smallest norm N of a non-flat window (+inf when none).
+struct GuardStat {
+    double h;
+    double lo;
+};
+
+// N_i = sqrt(Σ(x' − μ_i)²) = 1/inv_norm_i (0 for a flat window).
+TSM_HD double window_norm(double inv_norm) { return inv_norm > 0 ? hd::div(1.0, inv_norm) : 0.0; }
+
+// H_i = max(N_{i−1}, N_i, |df_i|, |dg_i|) (window 0: N_0): bounds every
+// magnitude in the recurrence's step at row or column i.
+TSM_HD double step_magnitude(const double* inv_norm, const double* df, const double* dg, int64_t i) {
+    const double h = fmax(window_norm(inv_norm[i]), fmax(fabs(df[i]), fabs(dg[i])));
+    return i > 0 ? fmax(h, window_norm(inv_norm[i - 1])) : h;
+}
+
+// GuardStat of the windows [a, b) ∩ [0, count).
+TSM_HD GuardStat guard_range(const double* inv_norm, const double* df, const double* dg, int64_t count, int64_t a,
+                             int64_t b) {
+    GuardStat g{0.0, INFINITY};
+    for (int64_t i = a < 0 ? 0 : a; i < b && i < count; ++i) {
+        g.h = fmax(g.h, step_magnitude(inv_norm, df, dg, i));
+        if (inv_norm[i] > 0) g.lo = fmin(g.lo, window_norm(inv_norm[i]));
+    }
+    return g;
+}
+
+// The tables, with room for every tile a CPU task or a GPU lane asks about:
+// rows[β] over the rows [32β, 32β + 32), cols[q] over the columns
+// [excl + 32q, excl + 32q + kGuardCols) (the tile of rows from 32β and
+// diagonals from excl + 64t reads rows[β] and cols[β + 2t]).
+TSM_HD int64_t guard_row_entries(int64_t count) { return count / kGuardRows + 3; }
+TSM_HD int64_t guard_col_entries(int64_t count, int64_t excl) { return (count - excl + 1024) / kGuardRows + 3; }
+TSM_HD GuardStat guard_row_entry(const double* inv_norm, const double* df, const double* dg, int64_t count,
+                                 int64_t beta) {
+    return guard_range(inv_norm, df, dg, count, beta * kGuardRows, (beta + 1) * kGuardRows);
+}
+TSM_HD GuardStat guard_col_entry(const double* inv_norm, const double* df, const double* dg, int64_t count,
+                                 int64_t excl, int64_t q) {
+    const int64_t j0 = excl + q * kGuardRows;
+    return guard_range(inv_norm, df, dg, count, j0, j0 + kGuardCols);
+}
+
+// The mode of one tile and the error bound it leaves in *err (the bound on
+// |C̃ − C| carried along the tile's diagonals since their last direct row,
+// ignored for a segment's first tile, which starts with a direct row).
+//   own = 2^-45·h_r·h_c bounds the roundings of ≤ 32 steps of the tile,
+//   dir = 2(m+4)u·h_r·h_c bounds one direct co-moment of its rows or of the
+//         row before it (N_{r−1} ≤ H_r, and the same for the columns),
+//   lim = τ·lo_r·lo_c is what every pair of the tile allows.
+// kTileRecur when err + own ≤ lim (the recurrence goes on); else
+// kTileRestart when dir + own ≤ lim (the co-moments of the row before the
+// tile are recomputed directly, and the recurrence goes on from them); else
+// kTileDirect (every row of the tile directly; the next tile goes on from the
+// last one).
+TSM_HD int guard_tile(double* err, bool first, const GuardStat& rows, const GuardStat& cols, int m) {
+    const double hh = hd::mul(rows.h, cols.h);
+    const double own = hd::mul(0x1p-45, hh);
+    const double dir = hd::mul(hd::mul(0x1p-52, hd::add((double)m, 4.0)), hh);
+    const double lim = hd::mul(kGuardTol, hd::mul(rows.lo, cols.lo));
+    const double cont = hd::add(*err, own);
+    if (!first && cont <= lim) {
+        *err = cont;
+        return kTileRecur;
+    }
+    const double restart = hd::add(dir, own);
+    if (restart <= lim) {
+        *err = restart;
+        return first ? kTileRecur : kTileRestart;
+    }
+    *err = dir;
+    return kTileDirect;
 }
 
 // What the sweep leaves for window p (best key, 0 = no candidate), turned into

@@ -14,7 +14,22 @@
 //   * a window is constant when its values are all exactly equal (tracked by
 //     the last index t with x[t] ≠ x[t+1]); its mean is x[i], its σ is 0;
 //   * a window that is not constant but whose σ vanished in rounding is
-//     recomputed directly (and the slide continues from there).
+//     recomputed directly (and the slide continues from there);
+//   * so is a window where the slide's rounding may have outgrown what its
+//     own statistics allow (StatsGuard): the slide carries a bound on the
+//     errors of μ and M2 since the last exact start (first order in the unit
+//     roundoff u, with a factor 2 of margin for the rest), and restarts when
+//     the bound on M2 exceeds τ·M2 or the bound on μ exceeds τ_μ·σ + 4u·|μ|,
+//     with τ = 2^-30 + 4(m+4)u and τ_μ = 2^-26 + 4(m+4)u (the (m+4)u terms:
+//     what a direct start itself may leave, so that a restart always meets
+//     the bound).  A glitch of 10^9 or 10^15 times the signal leaves rounding
+//     of its own size in the slide as it passes; the guard restarts at the
+//     first window without it.  So every window's σ is within 2^-31 relative
+//     of the exact σ of its values, and μ within 2^-26·σ (μ enters distances
+//     only squared).  On ordinary data the bound stays below τ, except at a
+//     window whose spread is far below that of the windows the slide came
+//     through (with m = 3, about one window in 100), which the restart makes
+//     exact.
 // A thread (host task or device thread) per chunk gives the same result
 // whatever the parallel schedule.
 #pragma once
@@ -62,6 +77,37 @@ TSM_HD void constant_chunk(const double* x, int m, int64_t i0, int64_t i1, uint8
     }
 }
 
+// The slide's error bounds since the last exact start (sliding_detail.h's
+// header): on μ (relative to ref) and on M2 = Σ(x − μ)².
+struct StatsGuard {
+    double emu = 0, em2 = 0;
+    // what a direct start (stats_restart) may leave: 2u(|μ| + m·σ) and 2(m+4)u·M2
+    TSM_HD void restart(double mu, double sd, double m2, double md) {
+        constexpr double u = 0x1p-53;
+        emu = hd::mul(2 * u, hd::add(fabs(mu), hd::mul(md, sd)));
+        em2 = hd::mul(hd::mul(2 * u, hd::add(md, 4.0)), m2);
+    }
+    // one slide step: Δ = x_in − x_out, P = ((x_in − μ') + x_out) − μ with
+    // a = x_in − μ', b = a + x_out; the new μ' and M2' (all as computed)
+    TSM_HD void step(double delta, double a, double b, double p, double mu_new, double m2_new, double md) {
+        constexpr double u2 = 0x1p-52;  // 2u: first-order bound with a factor 2 of margin
+        const double ad = fabs(delta);
+        const double emu_new = hd::add(emu, hd::mul(u2, hd::add(fabs(mu_new), hd::div(hd::mul(2.0, ad), md))));
+        const double ep = hd::add(hd::mul(u2, hd::add(hd::add(fabs(a), fabs(b)), hd::mul(3.0, fabs(p)))),
+                                  hd::add(emu, emu_new));
+        em2 = hd::add(hd::add(em2, hd::mul(u2, fabs(m2_new))), hd::mul(ad, ep));
+        emu = emu_new;
+    }
+    // whether the bounds exceed what the window's own statistics allow
+    TSM_HD bool drifted(double mu, double sd, double m2, double md) const {
+        constexpr double u = 0x1p-53;
+        const double direct = hd::mul(4 * u, hd::add(md, 4.0));
+        const double lim_m2 = hd::mul(hd::add(0x1p-30, direct), m2);
+        const double lim_mu = hd::add(hd::mul(hd::add(0x1p-26, direct), sd), hd::mul(4 * u, fabs(mu)));
+        return em2 > lim_m2 || emu > lim_mu;
+    }
+};
+
 // Mean, σ and the constant flag of windows [i0, i1) of x (one chunk:
 // i1 − i0 ≤ kStatsChunk, i0 a multiple of kStatsChunk), handed to
 // emit(i, mean, sd, constant) window by window.
@@ -75,14 +121,19 @@ TSM_HD void window_stats_chunk_emit(const double* x, int m, int64_t i0, int64_t 
     double mu, s0;
     stats_restart(x, i0, m, ref, mu, s0);
     double m2 = hd::mul(hd::mul(s0, s0), md);
+    StatsGuard guard;
+    guard.restart(mu, s0, m2, md);
     int64_t brk = -1;
     for (int64_t t = i0; t + 1 < i0 + m; ++t)
         if (x[t] != x[t + 1]) brk = t;
     for (int64_t i = i0; i < i1; ++i) {
         if (i > i0) {
             const double xin = hd::sub(x[i + m - 1], ref), xout = hd::sub(x[i - 1], ref);
-            const double mu_new = hd::add(mu, hd::div(hd::sub(xin, xout), md));
-            m2 = hd::add(m2, hd::mul(hd::sub(xin, xout), hd::sub(hd::add(hd::sub(xin, mu_new), xout), mu)));
+            const double delta = hd::sub(xin, xout);
+            const double mu_new = hd::add(mu, hd::div(delta, md));
+            const double a = hd::sub(xin, mu_new), b = hd::add(a, xout), p = hd::sub(b, mu);
+            m2 = hd::add(m2, hd::mul(delta, p));
+            guard.step(delta, a, b, p, mu_new, m2, md);
             mu = mu_new;
             if (m2 < 0) m2 = 0;
             const int64_t t = i + m - 2;
@@ -91,10 +142,11 @@ TSM_HD void window_stats_chunk_emit(const double* x, int m, int64_t i0, int64_t 
         const bool cst = brk < i;
         double mv = cst ? x[i] : hd::add(ref, mu);
         double s = cst ? 0.0 : hd::sqrt(hd::div(m2, md));
-        if (!cst && !(s > 0)) {  // not constant, but the spread vanished in rounding: directly
+        if (!cst && (!(s > 0) || guard.drifted(mu, s, m2, md))) {  // directly (the header says when)
             stats_restart(x, i, m, ref, mu, s0);
             s = s0;
             m2 = hd::mul(hd::mul(s, s), md);
+            guard.restart(mu, s, m2, md);
             mv = hd::add(ref, mu);
         }
         emit(i, mv, s, cst);
