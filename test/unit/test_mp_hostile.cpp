@@ -1,0 +1,332 @@
+// Matrix profile and ts_match on hostile inputs (issue #15): a glitch spike,
+// any power-of-two scale, ±1e308 and subnormal values, a large offset.  The
+// oracle is a brute-force scan in long double: every window z-normalised
+// directly (relative to its first value, two-pass mean), the distance of
+// every admissible pair, the minimum.  GPU = CPU bit for bit on all of them.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "api_matrix_profile.h"
+#include "api_motifs.h"
+#include "check.h"
+
+namespace {
+
+using ld = long double;
+
+// The z-normalised windows of x (empty: a constant window).
+struct ZWindows {
+    int m = 0;
+    std::vector<std::vector<ld>> z;
+
+    ZWindows(const std::vector<double>& x, int m_) : m(m_), z(x.size() - m_ + 1) {
+        for (size_t i = 0; i < z.size(); ++i) {
+            bool constant = true;
+            for (int t = 1; t < m; ++t) constant &= x[i + t] == x[i];
+            if (constant) continue;
+            const ld ref = x[i];
+            ld s = 0;
+            for (int t = 0; t < m; ++t) s += (ld)x[i + t] - ref;
+            ld mu = s / m, c = 0;
+            for (int t = 0; t < m; ++t) c += (ld)x[i + t] - ref - mu;
+            mu += c / m;
+            ld q = 0;
+            for (int t = 0; t < m; ++t) q += ((ld)x[i + t] - ref - mu) * ((ld)x[i + t] - ref - mu);
+            const ld sd = std::sqrt(q / m);
+            z[i].resize(m);
+            for (int t = 0; t < m; ++t) z[i][t] = ((ld)x[i + t] - ref - mu) / sd;
+        }
+    }
+    // the distance of windows i and j (STUMPY's rule for constant windows)
+    ld d(size_t i, size_t j) const {
+        if (z[i].empty() || z[j].empty()) return z[i].empty() && z[j].empty() ? 0 : std::sqrt((ld)m);
+        ld s = 0;
+        for (int t = 0; t < m; ++t) s += (z[i][t] - z[j][t]) * (z[i][t] - z[j][t]);
+        return std::sqrt(s);
+    }
+    // the nearest admissible neighbour's distance of window i (+inf when none)
+    ld nearest(int64_t i, int64_t excl) const {
+        ld best = INFINITY;
+        for (int64_t j = 0; j < (int64_t)z.size(); ++j)
+            if (std::llabs(j - i) >= excl) best = std::min(best, d(i, j));
+        return best;
+    }
+};
+
+struct Profile {
+    std::vector<double> dist;
+    std::vector<int64_t> index;
+    bool operator==(const Profile& o) const {
+        return index == o.index && dist.size() == o.dist.size() &&
+               std::memcmp(dist.data(), o.dist.data(), dist.size() * sizeof(double)) == 0;
+    }
+};
+
+Profile profile(const std::vector<double>& x, int m, int64_t excl, TsExec ex) {
+    TsProfile p;
+    TsStatus st;
+    tsm_matrix_profile(x.data(), x.size(), m, excl, &ex, &p, &st);
+    CHECK_OK(st);
+    Profile r;
+    if (st.code == TS_OK) {
+        r.dist.assign(p.dist, p.dist + p.count);
+        r.index.assign(p.index, p.index + p.count);
+    }
+    return r;
+}
+
+int64_t stumpy_excl(int m) { return (m + 3) / 4 + 1; }
+
+// Windows `which` (all when empty) against the oracle: a finite distance within
+// rel of the nearest one's (or 1e-14·m near 0, where the z-values' own rounding
+// decides: windows that repeat exactly come out at ~1e-15), and a neighbour at
+// that distance.  Returns how many fail.
+int against_oracle(const std::vector<double>& x, int m, int64_t excl, const Profile& got, double rel,
+                   const char* what, std::vector<int64_t> which = {}) {
+    const ZWindows o(x, m);
+    if (which.empty())
+        for (int64_t i = 0; i < (int64_t)got.dist.size(); ++i) which.push_back(i);
+    int bad = 0;
+    for (int64_t i : which) {
+        const double want = (double)o.nearest(i, excl), tol = rel * want + 1e-14 * m;
+        const int64_t j = got.index[i];
+        const bool ok = std::isfinite(got.dist[i]) && std::fabs(got.dist[i] - want) <= tol && j >= 0 &&
+                        std::llabs(j - i) >= excl && std::fabs((double)o.d(i, j) - want) <= tol;
+        if (!ok && ++bad <= 5)
+            std::printf("    %s: window %lld: %.17g @ %lld, oracle %.17g (pair's own %.17g)\n", what, (long long)i,
+                        got.dist[i], (long long)j, want, j >= 0 ? (double)o.d(i, j) : NAN);
+    }
+    return bad;
+}
+
+// The issue's signal: sin(0.3 i) + 0.1 sin(1.7 i), i = 1 .. n.
+std::vector<double> signal(int n) {
+    std::vector<double> x(n);
+    for (int i = 1; i <= n; ++i) x[i - 1] = std::sin(i * 0.3) + 0.1 * std::sin(i * 1.7);
+    return x;
+}
+
+// 2^k·v, checked exact (every value comes back).
+std::vector<double> times_pow2(const std::vector<double>& v, int k) {
+    std::vector<double> out(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+        out[i] = std::ldexp(v[i], k);
+        CHECK(std::ldexp(out[i], -k) == v[i]);
+    }
+    return out;
+}
+
+std::vector<double> with_spikes(std::vector<double> x, const std::vector<std::pair<int, double>>& spikes) {
+    for (auto& s : spikes) x[s.first] = s.second;
+    return x;
+}
+
+// A long random walk with glitches in several segments and stats chunks, and
+// a stretch whose amplitude drops by 10^6 (the recurrence's error from before
+// would dwarf its co-moments).
+std::vector<double> glitchy_walk() {
+    auto x = tsmt::random_walk(2 * 8192 + 2000, 1515);
+    x = with_spikes(x, {{3000, 1e12}, {9001, -1e15}, {17000, 1e9}, {17003, 3e9}});
+    for (int i = 12000; i < 12600; ++i) x[i] = x[12000] + 1e-6 * (x[i] - x[12000]);
+    return x;
+}
+
+// The windows checked on glitchy_walk: around each glitch and the quiet
+// stretch, and evenly spaced ones.
+std::vector<int64_t> glitchy_windows(int64_t count, int m) {
+    std::vector<int64_t> w;
+    for (int64_t c : {3000, 9001, 12000, 12600, 17000})
+        for (int64_t i = c - m - 3; i <= c + 4; i += 3) w.push_back(i);
+    for (int64_t i = 17; i < count; i += 397) w.push_back(i);
+    return w;
+}
+
+}  // namespace
+
+TEST(mp_glitch_leaves_other_windows_exact) {
+    // the issue's repro: n = 400, m = 10, one value at position 300 replaced
+    const auto x = signal(400);
+    const Profile clean = profile(x, 10, stumpy_excl(10), tsmt::cpu_exec());
+    CHECK_NEAR(clean.dist[49], 0.13456211615479, 1e-13);
+    CHECK_NEAR(clean.dist[99], 0.11488651275325, 1e-13);
+    for (double s : {1e9, 1e15, -1e15, 1e20, 1e100, 1e300}) {
+        const auto y = with_spikes(x, {{299, s}});
+        const Profile got = profile(y, 10, stumpy_excl(10), tsmt::cpu_exec());
+        CHECK_EQ(against_oracle(y, 10, stumpy_excl(10), got, 1e-9, "spike"), 0);
+        for (int64_t i : {49, 99, 149, 199}) {  // positions 50, 100, 150, 200
+            CHECK_NEAR(got.dist[i], clean.dist[i], 1e-9 * clean.dist[i]);
+            CHECK_EQ(got.index[i], clean.index[i]);
+        }
+    }
+}
+
+TEST(mp_glitch_on_a_random_walk_changes_no_far_neighbour) {
+    const auto x = tsmt::random_walk(3000, 1501);
+    const int m = 20;
+    const int64_t excl = stumpy_excl(m), spike = 1500;
+    const Profile clean = profile(x, m, excl, tsmt::cpu_exec());
+    for (double s : {1e9, 1e15}) {
+        const auto y = with_spikes(x, {{spike, s * 40}});
+        const Profile got = profile(y, m, excl, tsmt::cpu_exec());
+        CHECK_EQ(against_oracle(y, m, excl, got, 1e-9, "walk with a spike"), 0);
+        // the windows that hold no spike and whose neighbours (clean, and now) hold none keep theirs
+        int far = 0, moved = 0;
+        for (int64_t i = 0; i < (int64_t)got.dist.size(); ++i) {
+            const auto holds = [&](int64_t w) { return w <= spike && spike < w + m; };
+            if (holds(i) || holds(clean.index[i]) || holds(got.index[i])) continue;
+            ++far;
+            if (got.index[i] != clean.index[i] && ++moved <= 3)
+                std::printf("    window %lld: %.17g @ %lld, clean %.17g @ %lld\n", (long long)i, got.dist[i],
+                            (long long)got.index[i], clean.dist[i], (long long)clean.index[i]);
+        }
+        CHECK(far > 2800);
+        CHECK_EQ(moved, 0);
+    }
+}
+
+TEST(mp_glitches_across_segments_match_the_oracle) {
+    const auto x = glitchy_walk();
+    const int m = 16;
+    const Profile got = profile(x, m, stumpy_excl(m), tsmt::cpu_exec(2));
+    CHECK_EQ(against_oracle(x, m, stumpy_excl(m), got, 1e-9, "glitchy walk",
+                            glitchy_windows(got.dist.size(), m)),
+             0);
+    CHECK(got == profile(x, m, stumpy_excl(m), tsmt::cpu_exec(1)));
+}
+
+TEST(mp_power_of_two_scales_give_identical_rows) {
+    // property: random series, offsets and scales 2^k, k in [−1000, 1000]
+    std::mt19937_64 rng(2015);
+    std::uniform_int_distribution<int> scale(-1000, 1000), pick(0, 2);
+    for (int trial = 0; trial < 24; ++trial) {
+        const double offset = std::vector<double>{0.0, 1e3, 1e9}[pick(rng)];
+        auto base = trial % 2 ? tsmt::random_walk(600, 3000 + trial) : signal(600);
+        for (auto& v : base) v = offset + v;
+        const int m = 8 + 8 * pick(rng), k = scale(rng);
+        const Profile want = profile(base, m, stumpy_excl(m), tsmt::cpu_exec());
+        const Profile got = profile(times_pow2(base, k), m, stumpy_excl(m), tsmt::cpu_exec());
+        if (!(got == want)) std::printf("    trial %d: offset %g, m = %d, 2^%d differs\n", trial, offset, m, k);
+        CHECK(got == want);
+    }
+    const auto x = signal(500);
+    CHECK_EQ(against_oracle(times_pow2(x, -1000), 10, 4, profile(times_pow2(x, -1000), 10, 4, tsmt::cpu_exec()),
+                            1e-9, "2^-1000"),
+             0);
+}
+
+TEST(mp_extreme_magnitudes_are_finite_and_exact) {
+    // ±1e308: the oracle; values spanning the whole range
+    auto big = signal(500);
+    for (auto& v : big) v *= 1.6e308;
+    const Profile b = profile(big, 10, 4, tsmt::cpu_exec());
+    CHECK_EQ(against_oracle(big, 10, 4, b, 1e-9, "1.6e308 sine"), 0);
+    auto alternating = signal(500);
+    for (size_t i = 0; i < alternating.size(); ++i) alternating[i] = (i % 2 ? 1e308 : -1e308) + alternating[i] * 5e307;
+    CHECK_EQ(against_oracle(alternating, 10, 4, profile(alternating, 10, 4, tsmt::cpu_exec()), 1e-9, "±1e308"), 0);
+    // subnormal values: integers times 2^-1074 give the integers' rows
+    auto ints = tsmt::random_walk(700, 77);
+    for (auto& v : ints) v = std::round(v * 1000);
+    const Profile want = profile(ints, 12, 4, tsmt::cpu_exec());
+    CHECK(profile(times_pow2(ints, -1074), 12, 4, tsmt::cpu_exec()) == want);
+    CHECK_EQ(against_oracle(times_pow2(ints, -1074), 12, 4, want, 1e-9, "subnormal"), 0);
+}
+
+TEST(mp_large_offset_matches_the_oracle) {
+    // 1e9 + a·signal, 40,000 points, m = 100: evenly spaced windows and the anomaly
+    auto s = signal(40000);
+    s[1999] += 0.8;
+    for (double a : {1e-6, 1e-3}) {
+        std::vector<double> x(s.size());
+        for (size_t i = 0; i < s.size(); ++i) x[i] = 1e9 + a * s[i];
+        const Profile got = profile(x, 100, 100, tsmt::cpu_exec());
+        std::vector<int64_t> which = {1900, 1944, 1945, 1950, 2000};
+        for (int64_t i = 5; i < (int64_t)got.dist.size(); i += 1601) which.push_back(i);
+        CHECK_EQ(against_oracle(x, 100, 100, got, 1e-9, a < 1e-4 ? "1e9 + 1e-6 signal" : "1e9 + 1e-3 signal", which),
+                 0);
+    }
+}
+
+// ---- ts_match ------------------------------------------------------------------
+
+namespace {
+
+struct Matches {
+    std::vector<int64_t> pos;
+    std::vector<double> dist;
+    bool operator==(const Matches& o) const {
+        return pos == o.pos && dist.size() == o.dist.size() &&
+               std::memcmp(dist.data(), o.dist.data(), dist.size() * sizeof(double)) == 0;
+    }
+};
+
+Matches match(const std::vector<double>& x, const std::vector<double>& p, TsExec ex) {
+    TsMatches r;
+    TsStatus st;
+    tsm_match(x.data(), x.size(), p.data(), p.size(), NAN, -1, p.size(), &ex, &r, &st);
+    CHECK_OK(st);
+    Matches out;
+    if (st.code == TS_OK) {
+        out.pos.assign(r.pos, r.pos + r.count);
+        out.dist.assign(r.dist, r.dist + r.count);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST(match_extreme_magnitudes_and_scales) {
+    // ts_match(ARRAY[1..8], '{1e308,-1e308,1e308}'): z = (1, −2, 1)/√2 against
+    // the ramps (−1, 0, 1)·√(3/2), ρ = 0, so every distance is √6 (not the flat 1.732)
+    const Matches r = match({1, 2, 3, 4, 5, 6, 7, 8}, {1e308, -1e308, 1e308}, tsmt::cpu_exec());
+    CHECK_EQ(r.pos.size(), 2u);
+    for (double d : r.dist) CHECK_NEAR(d, std::sqrt(6.0), 1e-12);
+    // series and pattern scaled apart by powers of two give the same rows
+    auto x = tsmt::random_walk(3000, 15);
+    for (auto& v : x) v = std::ldexp(std::round(std::ldexp(v, 20)), -20);  // bits down to 2^-20: 2^k·x exact for k ≥ −1054
+    std::vector<double> p(x.begin() + 700, x.begin() + 764);
+    const Matches want = match(x, p, tsmt::cpu_exec());
+    CHECK_EQ(want.pos[0], 700);
+    CHECK_EQ(want.dist[0], 0.0);
+    for (int kx : {-1054, -600, 0, 700, 1000})
+        for (int kp : {-1054, -3, 950}) CHECK(match(times_pow2(x, kx), times_pow2(p, kp), tsmt::cpu_exec()) == want);
+}
+
+// ---- GPU = CPU, bit for bit ---------------------------------------------------------
+
+namespace {
+void gpu_equals_cpu(const std::vector<double>& x, int m, int64_t excl, const char* what) {
+    const Profile c = profile(x, m, excl, tsmt::cpu_exec()), g = profile(x, m, excl, tsmt::gpu_exec());
+    if (!(c == g)) std::printf("    %s (m = %d): GPU and CPU differ\n", what, m);
+    CHECK(c == g);
+}
+}  // namespace
+
+GPU_TEST(mp_gpu_equals_cpu_on_hostile_inputs) {
+    for (double s : {1e9, 1e15, 1e300}) gpu_equals_cpu(with_spikes(signal(400), {{299, s}}), 10, 4, "spike");
+    const auto w = glitchy_walk();
+    for (int m : {3, 16, 100}) gpu_equals_cpu(w, m, stumpy_excl(m), "glitchy walk");
+    gpu_equals_cpu(tsmt::random_walk(20000, 5), 3, 2, "random walk m = 3 (restarts)");
+    auto big = signal(5000);
+    for (auto& v : big) v *= 1.6e308;
+    gpu_equals_cpu(big, 10, 4, "1.6e308");
+    gpu_equals_cpu(times_pow2(signal(5000), -1060), 10, 4, "subnormal");
+    auto s = signal(40000);
+    for (auto& v : s) v = 1e9 + 1e-6 * v;
+    gpu_equals_cpu(s, 100, 100, "1e9 + 1e-6 signal");
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
+
+GPU_TEST(match_gpu_equals_cpu_on_extreme_magnitudes) {
+    auto x = tsmt::random_walk(5000, 16);
+    for (auto& v : x) v = std::ldexp(std::round(std::ldexp(v, 20)), -20);
+    std::vector<double> p(x.begin() + 100, x.begin() + 164);
+    for (int k : {-1054, 0, 1000}) {
+        const auto xs = times_pow2(x, k);
+        CHECK(match(xs, p, tsmt::cpu_exec()) == match(xs, p, tsmt::gpu_exec()));
+    }
+    CHECK(match({1, 2, 3, 4, 5, 6, 7, 8}, {1e308, -1e308, 1e308}, tsmt::gpu_exec()) ==
+          match({1, 2, 3, 4, 5, 6, 7, 8}, {1e308, -1e308, 1e308}, tsmt::cpu_exec()));
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
