@@ -124,6 +124,9 @@ extern void tsm_form_series(FunctionCallInfo fcinfo, bool query, bool timed, Tsm
 /* A (time, value) query read like tsm_series_from_query, with its times. */
 extern void tsm_timed_series_from_query(text *sql, const char *argname, Oid time_type, TsmSeries *out,
 										TsmTimes *times);
+/* A query of (value) or (time, value) rows, times of any type a time may have
+ * (times->key NULL without them). */
+extern void tsm_series_maybe_timed_from_query(text *sql, const char *argname, TsmSeries *out, TsmTimes *times);
 
 /* ---- times (times.c) ---- */
 /* ERROR 42804 unless type is one a time may have; what names it. */
@@ -132,13 +135,16 @@ extern void tsm_time_type_check(Oid type, const char *what);
  * strictly increasing (ERROR naming the position otherwise); copied. */
 extern void tsm_times_from_array(ArrayType *arr, int64 n_values, const char *argname, TsmTimes *out);
 /* The query form: begin (memory of the current context), then at the
- * query's start check its columns (two, the first of type `declared`), then
+ * query's start check its columns (two, the first of type `declared`, or of
+ * any type a time may have when InvalidOid), then
  * one push per row (ERROR on NULL or a time not after the last). */
 extern void tsm_times_query_begin(TsmTimes *t);
 extern void tsm_times_query_start(TsmTimes *t, Oid declared, TupleDesc desc, const char *argname);
 extern void tsm_times_query_push(TsmTimes *t, Datum d, bool isnull, const char *argname);
 /* The time of the value at 0-based position pos0, as a Datum of t->type. */
 extern Datum tsm_time_at(const TsmTimes *t, int64 pos0);
+/* The time at pos0 as its type prints it (labels, messages). */
+extern char *tsm_time_text(const TsmTimes *t, int64 pos0);
 /* An array of the times at pos0[0..count) (pos0 NULL: positions 0..count-1;
  * NULL elements where pos0[i] < 0). */
 extern Datum tsm_times_array(const TsmTimes *t, const int64 *pos0, int64 count);

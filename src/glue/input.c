@@ -91,7 +91,8 @@ typedef struct SeriesReceiver
 	Oid			type;
 	const char *argname;
 	TsmTimes   *times;			/* the timed query form: (time, value) rows; else NULL */
-	Oid			time_type;		/* the type its times must have */
+	Oid			time_type;		/* the type its times must have (InvalidOid: any) */
+	bool		times_optional; /* one column (no times) will do too */
 	int			value_attno;	/* the value column: 1, or 2 after the time */
 } SeriesReceiver;
 
@@ -101,6 +102,14 @@ receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 	SeriesReceiver *r = (SeriesReceiver *) self;
 	Oid			t;
 
+	if (r->times && r->times_optional && typeinfo->natts == 1)
+		r->times = NULL;		/* the values alone */
+	else if (r->times && r->times_optional && typeinfo->natts != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the query in %s must return one column (the values) or two (times and values), not %d",
+						r->argname, typeinfo->natts),
+				 errhint("For example: 'SELECT v FROM readings ORDER BY ts' or 'SELECT ts, v FROM readings ORDER BY ts'.")));
 	if (r->times)
 		tsm_times_query_start(r->times, r->time_type, typeinfo, r->argname);
 	else if (typeinfo->natts != 1)
@@ -252,9 +261,11 @@ tsm_spi_run_read_only(const char *query, const char *argname, DestReceiver *dest
 }
 
 /* The query form: one numeric column, or (times not NULL) (time, value)
- * rows whose times are read into *times, of type time_type. */
+ * rows whose times are read into *times, of type time_type (InvalidOid: any
+ * a time may have); with times_optional, one column will do too. */
 static void
-series_from_query(text *sql, const char *argname, TsmTimes *times, Oid time_type, TsmSeries *out)
+series_from_query(text *sql, const char *argname, TsmTimes *times, Oid time_type, bool times_optional,
+				  TsmSeries *out)
 {
 	char	   *query = text_to_cstring(sql);
 	SeriesBuffer *buf = palloc0(sizeof(SeriesBuffer));
@@ -275,6 +286,7 @@ series_from_query(text *sql, const char *argname, TsmTimes *times, Oid time_type
 	rcv.argname = argname;
 	rcv.times = times;
 	rcv.time_type = time_type;
+	rcv.times_optional = times_optional;
 	if (times)
 		tsm_times_query_begin(times);	/* its keys live in this context too */
 
@@ -296,13 +308,19 @@ series_from_query(text *sql, const char *argname, TsmTimes *times, Oid time_type
 void
 tsm_series_from_query(text *sql, const char *argname, TsmSeries *out)
 {
-	series_from_query(sql, argname, NULL, InvalidOid, out);
+	series_from_query(sql, argname, NULL, InvalidOid, false, out);
 }
 
 void
 tsm_timed_series_from_query(text *sql, const char *argname, Oid time_type, TsmSeries *out, TsmTimes *times)
 {
-	series_from_query(sql, argname, times, time_type, out);
+	series_from_query(sql, argname, times, time_type, false, out);
+}
+
+void
+tsm_series_maybe_timed_from_query(text *sql, const char *argname, TsmSeries *out, TsmTimes *times)
+{
+	series_from_query(sql, argname, times, InvalidOid, true, out);
 }
 
 void

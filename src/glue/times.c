@@ -53,6 +53,12 @@ time_text(int64 key, Oid type)
 	return OidOutputFunctionCall(out, d);
 }
 
+char *
+tsm_time_text(const TsmTimes *t, int64 pos0)
+{
+	return time_text(t->key[pos0], t->type);
+}
+
 void
 tsm_time_type_check(Oid type, const char *what)
 {
@@ -169,7 +175,7 @@ tsm_times_query_start(TsmTimes *t, Oid declared, TupleDesc desc, const char *arg
 				 errhint("For example: 'SELECT ts, v FROM readings ORDER BY ts'.")));
 	type = getBaseType(TupleDescAttr(desc, 0)->atttypid);
 	tsm_time_type_check(type, psprintf("the time column of the query in %s", argname));
-	if (type != declared)
+	if (OidIsValid(declared) && type != declared)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("the query in %s returns times of type %s, but time_type is %s",
