@@ -316,8 +316,12 @@ void axes(std::string& svg, const Picture& p) {
                                                      : p.L.series.top + p.L.series.height;
         appendf(svg, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>", x, bottom, x, bottom + 4,
                 kFrameColour);
-        appendf(svg, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"%s\">%s</text>\n", x, p.L.axis_y,
-                kTextColour, xml_escape(label.c_str()).c_str());
+        // a label kept inside the picture (about 6.2 pixels a character)
+        const double half = 3.1 * (double)label.size();
+        const char* anchor = x + half > o.width - 4 ? "end" : x - half < 4 ? "start" : "middle";
+        const double tx = anchor[0] == 'e' ? o.width - 4 : anchor[0] == 's' ? 4 : x;
+        appendf(svg, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"%s\">%s</text>\n", tx, p.L.axis_y,
+                anchor, kTextColour, xml_escape(label.c_str()).c_str());
     }
 }
 
