@@ -12,10 +12,11 @@
 # JIT is off: on, it compiles the value-only form's projection (SELECT v of
 # a two-column table) and not the timed form's, a cost of its own (seconds
 # on a loaded machine) that would flatter the timed form.
-# Every form runs REPS times in one session (the first call of a session is
-# a warm-up, not counted: it starts the GPU context if any); the table shows
-# the best end-to-end time, the time reading the query (ts_last_run's
-# input_ms) and timed / value-only.
+# The two forms run in turns, REPS times each, in one session (after a
+# warm-up call of each, not counted: the first call of a session starts the
+# GPU context if any), so that a change of load on the machine falls on
+# both; the table shows the best end-to-end time of each, the time reading
+# the query (ts_last_run's input_ms) and timed / value-only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -28,18 +29,24 @@ echo
 echo "| n | form | end-to-end ms | input ms | timed / value-only (end to end) | (input) |"
 echo "|---|---|---|---|---|---|"
 
-# best E2E and input ms of SQL over $reps runs in one session: "ms input_ms"
-best_of() {
+# PLAIN and TIMED in turns, $reps times each, in one session: prints the
+# best "ms input_ms" of PLAIN, then of TIMED, on one line
+best_of_both() {
     PGOPTIONS="$PGOPTIONS -c tsmine.backend=$backend" q -F' ' -c "
       SELECT count(*) FROM ts_outliers(ARRAY[1, 2, 3]::float8[]);
-      CREATE TEMP TABLE r (ms float8, input float8);
+      CREATE TEMP TABLE r (form int, ms float8, input float8);
       DO \$\$ DECLARE t0 timestamptz; BEGIN
-        FOR i IN 1..$reps LOOP
-          t0 := clock_timestamp();
-          EXECUTE \$q\$ $1 \$q\$;
-          INSERT INTO r SELECT extract(epoch FROM clock_timestamp() - t0) * 1000, input_ms FROM ts_last_run();
+        FOR i IN 0..$reps LOOP
+          FOR f IN 1..2 LOOP
+            t0 := clock_timestamp();
+            EXECUTE CASE f WHEN 1 THEN \$q\$ $1 \$q\$ ELSE \$q\$ $2 \$q\$ END;
+            IF i > 0 THEN  -- round 0 is the warm-up
+              INSERT INTO r SELECT f, extract(epoch FROM clock_timestamp() - t0) * 1000, input_ms FROM ts_last_run();
+            END IF;
+          END LOOP;
         END LOOP; END \$\$;
-      SELECT round(ms::numeric, 1), round(input::numeric, 1) FROM r ORDER BY ms LIMIT 1;" | tail -1
+      SELECT string_agg(concat_ws(' ', round(ms::numeric, 1), round(input::numeric, 1)), ' ' ORDER BY form)
+      FROM (SELECT DISTINCT ON (form) form, ms, input FROM r ORDER BY form, ms) b;" | tail -1
 }
 
 for e in "${sizes[@]}"; do
@@ -51,8 +58,9 @@ for e in "${sizes[@]}"; do
                    hashint8(i)::float8 / 4294967296 * 10 + CASE WHEN i % 10000 = 0 THEN 40 ELSE 0 END AS v
             FROM generate_series(1, $n) i;
           CREATE INDEX ON bench_times (ts);" -c "VACUUM ANALYZE bench_times" >/dev/null
-    read -r ms0 in0 <<<"$(best_of "SELECT count(*) FROM ts_outliers('SELECT v FROM bench_times ORDER BY ts', 3)")"
-    read -r ms1 in1 <<<"$(best_of "SELECT count(*) FROM ts_outliers(NULL::timestamptz, 'SELECT ts, v FROM bench_times ORDER BY ts', 3)")"
+    read -r ms0 in0 ms1 in1 <<<"$(best_of_both \
+        "SELECT count(*) FROM ts_outliers('SELECT v FROM bench_times ORDER BY ts', 3)" \
+        "SELECT count(*) FROM ts_outliers(NULL::timestamptz, 'SELECT ts, v FROM bench_times ORDER BY ts', 3)")"
     echo "| 2^$e | value-only | $ms0 | $in0 | | |"
     awk -v e=$e -v ms0=$ms0 -v in0=$in0 -v ms1=$ms1 -v in1=$in1 'BEGIN {
         printf "| 2^%d | timed | %s | %s | %.3f | %.3f |\n", e, ms1, in1, ms1 / ms0, in1 / in0 }'
