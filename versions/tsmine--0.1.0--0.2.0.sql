@@ -9,7 +9,13 @@
 -- and stored models depend on it.  test/pgtap/upgrade.sql fails until the
 -- catalogue of an updated install equals that of a fresh 0.2.0 install.
 --
--- 0.2.0 keeps 0.1.0's functions, signatures, markings and comments, and adds:
+-- 0.2.0 keeps 0.1.0's functions, signatures and markings; ts_shapelet_tree's
+-- training query may carry times:
+
+COMMENT ON FUNCTION ts_shapelet_tree(text, int, int, int, int, boolean) IS
+'A shapelet decision tree (Algorithm 2 of the GPU shapelet paper) over the training set of training_sql (label, series float8[]), or (label, times, series float8[]) with times one per value, strictly increasing, of type timestamptz, timestamp, date, bigint or integer, whose shapelets then carry the start_time where they start: each split holds the best shapelet of its subset and a distance threshold (near side: distance <= threshold goes left); leaves hold the majority label and the class counts. With logical, a split may hold two shapelets combined by AND (max of the distances) or OR (min). max_depth NULL grows until the leaves are pure or no split gains. Returns the model as jsonb for ts_shapelet_classify.';
+
+-- and 0.2.0 adds:
 
 -- ---------------------------------------------------------------------------
 -- Series with their times: the timed forms

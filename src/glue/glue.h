@@ -131,9 +131,11 @@ extern void tsm_series_maybe_timed_from_query(text *sql, const char *argname, Ts
 /* ---- times (times.c) ---- */
 /* ERROR 42804 unless type is one a time may have; what names it. */
 extern void tsm_time_type_check(Oid type, const char *what);
-/* A times array for a series of n_values (argname): 1-D, as long, no NULL,
- * strictly increasing (ERROR naming the position otherwise); copied. */
-extern void tsm_times_from_array(ArrayType *arr, int64 n_values, const char *argname, TsmTimes *out);
+/* A times array (times_name in messages) for a series of n_values
+ * (values_name): 1-D, as long, no NULL, strictly increasing (ERROR naming
+ * the position otherwise); copied. */
+extern void tsm_times_from_array(ArrayType *arr, int64 n_values, const char *times_name, const char *values_name,
+								 TsmTimes *out);
 /* The query form: begin (memory of the current context), then at the
  * query's start check its columns (two, the first of type `declared`, or of
  * any type a time may have when InvalidOid), then
@@ -145,6 +147,10 @@ extern void tsm_times_query_push(TsmTimes *t, Datum d, bool isnull, const char *
 extern Datum tsm_time_at(const TsmTimes *t, int64 pos0);
 /* The time at pos0 as its type prints it (labels, messages). */
 extern char *tsm_time_text(const TsmTimes *t, int64 pos0);
+/* The time at pos0 as a JSON value: a number (bigint, integer) or an ISO 8601
+ * string (date, timestamp, timestamptz, as to_json writes them). */
+struct StringInfoData;
+extern void tsm_time_json(struct StringInfoData *b, const TsmTimes *t, int64 pos0);
 /* An array of the times at pos0[0..count) (pos0 NULL: positions 0..count-1;
  * NULL elements where pos0[i] < 0). */
 extern Datum tsm_times_array(const TsmTimes *t, const int64 *pos0, int64 count);

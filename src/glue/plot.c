@@ -205,7 +205,7 @@ plot_common(FunctionCallInfo fcinfo, bool query)
 	{
 		tsm_series_arg(fcinfo, 0, "series", false, &s);
 		if (!PG_ARGISNULL(7))
-			tsm_times_from_array(PG_GETARG_ARRAYTYPE_P(7), s.n, "series", &times);
+			tsm_times_from_array(PG_GETARG_ARRAYTYPE_P(7), s.n, "times", "series", &times);
 	}
 	if (!PG_ARGISNULL(1))
 		marks = read_marks(PG_GETARG_JSONB_P(1), m, &n_marks);

@@ -93,21 +93,24 @@ cmp_cstr(const void *a, const void *b)
 }
 
 /* The times of row i of a training query (label, times, series): an array
- * of time_type, one per value of the series (len values). */
+ * of time_type (InvalidOid: of any type a time may have), one per value of
+ * the series (len values). */
 static void
 spi_read_times(TupleDesc desc, int64 i, Oid time_type, int64 len, TsmTimes *out)
 {
 	bool		isnull;
 	Datum		d = SPI_getbinval(SPI_tuptable->vals[i], desc, 2, &isnull);
-	char		what[96];
+	char		times_name[96],
+				values_name[96];
 
-	snprintf(what, sizeof(what), "the series of row %lld of training_sql", (long long) (i + 1));
+	snprintf(times_name, sizeof(times_name), "the times of row %lld of training_sql", (long long) (i + 1));
+	snprintf(values_name, sizeof(values_name), "its series");
 	if (isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("training_sql returned NULL times at row %lld", (long long) (i + 1))));
-	tsm_times_from_array(DatumGetArrayTypeP(d), len, what, out);
-	if (out->type != time_type)
+	tsm_times_from_array(DatumGetArrayTypeP(d), len, times_name, values_name, out);
+	if (OidIsValid(time_type) && out->type != time_type)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("training_sql returns times of type %s, but time_type is %s",
@@ -115,11 +118,12 @@ spi_read_times(TupleDesc desc, int64 i, Oid time_type, int64 len, TsmTimes *out)
 				 errhint("Pass time_type as NULL::%s, or cast the times in the query.", format_type_be(out->type))));
 }
 
-/* Runs training_sql, (label, series float8[]) rows or with a time_type
- * (label, times, series float8[]) rows, and reads it into memory of the
- * current context. */
+/* Runs training_sql and reads it into memory of the current context: its
+ * rows are (label, series float8[]), or (label, times, series float8[]) with
+ * a time_type (the times' type) or when times_optional (any type a time may
+ * have). */
 static void
-read_training(text *sql, Oid time_type, TrainingSet *t)
+read_training(text *sql, Oid time_type, bool times_optional, TrainingSet *t)
 {
 	char	   *query = text_to_cstring(sql);
 	MemoryContext outer = CurrentMemoryContext;
@@ -130,6 +134,9 @@ read_training(text *sql, Oid time_type, TrainingSet *t)
 
 	if (OidIsValid(time_type))
 		desc = spi_select_series(query, "training_sql", 3, 3, "three columns: a label, the times and a float8[] series");
+	else if (times_optional)
+		desc = spi_select_series(query, "training_sql", 2, 3,
+								 "a label and a float8[] series, or a label, the times and a float8[] series");
 	else
 		desc = spi_select_series(query, "training_sql", 2, 2, "two columns, a label and a float8[] series");
 	t->n = (int64) SPI_processed;
@@ -137,7 +144,7 @@ read_training(text *sql, Oid time_type, TrainingSet *t)
 	t->x = palloc0(sizeof(double *) * Max(t->n, 1));
 	t->len = palloc0(sizeof(int64) * Max(t->n, 1));
 	t->y = palloc0(sizeof(int32) * Max(t->n, 1));
-	t->times = OidIsValid(time_type) ? palloc0(sizeof(TsmTimes) * Max(t->n, 1)) : NULL;
+	t->times = desc->natts == 3 ? palloc0(sizeof(TsmTimes) * Max(t->n, 1)) : NULL;
 	row_labels = palloc0(sizeof(char *) * Max(t->n, 1));
 	t->total_values = 0;
 	for (int64 i = 0; i < t->n; i++)
@@ -235,7 +242,7 @@ shapelets_common(FunctionCallInfo fcinfo, bool timed)
 		time_type = getBaseType(get_fn_expr_argtype(fcinfo->flinfo, 0));
 		tsm_time_type_check(time_type, "time_type");
 	}
-	read_training(PG_GETARG_TEXT_PP(TSM_AT(timed, 0)), time_type, &t);
+	read_training(PG_GETARG_TEXT_PP(TSM_AT(timed, 0)), time_type, false, &t);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_exec_prepare(&ex);
 	tsm_shapelets(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step, (int32) Min(k, PG_INT32_MAX), &ex, &out,
@@ -341,8 +348,15 @@ json_node(StringInfo b, const TsShapeletTree *tree, const TrainingSet *t, int id
 		appendStringInfoString(b, ", \"shapelets\": [");
 		for (int s = 0; s < nd->n_shapelets; s++)
 		{
-			appendStringInfo(b, "%s{\"source_row\": %lld, \"start\": %d, \"length\": %d, \"values\": [",
-							 s ? ", " : "", (long long) nd->source_row[s] + 1, nd->start[s] + 1, nd->length[s]);
+			appendStringInfo(b, "%s{\"source_row\": %lld, \"start\": %d, ",
+							 s ? ", " : "", (long long) nd->source_row[s] + 1, nd->start[s] + 1);
+			if (t->times)
+			{
+				appendStringInfoString(b, "\"start_time\": ");
+				tsm_time_json(b, &t->times[nd->source_row[s]], nd->start[s]);
+				appendStringInfoString(b, ", ");
+			}
+			appendStringInfo(b, "\"length\": %d, \"values\": [", nd->length[s]);
 			for (int j = 0; j < nd->length[s]; j++)
 			{
 				if (j)
@@ -388,7 +402,7 @@ ts_shapelet_tree(PG_FUNCTION_ARGS)
 	}
 	TSM_REQUIRE_ARG(fcinfo, 5, "logical");
 	logical = PG_GETARG_BOOL(5);
-	read_training(PG_GETARG_TEXT_PP(0), InvalidOid, &t);
+	read_training(PG_GETARG_TEXT_PP(0), InvalidOid, true, &t);
 	tsm_exec_prepare(&ex);
 	tsm_shapelet_tree(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step, depth,
 									   logical ? 1 : 0, &ex, &tree, &st);

@@ -9,7 +9,9 @@
 #include "glue.h"
 
 #include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
 #include "utils/builtins.h"
+#include "utils/json.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
@@ -60,6 +62,15 @@ tsm_time_text(const TsmTimes *t, int64 pos0)
 }
 
 void
+tsm_time_json(StringInfo b, const TsmTimes *t, int64 pos0)
+{
+	if (t->type == INT8OID || t->type == INT4OID)
+		appendStringInfo(b, "%lld", (long long) t->key[pos0]);
+	else
+		escape_json(b, JsonEncodeDateTime(NULL, tsm_time_at(t, pos0), t->type, NULL));
+}
+
+void
 tsm_time_type_check(Oid type, const char *what)
 {
 	if (!time_type_supported(type))
@@ -87,23 +98,24 @@ not_increasing(const TsmTimes *t, int64 prev, int64 key, int64 at, const char *w
 /* ---- the array form: a times array beside the values ------------------ */
 
 void
-tsm_times_from_array(ArrayType *arr, int64 n_values, const char *argname, TsmTimes *out)
+tsm_times_from_array(ArrayType *arr, int64 n_values, const char *times_name, const char *values_name,
+					 TsmTimes *out)
 {
 	int64		n;
 
 	if (ARR_NDIM(arr) > 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("times must be a one-dimensional array, not %d-dimensional", ARR_NDIM(arr)),
+				 errmsg("%s must be a one-dimensional array, not %d-dimensional", times_name, ARR_NDIM(arr)),
 				 errhint("Pass one series per call, e.g. with LATERAL over a table of series.")));
 	out->type = getBaseType(ARR_ELEMTYPE(arr));
-	tsm_time_type_check(out->type, "times");
+	tsm_time_type_check(out->type, times_name);
 	n = ARR_NDIM(arr) == 0 ? 0 : ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
 	if (n != n_values)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("times has %lld elements but %s has %lld: they must have one time per value",
-						(long long) n, argname, (long long) n_values),
+				 errmsg("%s and %s differ in length (%lld and %lld elements): there must be one time per value",
+						times_name, values_name, (long long) n, (long long) n_values),
 				 errhint("Aggregate both in the same order, e.g. array_agg(ts ORDER BY ts) and array_agg(v ORDER BY ts).")));
 	if (n > 0 && ARR_HASNULL(arr))
 	{
@@ -113,7 +125,7 @@ tsm_times_from_array(ArrayType *arr, int64 n_values, const char *argname, TsmTim
 			if (!(bitmap[i / 8] & (1 << (i % 8))))
 				ereport(ERROR,
 						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("times contains a NULL at position %lld", (long long) (i + 1)),
+						 errmsg("%s contains a NULL at position %lld", times_name, (long long) (i + 1)),
 						 errhint("Every value needs its time: remove the rows without one.")));
 	}
 	out->n = n;
@@ -129,7 +141,7 @@ tsm_times_from_array(ArrayType *arr, int64 n_values, const char *argname, TsmTim
 		memcpy(out->key, ARR_DATA_PTR(arr), sizeof(int64) * n);
 	for (int64 i = 1; i < n; i++)
 		if (out->key[i] <= out->key[i - 1])
-			not_increasing(out, out->key[i - 1], out->key[i], i + 1, "position", "times");
+			not_increasing(out, out->key[i - 1], out->key[i], i + 1, "position", times_name);
 }
 
 /* ---- the query form: the first column of (time, value) rows ----------- */
@@ -240,7 +252,7 @@ tsm_form_series(FunctionCallInfo fcinfo, bool query, bool timed, TsmSeries *s, T
 	{
 		TSM_REQUIRE_ARG(fcinfo, 0, "times");
 		tsm_series_from_array(PG_GETARG_ARRAYTYPE_P(1), argname, s);
-		tsm_times_from_array(PG_GETARG_ARRAYTYPE_P(0), s->n, argname, times);
+		tsm_times_from_array(PG_GETARG_ARRAYTYPE_P(0), s->n, "times", argname, times);
 	}
 	tsm_input_ms = tsm_now_ms() - t0;
 }

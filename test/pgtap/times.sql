@@ -8,7 +8,7 @@ BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
-SELECT plan(88);
+SELECT plan(94);
 
 -- 600 values: a sine with a distorted stretch (a discord), a spike (an outlier), repeats (motifs)
 CREATE TEMP TABLE base AS
@@ -117,6 +117,23 @@ SELECT results_eq(
            ORDER BY rank$$, t.expr),
   format('ts_shapelets(NULL::%s, (label, times, series)): the plain shapelets with the time each starts at', t.type))
 FROM time_types t ORDER BY t.type;
+
+-- ts_shapelet_tree with a (label, times, series) training query: the same tree, its shapelets with start_time
+SELECT results_eq(
+  format($$SELECT sh->'source_row', sh->'start', sh->'length', sh->'start_time'
+           FROM jsonb_path_query(ts_shapelet_tree(%L, 4, 8, 2), 'strict $.**.shapelets[*]') sh$$,
+         format('SELECT label, (SELECT array_agg(%s ORDER BY i) FROM generate_series(id * 100 + 1, id * 100 + 40) i), series
+                 FROM train ORDER BY id', t.expr)),
+  format($$SELECT sh->'source_row', sh->'start', sh->'length', y.start_time
+           FROM jsonb_path_query(ts_shapelet_tree('SELECT label, series FROM train ORDER BY id', 4, 8, 2),
+                                 'strict $.**.shapelets[*]') sh,
+                LATERAL (SELECT to_jsonb(%s) AS start_time
+                         FROM (SELECT ((sh->>'source_row')::int * 100 + (sh->>'start')::int)::int AS i) x) y$$, t.expr),
+  format('ts_shapelet_tree over (label, %s[], series) rows: the plain tree''s shapelets, each with its start_time', t.type))
+FROM time_types t ORDER BY t.type;
+SELECT cmp_ok((SELECT count(*)::int FROM jsonb_path_query(
+                 ts_shapelet_tree('SELECT label, series FROM train ORDER BY id', 4, 8, 2), 'strict $.**.shapelets[*]')),
+              '>', 0, 'the tree has shapelets to compare');
 
 -- errors
 SELECT throws_ok($$SELECT * FROM ts_discords(ARRAY[1, 2, 3], ARRAY[1, 2, 3, 4]::float8[], 3)$$, '22023', NULL,
