@@ -20,15 +20,47 @@ import zlib
 
 COLOURS = {"discord": (0xd6, 0x27, 0x28), "motif": (0x2c, 0xa0, 0x2c),
            "match": (0xff, 0x7f, 0x0e), "outlier": (0x94, 0x67, 0xbd)}
-WHITE = (255, 255, 255)
+WHITE = b"\xff\xff\xff"
+# byte maps: 1 for a channel below 250 (drawn) or below 110 (dark), else 0
+INK = bytes(int(v < 250) for v in range(256))
+DARK = bytes(int(v < 110) for v in range(256))
+
+
+def add_bytes(a, b):
+    """Bytewise (a + b) mod 256 of two equal-length byte strings, in big-integer steps."""
+    n = len(a)
+    x, y = int.from_bytes(a, "big"), int.from_bytes(b, "big")
+    low, high = int.from_bytes(b"\x7f" * n, "big"), int.from_bytes(b"\x80" * n, "big")
+    return (((x & low) + (y & low)) ^ ((x ^ y) & high)).to_bytes(n, "big")
+
+
+def unfilter(f, line, prev, bpp):
+    """One PNG scanline without its filter (type f), given the previous one."""
+    if f == 0:
+        return bytes(line)
+    if f == 2:
+        return add_bytes(line, prev)
+    out = bytearray(line)
+    for i in range(len(out)):
+        a = out[i - bpp] if i >= bpp else 0
+        if f == 1:
+            out[i] = (out[i] + a) & 255
+        elif f == 3:
+            out[i] = (out[i] + (a + prev[i]) // 2) & 255
+        else:
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            out[i] = (out[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    return bytes(out)
 
 
 def read_png(path):
-    """(width, height, rows): rows[y][x] is an (r, g, b) tuple; 8-bit RGB or RGBA only."""
+    """(width, height, rows): rows[y] is the RGB bytes of row y; 8-bit RGB or RGBA only."""
     data = open(path, "rb").read()
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         raise ValueError("not a PNG")
-    pos, idat, width = 8, b"", None
+    pos, idat = 8, b""
     while pos < len(data):
         length = int.from_bytes(data[pos:pos + 4], "big")
         kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + length]
@@ -41,25 +73,23 @@ def read_png(path):
         elif kind == b"IDAT":
             idat += body
         pos += 12 + length
-    raw, stride, prev, rows = zlib.decompress(idat), width * bpp, bytearray(width * bpp), []
+    raw, stride = zlib.decompress(idat), width * bpp
+    prev, rows = bytes(stride), []
     for y in range(height):
-        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-            if f == 1:
-                line[i] = (line[i] + a) & 255
-            elif f == 2:
-                line[i] = (line[i] + b) & 255
-            elif f == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(width)])
-        prev = line
+        start = y * (stride + 1)
+        prev = unfilter(raw[start], raw[start + 1:start + 1 + stride], prev, bpp)
+        if bpp == 3:
+            rows.append(prev)
+        else:
+            rgb = bytearray(width * 3)
+            for c in range(3):
+                rgb[c::3] = prev[c::4]
+            rows.append(bytes(rgb))
     return width, height, rows
+
+
+def pixel(row, x):
+    return row[3 * x:3 * x + 3]
 
 
 def figures(html):
@@ -76,17 +106,16 @@ def figures(html):
 
 def white_rectangles(rows, w, h):
     """Top-left corners of the white w x h rectangles on a non-white page, top to bottom."""
-    found = []
+    found, run = [], WHITE * w
     for y in range(1, len(rows) - h):
-        row = rows[y]
-        x = 0
-        while x < len(row) - w:
-            if row[x] == WHITE and rows[y - 1][x] != WHITE and (x == 0 or row[x - 1] != WHITE) \
-                    and row[x + w - 1] == WHITE and row[x + w] != WHITE \
-                    and all(rows[y + k][x] == WHITE for k in range(h)) and rows[y + h][x] != WHITE:
+        row, at = rows[y], rows[y].find(run)
+        while at >= 0:
+            x = at // 3
+            if at % 3 == 0 and pixel(rows[y - 1], x) != WHITE and (x == 0 or pixel(row, x - 1) != WHITE) \
+                    and pixel(row, x + w) != WHITE \
+                    and all(pixel(rows[y + k], x) == WHITE for k in range(h)) and pixel(rows[y + h], x) != WHITE:
                 found.append((x, y))
-                x += w
-            x += 1
+            at = row.find(run, at + 1)
     return found
 
 
@@ -115,7 +144,8 @@ def expected_runs(fig, kind):
 def found_runs(row, ox, colour):
     """The runs [a, b) of pixels of colour (within 3 per channel) in row, relative to ox."""
     runs, start = [], None
-    for x, px in enumerate(row + [WHITE]):
+    for x in range(len(row) // 3 + 1):
+        px = pixel(row, x) or WHITE
         hit = all(abs(px[i] - colour[i]) <= 3 for i in range(3))
         if hit and start is None:
             start = x
@@ -142,7 +172,7 @@ def main(html_path, png_path):
     tap = Tap()
     width, height, rows = read_png(png_path)
     figs = figures(open(html_path, encoding="utf-8").read())
-    colours = {px for row in rows[::7] for px in row[::7]}
+    colours = {pixel(row, x) for row in rows[::7] for x in range(0, width, 7)}
     tap.check(len(colours) > 20, "the screenshot is not blank (%d colours sampled)" % len(colours))
     tap.check(len(figs) > 0, "the report has pictures (%d)" % len(figs))
     places = {}
@@ -156,11 +186,10 @@ def main(html_path, png_path):
             tap.check(False, "picture %d is on the page" % (k + 1), "no white %d x %d rectangle left" % size)
             continue
         ox, oy = places[size].pop(0)
-        area = [rows[y][ox:ox + fig["width"]] for y in range(oy, oy + fig["height"])]
-        ink = sum(px != WHITE for line in area for px in line)
-        dark = sum(max(px) < 110 for line in area for px in line)
+        area = b"".join(rows[y][3 * ox:3 * (ox + fig["width"])] for y in range(oy, oy + fig["height"]))
+        ink, dark = area.translate(INK).count(1) // 3, area.translate(DARK).count(1) // 3
         tap.check(ink > 0.02 * fig["width"] * fig["height"] and dark > 500,
-                  "picture %d at (%d, %d) is not blank: %d pixels drawn, %d dark (the series)" % (k + 1, ox, oy, ink, dark))
+                  "picture %d at (%d, %d) is not blank: about %d pixels drawn, %d dark (the series)" % (k + 1, ox, oy, ink, dark))
         bar = rows[oy + int(fig["bar_y"])]
         for kind in sorted({m["kind"] for m in fig["marks"]}):
             want = expected_runs(fig, kind)
