@@ -26,7 +26,7 @@ AS 'MODULE_PATHNAME', 'ts_shapelet_tree'
 LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT;
 
 COMMENT ON FUNCTION ts_shapelet_tree(text, int, int, int, int, boolean) IS
-'A shapelet decision tree (Algorithm 2 of the GPU shapelet paper) over the training set of training_sql (label, series float8[]): each split holds the best shapelet of its subset and a distance threshold (near side: distance <= threshold goes left); leaves hold the majority label and the class counts. With logical, a split may hold two shapelets combined by AND (max of the distances) or OR (min). max_depth NULL grows until the leaves are pure or no split gains. Returns the model as jsonb for ts_shapelet_classify.';
+'A shapelet decision tree (Algorithm 2 of the GPU shapelet paper) over the training set of training_sql (label, series float8[]), or (label, times, series float8[]) with times one per value, strictly increasing, of type timestamptz, timestamp, date, bigint or integer, whose shapelets then carry the start_time where they start: each split holds the best shapelet of its subset and a distance threshold (near side: distance <= threshold goes left); leaves hold the majority label and the class counts. With logical, a split may hold two shapelets combined by AND (max of the distances) or OR (min). max_depth NULL grows until the leaves are pure or no split gains. Returns the model as jsonb for ts_shapelet_classify.';
 
 CREATE FUNCTION ts_shapelet_classify(model jsonb, series float8[])
 RETURNS text

@@ -21,7 +21,7 @@ make clean >/dev/null 2>&1
 make -j"$(nproc)" >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
 make install >>"$out/build.log" 2>&1
 step "all suites, tsmine.backend = gpu"
-TSMINE_BACKEND=gpu TSMINE_SKIP_CPU_FLAVOUR=1 TSMINE_SKIP_PYTHON=1 TSMINE_SKIP_PACKAGE=1 scripts/test.sh >"$out/test-gpu.log" 2>&1
+TSMINE_BACKEND=gpu TSMINE_SKIP_CPU_FLAVOUR=1 TSMINE_SKIP_PYTHON=1 TSMINE_SKIP_PACKAGE=1 TSMINE_SKIP_RENDER=1 scripts/test.sh >"$out/test-gpu.log" 2>&1
 tail -1 "$out/test-gpu.log" | tee -a "$out/steps.log"
 benches=("$@")
 [ ${#benches[@]} -gt 0 ] || benches=($(ls bench/*.sh | xargs -n1 basename | sed 's/\.sh$//'))

@@ -26,6 +26,7 @@ TSM_PYTHON=/usr/bin/python3
 #   test     pgTAP and pg_prove
 #   python   the Python client example (examples/python)
 #   package  the Debian package (debian/, scripts/deb.sh)
+#   render   headless Chromium, which test/shell/report.sh renders the demo report with
 tsm_missing_deps() {
     local group bindir pgxs inc share
     bindir="$(tsm_pg_config --bindir 2>/dev/null || true)"
@@ -65,6 +66,9 @@ tsm_missing_deps() {
             # pg_buildext comes with postgresql-common; the dh sequence with -all
             [ -f /usr/share/perl5/Debian/Debhelper/Sequence/pgxs_loop.pm ] \
                 && command -v pg_buildext >/dev/null || echo postgresql-server-dev-all
+            ;;
+        render)
+            command -v chromium >/dev/null || echo chromium
             ;;
         *) echo "tsm_missing_deps: unknown group $group" >&2; return 2 ;;
         esac

@@ -1,6 +1,6 @@
 /*
  * discords.c — ts_matrix_profile, ts_matrix_profile_arrays and ts_discords
- * (array and query forms).
+ * (array and query forms, with times or without).
  */
 #include "glue.h"
 
@@ -55,37 +55,52 @@ array8_with_nulls(const void *data, int64 n, Oid elemtype, const bool *null)
 	return construct_md_array(d, (bool *) null, 1, dims, lbs, elemtype, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
 }
 
-/* One row per window: (pos, distance, neighbor), NULLs where none. */
+/* One row per window: (pos, distance, neighbor), NULLs where none; with
+ * times, (start_time, neighbor_time) after them. */
 static void
-put_profile_rows(ReturnSetInfo *rsinfo, const TsProfile *p)
+put_profile_rows(ReturnSetInfo *rsinfo, const TsProfile *p, const TsmTimes *times)
 {
 	for (int64 i = 0; i < p->count; i++)
 	{
-		Datum		values[3];
-		bool		nulls[3] = {false, false, false};
+		Datum		values[5];
+		bool		nulls[5] = {false, false, false, false, false};
 
 		values[0] = Int64GetDatum(i + 1);
 		values[1] = Float8GetDatum(p->dist[i]);
 		values[2] = Int64GetDatum(p->index[i] + 1);
 		if (p->index[i] < 0)
 			nulls[1] = nulls[2] = true;
+		if (times->key)
+		{
+			values[3] = tsm_time_at(times, i);
+			values[4] = nulls[2] ? (Datum) 0 : tsm_time_at(times, p->index[i]);
+			nulls[4] = nulls[2];
+		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 }
 
 /*
- * One row of two arrays (distance, neighbor), element i for window i.  The
+ * One row of two arrays (distance, neighbor), element i for window i (and
+ * with times, two more: start_time and neighbor_time).  The
  * profile's blocks have room for an array header in front, so without NULLs
  * the arrays are made around them, uncopied.  The row goes into a tuplestore sized for it:
  * it is already in memory, and a store bounded by work_mem would only write
  * it to a temporary file and read it back.
  */
 static void
-put_profile_arrays(ReturnSetInfo *rsinfo, TsProfile *p)
+put_profile_arrays(ReturnSetInfo *rsinfo, TsProfile *p, const TsmTimes *times)
 {
-	Datum		values[2];
-	bool		nulls[2] = {false, false};
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
 	int64		without = 0;
+
+	/* with times: the windows' start times and their neighbours' */
+	if (times->key)
+	{
+		values[2] = tsm_times_array(times, NULL, p->count);
+		values[3] = tsm_times_array(times, p->index, p->count);
+	}
 
 	/* 1-based neighbours; a window without one gets NULL in both arrays */
 	for (int64 i = 0; i < p->count; i++)
@@ -111,7 +126,7 @@ put_profile_arrays(ReturnSetInfo *rsinfo, TsProfile *p)
 	/* a store that keeps the row in memory (random access if the caller asked) */
 	{
 		MemoryContext old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
-		int			kb = (int) Min((int64) MAX_KILOBYTES, (int64) p->count * 16 / 1024 + 64);
+		int			kb = (int) Min((int64) MAX_KILOBYTES, (int64) p->count * (times->key ? 32 : 16) / 1024 + 64);
 
 		tuplestore_end(rsinfo->setResult);
 		rsinfo->setResult = tuplestore_begin_heap((rsinfo->allowedModes & SFRM_Materialize_Random) != 0,
@@ -127,20 +142,21 @@ put_profile_arrays(ReturnSetInfo *rsinfo, TsProfile *p)
  * PostgreSQL's 1 GB limit on a value bounds the windows of the array form.
  */
 static Datum
-matrix_profile_common(FunctionCallInfo fcinfo, bool query, bool as_arrays)
+matrix_profile_common(FunctionCallInfo fcinfo, bool query, bool timed, bool as_arrays)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	const char *function = as_arrays ? "ts_matrix_profile_arrays" : "ts_matrix_profile";
 	TsmSeries	s;
-	int			m = tsm_window_arg(fcinfo, 1, "m");
-	int64		excl = tsm_exclusion_arg(fcinfo, 2, (m + 3) / 4 + 1);	/* ceil(m/4) + 1 */
+	TsmTimes	times;
+	int			m = tsm_window_arg(fcinfo, TSM_AT(timed, 1), "m");
+	int64		excl = tsm_exclusion_arg(fcinfo, TSM_AT(timed, 2), (m + 3) / 4 + 1);	/* ceil(m/4) + 1 */
 	const int64 max_windows = (int64) ((MaxAllocSize - 1024) / 16);
 	TsExec		ex;
 	TsProfile	p;
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
 
-	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
+	tsm_form_series(fcinfo, query, timed, &s, &times);
 	if (as_arrays && s.n - m + 1 > max_windows)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -151,14 +167,16 @@ matrix_profile_common(FunctionCallInfo fcinfo, bool query, bool as_arrays)
 	InitMaterializedSRF(fcinfo, 0);
 	if (s.n == 0)
 	{
-		/* an empty series has no windows: no rows, or two empty arrays */
+		/* an empty series has no windows: no rows, or empty arrays */
 		if (as_arrays)
 		{
-			Datum		values[2];
-			bool		nulls[2] = {false, false};
+			Datum		values[4];
+			bool		nulls[4] = {false, false, false, false};
 
 			values[0] = PointerGetDatum(construct_empty_array(FLOAT8OID));
 			values[1] = PointerGetDatum(construct_empty_array(INT8OID));
+			if (timed)
+				values[2] = values[3] = PointerGetDatum(construct_empty_array(times.type));
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 		return (Datum) 0;
@@ -168,26 +186,26 @@ matrix_profile_common(FunctionCallInfo fcinfo, bool query, bool as_arrays)
 	tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st);
 	tsm_exec_finish(function, &ex, s.n, &st, t0);
 	if (as_arrays)
-		put_profile_arrays(rsinfo, &p);
+		put_profile_arrays(rsinfo, &p, &times);
 	else
-		put_profile_rows(rsinfo, &p);
+		put_profile_rows(rsinfo, &p, &times);
 	return (Datum) 0;
 }
 
 static Datum
-matrix_profile_rows(FunctionCallInfo fcinfo, bool query)
+matrix_profile_rows(FunctionCallInfo fcinfo, bool query, bool timed)
 {
-	return matrix_profile_common(fcinfo, query, false);
+	return matrix_profile_common(fcinfo, query, timed, false);
 }
 
 static Datum
-matrix_profile_arrays(FunctionCallInfo fcinfo, bool query)
+matrix_profile_arrays(FunctionCallInfo fcinfo, bool query, bool timed)
 {
-	return matrix_profile_common(fcinfo, query, true);
+	return matrix_profile_common(fcinfo, query, timed, true);
 }
 
-TSM_ARRAY_AND_QUERY_FORMS(ts_matrix_profile, matrix_profile_rows)
-TSM_ARRAY_AND_QUERY_FORMS(ts_matrix_profile_arrays, matrix_profile_arrays)
+TSM_SERIES_FORMS(ts_matrix_profile, matrix_profile_rows)
+TSM_SERIES_FORMS(ts_matrix_profile_arrays, matrix_profile_arrays)
 
 /* ---- ts_discords ------------------------------------------------------- */
 
@@ -195,23 +213,25 @@ TSM_ARRAY_AND_QUERY_FORMS(ts_matrix_profile_arrays, matrix_profile_arrays)
 static const char *const discord_methods[] = {"auto", "pd3", "matrix_profile"};
 
 static Datum
-discords_common(FunctionCallInfo fcinfo, bool query)
+discords_common(FunctionCallInfo fcinfo, bool query, bool timed)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	TsmSeries	s;
-	int			m = tsm_window_arg(fcinfo, 1, "m");
-	bool		range = !PG_ARGISNULL(3);
-	int64		k = tsm_k_arg(fcinfo, 2, range,
+	TsmTimes	times;
+	int			m = tsm_window_arg(fcinfo, TSM_AT(timed, 1), "m");
+	bool		range = !PG_ARGISNULL(TSM_AT(timed, 3));
+	int64		k = tsm_k_arg(fcinfo, TSM_AT(timed, 2), range,
 							  "Without min_distance, ts_discords returns the top k discords: give k, or give min_distance for all range discords.");
-	double		r = tsm_distance_arg(fcinfo, 3, "min_distance");
-	int64		excl = tsm_exclusion_arg(fcinfo, 4, m);
-	int			method = tsm_text_choice(fcinfo, 5, "method", discord_methods, lengthof(discord_methods));
+	double		r = tsm_distance_arg(fcinfo, TSM_AT(timed, 3), "min_distance");
+	int64		excl = tsm_exclusion_arg(fcinfo, TSM_AT(timed, 4), m);
+	int			method = tsm_text_choice(fcinfo, TSM_AT(timed, 5), "method", discord_methods,
+										 lengthof(discord_methods));
 	TsExec		ex;
 	TsDiscords	d;
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
 
-	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
+	tsm_form_series(fcinfo, query, timed, &s, &times);
 	InitMaterializedSRF(fcinfo, 0);
 	if (s.n == 0)
 		return (Datum) 0;		/* an empty series has no windows */
@@ -222,17 +242,23 @@ discords_common(FunctionCallInfo fcinfo, bool query)
 
 	for (int64 i = 0; i < d.count; i++)
 	{
-		Datum		values[4];
-		bool		nulls[4] = {false, false, false, false};
+		Datum		values[6];
+		bool		nulls[6] = {false, false, false, false, false, false};
 
 		values[0] = Int32GetDatum((int32) (i + 1));
 		values[1] = Int64GetDatum(d.pos[i] + 1);
 		values[2] = Float8GetDatum(d.dist[i]);
 		values[3] = Int64GetDatum(d.neighbor[i] + 1);
 		nulls[3] = d.neighbor[i] < 0;
+		if (timed)
+		{
+			values[4] = tsm_time_at(&times, d.pos[i]);
+			values[5] = nulls[3] ? (Datum) 0 : tsm_time_at(&times, d.neighbor[i]);
+			nulls[5] = nulls[3];
+		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
 }
 
-TSM_ARRAY_AND_QUERY_FORMS(ts_discords, discords_common)
+TSM_SERIES_FORMS(ts_discords, discords_common)

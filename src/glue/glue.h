@@ -8,6 +8,7 @@
 
 #include "postgres.h"
 
+#include "access/tupdesc.h"
 #include "fmgr.h"
 #include "utils/array.h"
 
@@ -58,13 +59,24 @@ extern double tsm_now_ms(void);
 #define TSM_RESULT_PREFIX 64
 extern void tsm_exec_stage_results(TsExec *ex, size_t bytes);
 
-/* The SQL entry points NAME (array form) and NAME_query (query form) of a
- * function whose body is COMMON(fcinfo, query). */
-#define TSM_ARRAY_AND_QUERY_FORMS(name, common) \
+/* The SQL entry points of a series function whose body is COMMON(fcinfo,
+ * query, timed): NAME (array form), NAME_query (query form), and the timed
+ * forms NAME_timed (a times array, then the series array) and
+ * NAME_timed_query (a value of the time type, then a (time, value) query).
+ * A timed form's other arguments come one place later than the plain
+ * form's (TSM_AT). */
+#define TSM_SERIES_FORMS(name, common) \
 	PG_FUNCTION_INFO_V1(name); \
-	Datum name(PG_FUNCTION_ARGS) { return common(fcinfo, false); } \
+	Datum name(PG_FUNCTION_ARGS) { return common(fcinfo, false, false); } \
 	PG_FUNCTION_INFO_V1(name##_query); \
-	Datum name##_query(PG_FUNCTION_ARGS) { return common(fcinfo, true); }
+	Datum name##_query(PG_FUNCTION_ARGS) { return common(fcinfo, true, false); } \
+	PG_FUNCTION_INFO_V1(name##_timed); \
+	Datum name##_timed(PG_FUNCTION_ARGS) { return common(fcinfo, false, true); } \
+	PG_FUNCTION_INFO_V1(name##_timed_query); \
+	Datum name##_timed_query(PG_FUNCTION_ARGS) { return common(fcinfo, true, true); }
+
+/* The argument number of a plain form's argument n in the form called. */
+#define TSM_AT(timed, n) ((n) + ((timed) ? 1 : 0))
 
 /* The result memory of a matrix profile of n values, window m (for
  * tsm_exec_stage_results before calls that may go by way of the profile). */
@@ -76,6 +88,16 @@ typedef struct TsmSeries
 	const double *x;
 	int64		n;
 } TsmSeries;
+
+/* The times of a series (times.c): keys strictly increasing, one per value. */
+struct TimesBuffer;
+typedef struct TsmTimes
+{
+	int64	   *key;			/* NULL when the call has no times */
+	int64		n;
+	Oid			type;			/* timestamptz, timestamp, date, bigint or integer */
+	struct TimesBuffer *buffer; /* the query form's keys (malloc'd) */
+} TsmTimes;
 
 /* The array must be 1-D float8 without NULL, NaN or infinity (ERROR naming
  * the position otherwise); read in place.  argname is used in messages. */
@@ -94,6 +116,44 @@ extern double tsm_input_ms;
 /* The series argument: a float8[] (array form) or a text query (query form). */
 extern void tsm_series_arg(FunctionCallInfo fcinfo, int argno, const char *argname, bool query,
 						   TsmSeries *out);
+
+/* The series of any of the four forms (TSM_SERIES_FORMS), and its times when
+ * `timed` (times->key NULL otherwise); checked as the functions above and
+ * below say. */
+extern void tsm_form_series(FunctionCallInfo fcinfo, bool query, bool timed, TsmSeries *s, TsmTimes *times);
+/* A (time, value) query read like tsm_series_from_query, with its times. */
+extern void tsm_timed_series_from_query(text *sql, const char *argname, Oid time_type, TsmSeries *out,
+										TsmTimes *times);
+/* A query of (value) or (time, value) rows, times of any type a time may have
+ * (times->key NULL without them). */
+extern void tsm_series_maybe_timed_from_query(text *sql, const char *argname, TsmSeries *out, TsmTimes *times);
+
+/* ---- times (times.c) ---- */
+/* ERROR 42804 unless type is one a time may have; what names it. */
+extern void tsm_time_type_check(Oid type, const char *what);
+/* A times array (times_name in messages) for a series of n_values
+ * (values_name): 1-D, as long, no NULL, strictly increasing (ERROR naming
+ * the position otherwise); copied. */
+extern void tsm_times_from_array(ArrayType *arr, int64 n_values, const char *times_name, const char *values_name,
+								 TsmTimes *out);
+/* The query form: begin (memory of the current context), then at the
+ * query's start check its columns (two, the first of type `declared`, or of
+ * any type a time may have when InvalidOid), then
+ * one push per row (ERROR on NULL or a time not after the last). */
+extern void tsm_times_query_begin(TsmTimes *t);
+extern void tsm_times_query_start(TsmTimes *t, Oid declared, TupleDesc desc, const char *argname);
+extern void tsm_times_query_push(TsmTimes *t, Datum d, bool isnull, const char *argname);
+/* The time of the value at 0-based position pos0, as a Datum of t->type. */
+extern Datum tsm_time_at(const TsmTimes *t, int64 pos0);
+/* The time at pos0 as its type prints it (labels, messages). */
+extern char *tsm_time_text(const TsmTimes *t, int64 pos0);
+/* The time at pos0 as a JSON value: a number (bigint, integer) or an ISO 8601
+ * string (date, timestamp, timestamptz, as to_json writes them). */
+struct StringInfoData;
+extern void tsm_time_json(struct StringInfoData *b, const TsmTimes *t, int64 pos0);
+/* An array of the times at pos0[0..count) (pos0 NULL: positions 0..count-1;
+ * NULL elements where pos0[i] < 0). */
+extern Datum tsm_times_array(const TsmTimes *t, const int64 *pos0, int64 count);
 
 /* Parses a text argument against a list of names; ERROR listing them if none
  * matches.  Returns the index in names. */

@@ -90,6 +90,10 @@ typedef struct SeriesReceiver
 	SeriesBuffer *buf;
 	Oid			type;
 	const char *argname;
+	TsmTimes   *times;			/* the timed query form: (time, value) rows; else NULL */
+	Oid			time_type;		/* the type its times must have (InvalidOid: any) */
+	bool		times_optional; /* one column (no times) will do too */
+	int			value_attno;	/* the value column: 1, or 2 after the time */
 } SeriesReceiver;
 
 static void
@@ -98,17 +102,30 @@ receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 	SeriesReceiver *r = (SeriesReceiver *) self;
 	Oid			t;
 
-	if (typeinfo->natts != 1)
+	if (r->times && r->times_optional && typeinfo->natts == 1)
+		r->times = NULL;		/* the values alone */
+	else if (r->times && r->times_optional && typeinfo->natts != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the query in %s must return one column (the values) or two (times and values), not %d",
+						r->argname, typeinfo->natts),
+				 errhint("For example: 'SELECT v FROM readings ORDER BY ts' or 'SELECT ts, v FROM readings ORDER BY ts'.")));
+	if (r->times)
+		tsm_times_query_start(r->times, r->time_type, typeinfo, r->argname);
+	else if (typeinfo->natts != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("the query in %s must return exactly one column, not %d", r->argname, typeinfo->natts),
-				 errhint("Select only the value column, ordered by time, e.g. 'SELECT v FROM t ORDER BY ts'.")));
-	t = TupleDescAttr(typeinfo, 0)->atttypid;
+				 errhint("Select only the value column, ordered by time, e.g. 'SELECT v FROM t ORDER BY ts'; "
+						 "to have the times returned, pass their type first: f(NULL::timestamptz, 'SELECT ts, v ...', ...).")));
+	r->value_attno = r->times ? 2 : 1;
+	t = TupleDescAttr(typeinfo, r->value_attno - 1)->atttypid;
 	t = getBaseType(t);
 	if (t != FLOAT8OID && t != FLOAT4OID && t != INT2OID && t != INT4OID && t != INT8OID && t != NUMERICOID)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("the query in %s must return a numeric column, not %s", r->argname, format_type_be(t)),
+				 errmsg("the query in %s must return a numeric %scolumn, not %s", r->argname,
+						r->times ? "value " : "", format_type_be(t)),
 				 errhint("Cast the column to float8.")));
 	r->type = t;
 }
@@ -119,8 +136,15 @@ receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 	SeriesReceiver *r = (SeriesReceiver *) self;
 	SeriesBuffer *b = r->buf;
 	bool		isnull;
-	Datum		d = slot_getattr(slot, 1, &isnull);
+	Datum		d;
 	double		v;
+
+	if (r->times)
+	{
+		d = slot_getattr(slot, 1, &isnull);
+		tsm_times_query_push(r->times, d, isnull, r->argname);
+	}
+	d = slot_getattr(slot, r->value_attno, &isnull);
 
 	if (isnull)
 		ereport(ERROR,
@@ -236,8 +260,12 @@ tsm_spi_run_read_only(const char *query, const char *argname, DestReceiver *dest
 	return rc;
 }
 
-void
-tsm_series_from_query(text *sql, const char *argname, TsmSeries *out)
+/* The query form: one numeric column, or (times not NULL) (time, value)
+ * rows whose times are read into *times, of type time_type (InvalidOid: any
+ * a time may have); with times_optional, one column will do too. */
+static void
+series_from_query(text *sql, const char *argname, TsmTimes *times, Oid time_type, bool times_optional,
+				  TsmSeries *out)
 {
 	char	   *query = text_to_cstring(sql);
 	SeriesBuffer *buf = palloc0(sizeof(SeriesBuffer));
@@ -256,6 +284,11 @@ tsm_series_from_query(text *sql, const char *argname, TsmSeries *out)
 	rcv.pub.mydest = DestNone;
 	rcv.buf = buf;
 	rcv.argname = argname;
+	rcv.times = times;
+	rcv.time_type = time_type;
+	rcv.times_optional = times_optional;
+	if (times)
+		tsm_times_query_begin(times);	/* its keys live in this context too */
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -270,6 +303,24 @@ tsm_series_from_query(text *sql, const char *argname, TsmSeries *out)
 	pfree(query);
 	out->x = buf->data;
 	out->n = buf->n;
+}
+
+void
+tsm_series_from_query(text *sql, const char *argname, TsmSeries *out)
+{
+	series_from_query(sql, argname, NULL, InvalidOid, false, out);
+}
+
+void
+tsm_timed_series_from_query(text *sql, const char *argname, Oid time_type, TsmSeries *out, TsmTimes *times)
+{
+	series_from_query(sql, argname, times, time_type, false, out);
+}
+
+void
+tsm_series_maybe_timed_from_query(text *sql, const char *argname, TsmSeries *out, TsmTimes *times)
+{
+	series_from_query(sql, argname, times, InvalidOid, true, out);
 }
 
 void

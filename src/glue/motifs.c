@@ -1,5 +1,5 @@
 /*
- * motifs.c — ts_motifs and ts_match (array and query forms).
+ * motifs.c — ts_motifs and ts_match (array and query forms, with times or without).
  */
 #include "glue.h"
 
@@ -15,23 +15,25 @@
 static const char *const motif_methods[] = {"auto", "mk", "matrix_profile"};
 
 static Datum
-motifs_common(FunctionCallInfo fcinfo, bool query)
+motifs_common(FunctionCallInfo fcinfo, bool query, bool timed)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	TsmSeries	s;
-	int			m = tsm_window_arg(fcinfo, 1, "m");
-	int64		k = tsm_k_arg(fcinfo, 2, false, "Give how many motif pairs to return.");
-	int64		excl = tsm_exclusion_arg(fcinfo, 3, m);
-	int			method = tsm_text_choice(fcinfo, 4, "method", motif_methods, lengthof(motif_methods));
+	TsmTimes	times;
+	int			m = tsm_window_arg(fcinfo, TSM_AT(timed, 1), "m");
+	int64		k = tsm_k_arg(fcinfo, TSM_AT(timed, 2), false, "Give how many motif pairs to return.");
+	int64		excl = tsm_exclusion_arg(fcinfo, TSM_AT(timed, 3), m);
+	int			method = tsm_text_choice(fcinfo, TSM_AT(timed, 4), "method", motif_methods,
+										 lengthof(motif_methods));
 	int			refs;
 	TsExec		ex;
 	TsMotifs	mo;
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
 
-	TSM_REQUIRE_ARG(fcinfo, 5, "n_references");
-	refs = PG_GETARG_INT32(5);
-	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
+	TSM_REQUIRE_ARG(fcinfo, TSM_AT(timed, 5), "n_references");
+	refs = PG_GETARG_INT32(TSM_AT(timed, 5));
+	tsm_form_series(fcinfo, query, timed, &s, &times);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_exec_prepare(&ex);
 	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
@@ -40,38 +42,44 @@ motifs_common(FunctionCallInfo fcinfo, bool query)
 
 	for (int64 i = 0; i < mo.count; i++)
 	{
-		Datum		values[4];
-		bool		nulls[4] = {false, false, false, false};
+		Datum		values[6];
+		bool		nulls[6] = {false, false, false, false, false, false};
 
 		values[0] = Int32GetDatum((int32) (i + 1));
 		values[1] = Int64GetDatum(mo.pos_a[i] + 1);
 		values[2] = Int64GetDatum(mo.pos_b[i] + 1);
 		values[3] = Float8GetDatum(mo.dist[i]);
+		if (timed)
+		{
+			values[4] = tsm_time_at(&times, mo.pos_a[i]);
+			values[5] = tsm_time_at(&times, mo.pos_b[i]);
+		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
 }
 
-TSM_ARRAY_AND_QUERY_FORMS(ts_motifs, motifs_common)
+TSM_SERIES_FORMS(ts_motifs, motifs_common)
 
 static Datum
-match_common(FunctionCallInfo fcinfo, bool query)
+match_common(FunctionCallInfo fcinfo, bool query, bool timed)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	TsmSeries	s,
 				pat;
-	double		maxd = tsm_distance_arg(fcinfo, 2, "max_distance");
-	int64		k = tsm_k_arg(fcinfo, 3, true, NULL);
+	TsmTimes	times;
+	double		maxd = tsm_distance_arg(fcinfo, TSM_AT(timed, 2), "max_distance");
+	int64		k = tsm_k_arg(fcinfo, TSM_AT(timed, 3), true, NULL);
 	int64		excl;
 	TsExec		ex;
 	TsMatches	mt;
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
 
-	TSM_REQUIRE_ARG(fcinfo, 1, "pattern");
-	tsm_series_from_array(PG_GETARG_ARRAYTYPE_P(1), "pattern", &pat);
-	excl = tsm_exclusion_arg(fcinfo, 4, pat.n);
-	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
+	TSM_REQUIRE_ARG(fcinfo, TSM_AT(timed, 1), "pattern");
+	tsm_series_from_array(PG_GETARG_ARRAYTYPE_P(TSM_AT(timed, 1)), "pattern", &pat);
+	excl = tsm_exclusion_arg(fcinfo, TSM_AT(timed, 4), pat.n);
+	tsm_form_series(fcinfo, query, timed, &s, &times);
 	InitMaterializedSRF(fcinfo, 0);
 	if (s.n == 0)
 		return (Datum) 0;		/* an empty series has no windows */
@@ -82,15 +90,17 @@ match_common(FunctionCallInfo fcinfo, bool query)
 
 	for (int64 i = 0; i < mt.count; i++)
 	{
-		Datum		values[3];
-		bool		nulls[3] = {false, false, false};
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
 
 		values[0] = Int32GetDatum((int32) (i + 1));
 		values[1] = Int64GetDatum(mt.pos[i] + 1);
 		values[2] = Float8GetDatum(mt.dist[i]);
+		if (timed)
+			values[3] = tsm_time_at(&times, mt.pos[i]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
 }
 
-TSM_ARRAY_AND_QUERY_FORMS(ts_match, match_common)
+TSM_SERIES_FORMS(ts_match, match_common)

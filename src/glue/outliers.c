@@ -1,5 +1,6 @@
 /*
- * outliers.c — ts_outliers(series, k_sigma, method), array and query forms.
+ * outliers.c — ts_outliers(series, k_sigma, method), array and query forms,
+ * with times or without.
  */
 #include "glue.h"
 
@@ -11,10 +12,11 @@
 static const char *const outlier_methods[] = {"sigma", "mad"};
 
 static Datum
-outliers_common(FunctionCallInfo fcinfo, bool query)
+outliers_common(FunctionCallInfo fcinfo, bool query, bool timed)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	TsmSeries	s;
+	TsmTimes	times;
 	double		k;
 	int			method;
 	TsExec		ex;
@@ -22,15 +24,15 @@ outliers_common(FunctionCallInfo fcinfo, bool query)
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
 
-	TSM_REQUIRE_ARG(fcinfo, 1, "k_sigma");
-	k = PG_GETARG_FLOAT8(1);
+	TSM_REQUIRE_ARG(fcinfo, TSM_AT(timed, 1), "k_sigma");
+	k = PG_GETARG_FLOAT8(TSM_AT(timed, 1));
 	if (!(k > 0) || isinf(k))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("k_sigma must be a positive, finite number, not %g", k),
 				 errhint("Values beyond k_sigma standard deviations are outliers; 3 is usual.")));
-	method = tsm_text_choice(fcinfo, 2, "method", outlier_methods, lengthof(outlier_methods));
-	tsm_series_arg(fcinfo, 0, query ? "series_sql" : "series", query, &s);
+	method = tsm_text_choice(fcinfo, TSM_AT(timed, 2), "method", outlier_methods, lengthof(outlier_methods));
+	tsm_form_series(fcinfo, query, timed, &s, &times);
 
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_exec_prepare(&ex);
@@ -39,15 +41,17 @@ outliers_common(FunctionCallInfo fcinfo, bool query)
 
 	for (int64 j = 0; j < out.count; j++)
 	{
-		Datum		values[3];
-		bool		nulls[3] = {false, false, false};
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
 
 		values[0] = Int64GetDatum(out.pos[j] + 1);
 		values[1] = Float8GetDatum(out.value[j]);
 		values[2] = Float8GetDatum(out.score[j]);
+		if (timed)
+			values[3] = tsm_time_at(&times, out.pos[j]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
 }
 
-TSM_ARRAY_AND_QUERY_FORMS(ts_outliers, outliers_common)
+TSM_SERIES_FORMS(ts_outliers, outliers_common)

@@ -24,9 +24,10 @@
 /* ---- queries of series ------------------------------------------------ */
 
 /* Connects SPI and runs query, which must be a SELECT whose last column is a
- * float8[] and that has min_cols..2 columns; usage describes it in errors. */
+ * float8[] and that has min_cols..max_cols columns; usage describes it in
+ * errors. */
 static TupleDesc
-spi_select_series(const char *query, const char *argname, int min_cols, const char *usage)
+spi_select_series(const char *query, const char *argname, int min_cols, int max_cols, const char *usage)
 {
 	TupleDesc	desc;
 
@@ -37,12 +38,14 @@ spi_select_series(const char *query, const char *argname, int min_cols, const ch
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must be a SELECT returning %s", argname, usage)));
 	desc = SPI_tuptable->tupdesc;
-	if (desc->natts < min_cols || desc->natts > 2 ||
+	if (desc->natts < min_cols || desc->natts > max_cols ||
 		getBaseType(TupleDescAttr(desc, desc->natts - 1)->atttypid) != FLOAT8ARRAYOID)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("%s must return %s", argname, usage),
-				 errhint("For example: SELECT label, series FROM train ORDER BY id. Cast the series with ::float8[].")));
+				 max_cols == 3
+				 ? errhint("For example: SELECT label, times, series FROM train ORDER BY id. Cast the series with ::float8[].")
+				 : errhint("For example: SELECT label, series FROM train ORDER BY id. Cast the series with ::float8[].")));
 	return desc;
 }
 
@@ -80,6 +83,7 @@ typedef struct TrainingSet
 	int32		n_classes;
 	char	  **labels;			/* n_classes, sorted */
 	int64		total_values;
+	TsmTimes   *times;			/* n, the times of each series; NULL without times */
 } TrainingSet;
 
 static int
@@ -88,10 +92,38 @@ cmp_cstr(const void *a, const void *b)
 	return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
-/* Runs training_sql (label, series float8[]) and reads it into memory of the
- * current context. */
+/* The times of row i of a training query (label, times, series): an array
+ * of time_type (InvalidOid: of any type a time may have), one per value of
+ * the series (len values). */
 static void
-read_training(text *sql, TrainingSet *t)
+spi_read_times(TupleDesc desc, int64 i, Oid time_type, int64 len, TsmTimes *out)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(SPI_tuptable->vals[i], desc, 2, &isnull);
+	char		times_name[96],
+				values_name[96];
+
+	snprintf(times_name, sizeof(times_name), "the times of row %lld of training_sql", (long long) (i + 1));
+	snprintf(values_name, sizeof(values_name), "its series");
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("training_sql returned NULL times at row %lld", (long long) (i + 1))));
+	tsm_times_from_array(DatumGetArrayTypeP(d), len, times_name, values_name, out);
+	if (OidIsValid(time_type) && out->type != time_type)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("training_sql returns times of type %s, but time_type is %s",
+						format_type_be(out->type), format_type_be(time_type)),
+				 errhint("Pass time_type as NULL::%s, or cast the times in the query.", format_type_be(out->type))));
+}
+
+/* Runs training_sql and reads it into memory of the current context: its
+ * rows are (label, series float8[]), or (label, times, series float8[]) with
+ * a time_type (the times' type) or when times_optional (any type a time may
+ * have). */
+static void
+read_training(text *sql, Oid time_type, bool times_optional, TrainingSet *t)
 {
 	char	   *query = text_to_cstring(sql);
 	MemoryContext outer = CurrentMemoryContext;
@@ -100,12 +132,19 @@ read_training(text *sql, TrainingSet *t)
 	TupleDesc	desc;
 	double		t_read = tsm_now_ms();
 
-	desc = spi_select_series(query, "training_sql", 2, "two columns, a label and a float8[] series");
+	if (OidIsValid(time_type))
+		desc = spi_select_series(query, "training_sql", 3, 3, "three columns: a label, the times and a float8[] series");
+	else if (times_optional)
+		desc = spi_select_series(query, "training_sql", 2, 3,
+								 "a label and a float8[] series, or a label, the times and a float8[] series");
+	else
+		desc = spi_select_series(query, "training_sql", 2, 2, "two columns, a label and a float8[] series");
 	t->n = (int64) SPI_processed;
 	MemoryContextSwitchTo(outer);
 	t->x = palloc0(sizeof(double *) * Max(t->n, 1));
 	t->len = palloc0(sizeof(int64) * Max(t->n, 1));
 	t->y = palloc0(sizeof(int32) * Max(t->n, 1));
+	t->times = desc->natts == 3 ? palloc0(sizeof(TsmTimes) * Max(t->n, 1)) : NULL;
 	row_labels = palloc0(sizeof(char *) * Max(t->n, 1));
 	t->total_values = 0;
 	for (int64 i = 0; i < t->n; i++)
@@ -118,6 +157,8 @@ read_training(text *sql, TrainingSet *t)
 					 errmsg("training_sql returned a NULL label at row %lld", (long long) (i + 1))));
 		row_labels[i] = pstrdup(label);
 		t->x[i] = spi_copy_series(desc, i, "training_sql", outer, &t->len[i]);
+		if (t->times)
+			spi_read_times(desc, i, time_type, t->len[i], &t->times[i]);
 		t->total_values += t->len[i];
 	}
 	SPI_finish();
@@ -140,15 +181,16 @@ read_training(text *sql, TrainingSet *t)
 	}
 }
 
+/* min_length, max_length and step, arguments at..at+2 */
 static void
-length_args(FunctionCallInfo fcinfo, int *minL, int *maxL, int *step)
+length_args(FunctionCallInfo fcinfo, int at, int *minL, int *maxL, int *step)
 {
-	TSM_REQUIRE_ARG(fcinfo, 1, "min_length");
-	TSM_REQUIRE_ARG(fcinfo, 2, "max_length");
-	TSM_REQUIRE_ARG(fcinfo, 3, "step");
-	*minL = PG_GETARG_INT32(1);
-	*maxL = PG_GETARG_INT32(2);
-	*step = PG_GETARG_INT32(3);
+	TSM_REQUIRE_ARG(fcinfo, at, "min_length");
+	TSM_REQUIRE_ARG(fcinfo, at + 1, "max_length");
+	TSM_REQUIRE_ARG(fcinfo, at + 2, "step");
+	*minL = PG_GETARG_INT32(at);
+	*maxL = PG_GETARG_INT32(at + 1);
+	*step = PG_GETARG_INT32(at + 2);
 	if (*minL < 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -175,24 +217,32 @@ float8_array(const double *v, int n)
 
 /* ---- ts_shapelets ------------------------------------------------------ */
 
-PG_FUNCTION_INFO_V1(ts_shapelets);
-Datum
-ts_shapelets(PG_FUNCTION_ARGS)
+/* ts_shapelets, and with `timed` its form ts_shapelets(time_type, ...), whose
+ * training rows carry the times of their series and whose shapelets carry
+ * the time they start at. */
+static Datum
+shapelets_common(FunctionCallInfo fcinfo, bool timed)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	TrainingSet t;
 	int			minL,
 				maxL,
 				step;
-	int64		k = tsm_k_arg(fcinfo, 4, false, "Give how many shapelets to return.");
+	int64		k = tsm_k_arg(fcinfo, TSM_AT(timed, 4), false, "Give how many shapelets to return.");
+	Oid			time_type = InvalidOid;
 	TsExec		ex;
 	TsShapelets out;
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
 
-	TSM_REQUIRE_ARG(fcinfo, 0, "training_sql");
-	length_args(fcinfo, &minL, &maxL, &step);
-	read_training(PG_GETARG_TEXT_PP(0), &t);
+	TSM_REQUIRE_ARG(fcinfo, TSM_AT(timed, 0), "training_sql");
+	length_args(fcinfo, TSM_AT(timed, 1), &minL, &maxL, &step);
+	if (timed)
+	{
+		time_type = getBaseType(get_fn_expr_argtype(fcinfo->flinfo, 0));
+		tsm_time_type_check(time_type, "time_type");
+	}
+	read_training(PG_GETARG_TEXT_PP(TSM_AT(timed, 0)), time_type, false, &t);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_exec_prepare(&ex);
 	tsm_shapelets(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step, (int32) Min(k, PG_INT32_MAX), &ex, &out,
@@ -201,8 +251,8 @@ ts_shapelets(PG_FUNCTION_ARGS)
 	for (int i = 0; i < out.count; i++)
 	{
 		TsShapelet *s = &out.items[i];
-		Datum		values[8];
-		bool		nulls[8] = {0};
+		Datum		values[9];
+		bool		nulls[9] = {0};
 
 		values[0] = Int32GetDatum(i + 1);
 		values[1] = Int64GetDatum(s->source_row + 1);
@@ -212,9 +262,25 @@ ts_shapelets(PG_FUNCTION_ARGS)
 		values[5] = Float8GetDatum(s->info_gain);
 		values[6] = Float8GetDatum(s->gap);
 		values[7] = float8_array(s->values, s->length);
+		if (timed)
+			values[8] = tsm_time_at(&t.times[s->source_row], s->start);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(ts_shapelets);
+Datum
+ts_shapelets(PG_FUNCTION_ARGS)
+{
+	return shapelets_common(fcinfo, false);
+}
+
+PG_FUNCTION_INFO_V1(ts_shapelets_timed);
+Datum
+ts_shapelets_timed(PG_FUNCTION_ARGS)
+{
+	return shapelets_common(fcinfo, true);
 }
 
 /* ---- ts_shapelet_distance ---------------------------------------------- */
@@ -282,8 +348,15 @@ json_node(StringInfo b, const TsShapeletTree *tree, const TrainingSet *t, int id
 		appendStringInfoString(b, ", \"shapelets\": [");
 		for (int s = 0; s < nd->n_shapelets; s++)
 		{
-			appendStringInfo(b, "%s{\"source_row\": %lld, \"start\": %d, \"length\": %d, \"values\": [",
-							 s ? ", " : "", (long long) nd->source_row[s] + 1, nd->start[s] + 1, nd->length[s]);
+			appendStringInfo(b, "%s{\"source_row\": %lld, \"start\": %d, ",
+							 s ? ", " : "", (long long) nd->source_row[s] + 1, nd->start[s] + 1);
+			if (t->times)
+			{
+				appendStringInfoString(b, "\"start_time\": ");
+				tsm_time_json(b, &t->times[nd->source_row[s]], nd->start[s]);
+				appendStringInfoString(b, ", ");
+			}
+			appendStringInfo(b, "\"length\": %d, \"values\": [", nd->length[s]);
 			for (int j = 0; j < nd->length[s]; j++)
 			{
 				if (j)
@@ -317,7 +390,7 @@ ts_shapelet_tree(PG_FUNCTION_ARGS)
 	double		t0 = tsm_now_ms();
 
 	TSM_REQUIRE_ARG(fcinfo, 0, "training_sql");
-	length_args(fcinfo, &minL, &maxL, &step);
+	length_args(fcinfo, 1, &minL, &maxL, &step);
 	if (!PG_ARGISNULL(4))
 	{
 		depth = PG_GETARG_INT32(4);
@@ -329,7 +402,7 @@ ts_shapelet_tree(PG_FUNCTION_ARGS)
 	}
 	TSM_REQUIRE_ARG(fcinfo, 5, "logical");
 	logical = PG_GETARG_BOOL(5);
-	read_training(PG_GETARG_TEXT_PP(0), &t);
+	read_training(PG_GETARG_TEXT_PP(0), InvalidOid, true, &t);
 	tsm_exec_prepare(&ex);
 	tsm_shapelet_tree(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step, depth,
 									   logical ? 1 : 0, &ex, &tree, &st);
@@ -588,7 +661,7 @@ ts_shapelet_classify_query(PG_FUNCTION_ARGS)
 	TSM_REQUIRE_ARG(fcinfo, 1, "series_sql");
 	m = get_model(fcinfo, PG_GETARG_JSONB_P(0));
 	query = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	desc = spi_select_series(query, "series_sql", 1, "(series float8[]) or (id, series float8[])");
+	desc = spi_select_series(query, "series_sql", 1, 2, "(series float8[]) or (id, series float8[])");
 	n = (int64) SPI_processed;
 	MemoryContextSwitchTo(outer);
 	x = palloc0(sizeof(double *) * Max(n, 1));

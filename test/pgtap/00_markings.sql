@@ -4,7 +4,7 @@ BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
-SELECT plan(11);
+SELECT plan(14);
 
 -- every function of the extension has a comment and is in C
 SELECT is(
@@ -48,6 +48,23 @@ SELECT is(
 SELECT is(
   (SELECT provolatile::text || proparallel::text FROM pg_proc WHERE oid = 'ts_shapelet_classify(jsonb, text)'::regprocedure),
   'vu', 'the batch ts_shapelet_classify runs a query: VOLATILE PARALLEL UNSAFE');
+
+-- markings: the timed array forms are STABLE PARALLEL SAFE, the timed query forms VOLATILE PARALLEL UNSAFE
+SELECT is(
+  (SELECT string_agg(p.oid::regprocedure::text, ', ') FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+     JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
+   WHERE p.proargnames[1] = 'times' AND (p.provolatile <> 's' OR p.proparallel <> 's' OR p.proisstrict)),
+  NULL, 'timed array forms are STABLE, PARALLEL SAFE and not STRICT');
+SELECT is(
+  (SELECT string_agg(p.oid::regprocedure::text, ', ') FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+     JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
+   WHERE p.proargnames[1] = 'time_type' AND (p.provolatile <> 'v' OR p.proparallel <> 'u' OR p.proisstrict)),
+  NULL, 'timed query forms are VOLATILE, PARALLEL UNSAFE and not STRICT');
+SELECT is(
+  (SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+     JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
+   WHERE p.proargnames[1] IN ('times', 'time_type')),
+  13, 'every series function has its timed forms (6 × 2, and ts_shapelets)');
 
 SELECT * FROM finish();
 ROLLBACK;
