@@ -26,8 +26,8 @@
 StaticAssertDecl(ARR_OVERHEAD_NONULLS(1) <= TSM_RESULT_PREFIX, "an array header fits in front of a result block");
 
 /* The array around n 8-byte values of a result block (TSM_RESULT_PREFIX). */
-static ArrayType *
-array8_around(void *body, int64 n, Oid elemtype)
+ArrayType *
+tsm_array8_around(void *body, int64 n, Oid elemtype)
 {
 	ArrayType  *a = (ArrayType *) ((char *) body - ARRAY8_HEADER);
 
@@ -56,8 +56,8 @@ array8_with_nulls(const void *data, int64 n, Oid elemtype, const bool *null)
 }
 
 /* One row per window: (pos, distance, neighbor), NULLs where none. */
-static void
-put_profile_rows(ReturnSetInfo *rsinfo, const TsProfile *p)
+void
+tsm_put_profile_rows(ReturnSetInfo *rsinfo, const TsProfile *p)
 {
 	for (int64 i = 0; i < p->count; i++)
 	{
@@ -95,8 +95,8 @@ put_profile_arrays(ReturnSetInfo *rsinfo, TsProfile *p)
 	}
 	if (without == 0)
 	{
-		values[0] = PointerGetDatum(array8_around(p->dist, p->count, FLOAT8OID));
-		values[1] = PointerGetDatum(array8_around(p->index, p->count, INT8OID));
+		values[0] = PointerGetDatum(tsm_array8_around(p->dist, p->count, FLOAT8OID));
+		values[1] = PointerGetDatum(tsm_array8_around(p->index, p->count, INT8OID));
 	}
 	else
 	{
@@ -170,7 +170,7 @@ matrix_profile_common(FunctionCallInfo fcinfo, bool query, bool as_arrays)
 	if (as_arrays)
 		put_profile_arrays(rsinfo, &p);
 	else
-		put_profile_rows(rsinfo, &p);
+		tsm_put_profile_rows(rsinfo, &p);
 	return (Datum) 0;
 }
 
@@ -190,6 +190,24 @@ TSM_ARRAY_AND_QUERY_FORMS(ts_matrix_profile, matrix_profile_rows)
 TSM_ARRAY_AND_QUERY_FORMS(ts_matrix_profile_arrays, matrix_profile_arrays)
 
 /* ---- ts_discords ------------------------------------------------------- */
+
+/* One row per discord: (rank, pos, distance, neighbor). */
+void
+tsm_put_discord_rows(ReturnSetInfo *rsinfo, const TsDiscords *d)
+{
+	for (int64 i = 0; i < d->count; i++)
+	{
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
+
+		values[0] = Int32GetDatum((int32) (i + 1));
+		values[1] = Int64GetDatum(d->pos[i] + 1);
+		values[2] = Float8GetDatum(d->dist[i]);
+		values[3] = Int64GetDatum(d->neighbor[i] + 1);
+		nulls[3] = d->neighbor[i] < 0;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+}
 
 /* in the order of TsDiscordMethod */
 static const char *const discord_methods[] = {"auto", "pd3", "matrix_profile"};
@@ -219,19 +237,7 @@ discords_common(FunctionCallInfo fcinfo, bool query)
 	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
 	tsm_discords(s.x, s.n, m, k, r, excl, method, &ex, &d, &st);
 	tsm_exec_finish("ts_discords", &ex, s.n, &st, t0);
-
-	for (int64 i = 0; i < d.count; i++)
-	{
-		Datum		values[4];
-		bool		nulls[4] = {false, false, false, false};
-
-		values[0] = Int32GetDatum((int32) (i + 1));
-		values[1] = Int64GetDatum(d.pos[i] + 1);
-		values[2] = Float8GetDatum(d.dist[i]);
-		values[3] = Int64GetDatum(d.neighbor[i] + 1);
-		nulls[3] = d.neighbor[i] < 0;
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
+	tsm_put_discord_rows(rsinfo, &d);
 	return (Datum) 0;
 }
 

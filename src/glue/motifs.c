@@ -11,6 +11,23 @@
 #include "api_matrix_profile.h"
 #include "api_motifs.h"
 
+/* One row per motif pair: (rank, pos_a, pos_b, distance). */
+void
+tsm_put_motif_rows(ReturnSetInfo *rsinfo, const TsMotifs *mo)
+{
+	for (int64 i = 0; i < mo->count; i++)
+	{
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
+
+		values[0] = Int32GetDatum((int32) (i + 1));
+		values[1] = Int64GetDatum(mo->pos_a[i] + 1);
+		values[2] = Int64GetDatum(mo->pos_b[i] + 1);
+		values[3] = Float8GetDatum(mo->dist[i]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+}
+
 /* in the order of TsMotifMethod */
 static const char *const motif_methods[] = {"auto", "mk", "matrix_profile"};
 
@@ -37,18 +54,7 @@ motifs_common(FunctionCallInfo fcinfo, bool query)
 	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
 	tsm_motifs(s.x, s.n, m, k, excl, method, refs, &ex, &mo, &st);
 	tsm_exec_finish("ts_motifs", &ex, s.n, &st, t0);
-
-	for (int64 i = 0; i < mo.count; i++)
-	{
-		Datum		values[4];
-		bool		nulls[4] = {false, false, false, false};
-
-		values[0] = Int32GetDatum((int32) (i + 1));
-		values[1] = Int64GetDatum(mo.pos_a[i] + 1);
-		values[2] = Int64GetDatum(mo.pos_b[i] + 1);
-		values[3] = Float8GetDatum(mo.dist[i]);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
+	tsm_put_motif_rows(rsinfo, &mo);
 	return (Datum) 0;
 }
 
