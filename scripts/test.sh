@@ -2,10 +2,13 @@
 # Runs every tsmine test suite on a throwaway cluster: the C++ unit tests of
 # the core, the pg_regress suite (make installcheck), the pgTAP suite
 # (pg_prove), the shell tests (test/shell: the install check, the release
-# files, the Python example) and the Debian package (built, installed,
-# used, removed; the source build is installed again after it).  Installs
-# what it needs on Debian 12.  Last line:
-#   N passed, N failed, N skipped      (skipped: GPU unit tests without a GPU)
+# files, the Python example), tsmine on a Citus cluster of three nodes
+# (test/citus/run.sh) and the Debian package (built, installed, used,
+# removed; the source build is installed again after it).  Installs what it
+# needs on Debian 12.  Last line:
+#   N passed, N failed, N skipped      (skipped: GPU unit tests without a GPU,
+#                                       and the Citus suite where Citus cannot
+#                                       be built: a SKIP line says why)
 # Environment: TSMINE_BACKEND=gpu|cpu|auto runs the SQL suites with that
 # tsmine.backend (default: the GUC's default, auto).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -64,6 +67,22 @@ set +e
 prove --exec bash --ext .sh test/shell 2>&1 | tee /tmp/tsmine-shell.log
 set -e
 count_prove /tmp/tsmine-shell.log
+
+# tsmine on Citus: builds Citus from ../shared/deps once (cached in
+# ~/.cache/tsmine-citus) into this PostgreSQL, then a coordinator and two
+# workers.  Where Citus cannot be built, one skip and a SKIP line, no passes.
+tsm_log "tsmine on Citus: a coordinator and two workers (test/citus/run.sh)"
+citus_started=$SECONDS
+set +e
+prove --exec bash test/citus/run.sh 2>&1 | tee /tmp/tsmine-citus.log
+set -e
+if grep -qE '^test/citus/run\.sh \.+ skipped' /tmp/tsmine-citus.log; then
+  skipped=$((skipped + 1))
+  echo "SKIP tsmine on Citus: $(sed -nE 's/^test\/citus\/run\.sh \.+ skipped: //p' /tmp/tsmine-citus.log)"
+else
+  count_prove /tmp/tsmine-citus.log
+fi
+tsm_log "tsmine on Citus: $((SECONDS - citus_started)) s"
 
 # The Debian package, after the suites of the source build: built, installed
 # into the system in place of the source build, used from its installed files,

@@ -110,10 +110,12 @@ citus_install_tarball() {
 
 # citus_cluster_start DIR PORT: a coordinator on PORT and workers on PORT+1 and
 # PORT+2, each a fresh data directory under DIR, on Unix sockets in DIR only;
-# Citus and tsmine created in the database postgres of every node, the workers
-# added to the coordinator.  Exports PGHOST=DIR, PGPORT=PORT (the coordinator),
-# PGDATABASE, PGUSER and CITUS_PORTS (the three ports).  Runs as 'postgres'
-# when root, like tsm_start_cluster.
+# Citus created in the database postgres of every node, the workers added to
+# the coordinator, then tsmine created on the coordinator alone, as README
+# says (Citus creates it on the workers).  Exports PGHOST=DIR, PGPORT=PORT
+# (the coordinator), PGDATABASE, PGUSER and CITUS_PORTS (the three ports).
+# Runs as 'postgres' when root, like tsm_start_cluster.  CITUS_EXTRA_CONF:
+# lines added to every node's postgresql.conf.
 citus_cluster_start() {
     CITUS_DIR="$1"
     local port="$2" p
@@ -141,15 +143,18 @@ port = $p
 unix_socket_directories = '$CITUS_DIR'
 citus.node_conninfo = 'sslmode=disable'
 max_connections = 100
+${CITUS_EXTRA_CONF:-}
 CONF
         "${CITUS_RUN[@]}" "$PGBIN/pg_ctl" -D "$CITUS_DIR/n$p" -l "$CITUS_DIR/server-$p.log" -w start >/dev/null \
             || { cat "$CITUS_DIR/server-$p.log" >&2; return 1; }
-        psql -qX -p "$p" -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION citus' -c 'CREATE EXTENSION tsmine' >/dev/null || return 1
+        psql -qX -p "$p" -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION citus' >/dev/null || return 1
     done
     psql -qX -v ON_ERROR_STOP=1 -c "SELECT citus_set_coordinator_host('$CITUS_DIR', $port)" >/dev/null || return 1
     for p in "${CITUS_PORTS[@]:1}"; do
         psql -qX -v ON_ERROR_STOP=1 -c "SELECT citus_add_node('$CITUS_DIR', $p)" >/dev/null || return 1
     done
+    # on the coordinator only: Citus creates it on the workers too
+    psql -qX -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION tsmine' >/dev/null
 }
 
 # citus_node_stop PORT / citus_node_start PORT: one node down and up again
