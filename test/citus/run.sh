@@ -11,6 +11,7 @@
 #   - a worker down, or killed during a call: a clear error, nothing written;
 #   - a cancelled distributed call: the workers stop, the session goes on.
 # Skipped (1..0 # SKIP) when Citus is neither installed nor buildable here.
+# CITUS_PORT: the coordinator's port (default 54340; the workers the next two).
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 source "$TSM_ROOT/test/shell/tap.bash"
 source "$TSM_ROOT/test/citus/lib.sh"
@@ -18,7 +19,11 @@ set +e
 
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 
-# Citus into this PostgreSQL, unless it has it
+# Citus into this PostgreSQL, unless it has it: from CITUS_BUILD (a tarball of
+# citus_pack, for a host without ../shared/deps), else built from ../shared/deps
+if ! citus_installed && [ -n "${CITUS_BUILD:-}" ]; then
+    citus_install_tarball "$CITUS_BUILD" || skip_all "Citus could not be installed from $CITUS_BUILD"
+fi
 if ! citus_installed; then
     [ -f "$CITUS_TARBALL" ] || skip_all "Citus is not installed and there is no $CITUS_TARBALL to build it from"
     missing="$(citus_missing_build_deps | tr '\n' ' ')"
