@@ -71,9 +71,12 @@ citus_build() {
         rm -rf "$work"
         return 1
     fi
-    rm -rf "$dir" && mv "$work/out" "$dir" && rm -rf "$work"
-    touch "$dir/complete"
-    echo "$dir"
+    # another run may have finished the same build meanwhile: keep the first
+    touch "$work/out/complete"
+    [ -f "$dir/complete" ] || rm -rf "$dir"
+    mv -T "$work/out" "$dir" 2>/dev/null
+    rm -rf "$work"
+    [ -f "$dir/complete" ] && echo "$dir"
 }
 
 # citus_install [STAGE]: copies a build (default: citus_build's) into the
