@@ -181,12 +181,15 @@ ts_discords_from_tiles(PG_FUNCTION_ARGS)
 	TsProfile	p;
 	TsDiscords	d;
 	TsStatus	st;
+	int			profile_backend;
 	int32		m;
 	int64		excl;
 	double		t0 = tsm_now_ms();
 
 	profile_from_tiles(fcinfo, "ts_discords_from_tiles", &ex, &p, &s, &m, &excl);
+	profile_backend = ex.used_backend;
 	tsm_discords_from_profile(p.dist, p.index, p.count, m, k, r, &ex, &d, &st);
+	ex.used_backend = profile_backend;	/* the selection runs on the CPU; the profile tells */
 	tsm_exec_finish("ts_discords_from_tiles", &ex, s.n, &st, t0);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_put_discord_rows((ReturnSetInfo *) fcinfo->resultinfo, &d);
