@@ -201,6 +201,8 @@ test_worker_down() {
 
 # A worker killed while it computes its part of an INSERT ... SELECT (the
 # other worker has written its part by then): an error, nothing written.
+# The long part runs on the CPU on every host (SET LOCAL, propagated to the
+# workers), so that it lasts until the worker is seen at it and killed.
 test_worker_killed() {
     local id out bg
     id="$(q -c "SELECT v FROM generate_series(1000, 9999) v JOIN pg_dist_shard_placement p
@@ -208,7 +210,8 @@ test_worker_killed() {
     q -c "INSERT INTO series SELECT $id, array_agg(sin(i * 0.001) + (i * 7919::bigint % 1013) / 2000.0 ORDER BY i)
           FROM generate_series(1, 300000) i" >/dev/null || { echo "Bail out! no long series on worker 2 (id $id)"; exit 1; }
     out="$(mktemp)"
-    q -c 'INSERT INTO discords SELECT s.id, d.* FROM series s, LATERAL ts_discords(s.a, 64, 1) d' >"$out" &
+    q -c "SET citus.propagate_set_commands = 'local'" -c 'BEGIN' -c "SET LOCAL tsmine.backend = 'cpu'" \
+      -c 'INSERT INTO discords SELECT s.id, d.* FROM series s, LATERAL ts_discords(s.a, 64, 1) d' -c 'COMMIT' >"$out" &
     bg=$!
     wait_until "$W2" "$RUNNING '%ts_discords%'" && citus_node_stop "$W2"
     wait "$bg"
@@ -219,17 +222,19 @@ test_worker_killed() {
     rm -f "$out"
 }
 
-# pg_cancel_backend on the coordinator while both workers compute tiles: the
-# call ends with 57014, the workers stop, the session goes on.
+# pg_cancel_backend on the coordinator while both workers compute tiles (on
+# the CPU, as above): the call ends with 57014, the workers stop, the session
+# goes on.
 test_cancel() {
     local out bg
     q -c 'CREATE TABLE big_series (a float8[] NOT NULL)' -c "SELECT create_reference_table('big_series')" \
       -c 'INSERT INTO big_series SELECT array_agg(sin(i * 0.001) + (i * 7919::bigint % 1013) / 2000.0 ORDER BY i)
           FROM generate_series(1, 300000) i' >/dev/null || { echo "Bail out! no long series for the cancel"; exit 1; }
     out="$(mktemp)"
-    psql -AtX -c "SET application_name = 'tsmine_cancel'" \
+    psql -AtX -c "SET application_name = 'tsmine_cancel'" -c "SET citus.propagate_set_commands = 'local'" \
+         -c 'BEGIN' -c "SET LOCAL tsmine.backend = 'cpu'" \
          -c 'SELECT cardinality(ts_matrix_profile_merge(ts_matrix_profile_tile(r.a, 64, t.tile, 8)))
-             FROM profile_tiles t, big_series r' \
+             FROM profile_tiles t, big_series r' -c 'ROLLBACK' \
          -c "SELECT 'after', count(*) FROM series s, LATERAL ts_discords(s.a, 50, 1) d" >"$out" 2>&1 &
     bg=$!
     wait_until "$W1" "$RUNNING '%ts_matrix_profile_tile%'" && wait_until "$W2" "$RUNNING '%ts_matrix_profile_tile%'" \
