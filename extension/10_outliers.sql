@@ -5,7 +5,7 @@
 CREATE FUNCTION ts_outliers(series float8[], k_sigma float8 DEFAULT 3.0, method text DEFAULT 'sigma')
 RETURNS TABLE (pos bigint, value float8, zscore float8)
 AS 'MODULE_PATHNAME', 'ts_outliers'
-LANGUAGE C STABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
+LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
 
 COMMENT ON FUNCTION ts_outliers(float8[], float8, text) IS
 'Values beyond k_sigma: method ''sigma'' flags |x - mean| > k_sigma * std (population std, two-pass); ''mad'' flags |0.6745 (x - median) / MAD| > k_sigma (if MAD = 0: |x - median| / (1.253314 MeanAD) > k_sigma; if that is 0 too, none). Returns 1-based positions in series order, the value and its (modified) z-score.';

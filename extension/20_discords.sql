@@ -5,7 +5,7 @@
 CREATE FUNCTION ts_matrix_profile(series float8[], m int, exclusion_zone int DEFAULT NULL)
 RETURNS TABLE (pos bigint, distance float8, neighbor bigint)
 AS 'MODULE_PATHNAME', 'ts_matrix_profile'
-LANGUAGE C STABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 1000;
+LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 1000;
 
 COMMENT ON FUNCTION ts_matrix_profile(float8[], int, int) IS
 'Exact self-join matrix profile in float64: for each window of length m (1-based pos), the z-normalised Euclidean distance to its nearest neighbour and that neighbour''s position, among windows with |pos - neighbor| >= exclusion_zone (default ceil(m/4) + 1, which excludes what STUMPY''s excl_zone = ceil(m/4) excludes). Constant windows follow STUMPY: two constant windows are at 0, a constant and a non-constant one at sqrt(m). NULL distance and neighbour when no window qualifies.';
@@ -21,7 +21,7 @@ COMMENT ON FUNCTION ts_matrix_profile(text, int, int) IS
 CREATE FUNCTION ts_matrix_profile_arrays(series float8[], m int, exclusion_zone int DEFAULT NULL)
 RETURNS TABLE (distance float8[], neighbor bigint[])
 AS 'MODULE_PATHNAME', 'ts_matrix_profile_arrays'
-LANGUAGE C STABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 1;
+LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 1;
 
 COMMENT ON FUNCTION ts_matrix_profile_arrays(float8[], int, int) IS
 'ts_matrix_profile as one row of two arrays, element i for the window at position i (as STUMPY''s P and I, 1-based): distance[i] and neighbor[i] are NULL when no window qualifies. Faster than the row form when the whole profile is kept or processed as a whole; up to about 67 million windows (1 GB).';
@@ -38,7 +38,7 @@ CREATE FUNCTION ts_discords(series float8[], m int, k int DEFAULT 1, min_distanc
                             exclusion_zone int DEFAULT NULL, method text DEFAULT 'auto')
 RETURNS TABLE (rank int, pos bigint, distance float8, neighbor bigint)
 AS 'MODULE_PATHNAME', 'ts_discords'
-LANGUAGE C STABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
+LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
 
 COMMENT ON FUNCTION ts_discords(float8[], int, int, float8, int, text) IS
 'Exact discords of length m: windows whose nearest non-self match (|i - j| >= exclusion_zone, default m) is farthest, by z-normalised Euclidean distance. Without min_distance: the top k, each not overlapping (|i - j| < m) one ranked before it. With min_distance: every range discord (nearest-neighbour distance >= min_distance), ranked, at most k (k => NULL for all). method: pd3 (GPU parallel DRAG), matrix_profile, or auto.';

@@ -50,6 +50,9 @@
 //    kMaxPairsPerLaunch pairs with tsm::gpu::wait in between (cancel); then a
 //    finalisation kernel (STUMPY constant rule + exact distance of the
 //    winning pair, mp::finalize_one — the same function as the CPU's).
+//  * Tiles (mp_tiles.cpp): a tile runs the tasks and the direct tiles of its
+//    units alone and copies the keys out; keys merged from tiles are loaded
+//    in place of the sweep's and finalised (DeviceCall).
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -77,6 +80,8 @@ constexpr int kFinalizeThreads = 128;
 static_assert(kBand <= 1024 && kGroup % D == 0, "tag or group layout");
 static_assert(kGroup == mp::kGuardRows && kBand % mp::kGuardDiags == 0 && mp::kGuardDiags % D == 0,
               "a group is a guard tile row; a lane's diagonals lie in one guard tile column");
+static_assert(mp::kTileDiags % kBand == 0 && mp::kTileDiags % mp::kGuardDiags == 0,
+              "a unit of the tiles is whole bands and whole guard tile columns");
 
 using u64 = unsigned long long;
 
@@ -394,10 +399,11 @@ __device__ void direct_tile(const Params& p, int64_t ra, int64_t rb, int64_t k) 
 }
 
 // The tiles the sweep leaves to this kernel (kTileDirect): a thread per
-// (segment, guard tile column) replays the guard as the sweep and the CPU do.
-__global__ void direct_tiles_kernel(Params p, int64_t tile_cols) {
-    const int64_t total = (int64_t)p.n_seg * tile_cols;
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
+// (segment, guard tile column) replays the guard as the sweep and the CPU do;
+// e = segment · tile_cols + column, over [e_lo, e_hi) (direct_tiles_of_units).
+__global__ void direct_tiles_kernel(Params p, int64_t tile_cols, int64_t e_lo, int64_t e_hi) {
+    for (int64_t e = e_lo + blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < e_hi;
+         e += (int64_t)gridDim.x * blockDim.x) {
         const int64_t r0 = (e / tile_cols) * mp::kSegRows, k = p.excl + (e % tile_cols) * mp::kGuardDiags;
         const int64_t r1 = min(r0 + mp::kSegRows, p.count - k);
         double err = 0.0;
@@ -596,65 +602,153 @@ void prepare_on_device(const DeviceMemory& d, int m, const mp::CentreSamples& sa
     check(cudaGetLastError(), "matrix profile constant index launch");
 }
 
-// The sweep's tasks in launches of about kMaxPairsPerLaunch pairs, polling
-// for cancel between them, with the next launch already queued while we wait
-// for one: the device never idles in between.
-void sweep_on_device(Params p, int64_t n_tasks, cudaStream_t s, const TsExec* ex) {
+// The tasks [task_lo, task_hi) of a range of units (segment_starts' order is
+// the units' order; a unit is kTileDiags / kBand bands of one segment).
+void tasks_of_units(const std::vector<int64_t>& seg_start, const mp::UnitRange& u, int64_t* task_lo,
+                    int64_t* task_hi) {
+    const int64_t n_seg = (int64_t)seg_start.size() - 1;
+    const int64_t bands_per_unit = mp::kTileDiags / kBand;
+    *task_lo = u.seg0 >= n_seg ? seg_start.back() : seg_start[u.seg0] + u.band0 * bands_per_unit;
+    *task_hi = u.seg1 >= n_seg ? seg_start.back() : seg_start[u.seg1] + u.band1 * bands_per_unit;
+}
+
+// The (segment, guard tile column) pairs of direct_tiles_kernel in a range of
+// units: e in [e_lo, e_hi), e = segment · tile_cols + column, a unit being
+// kTileDiags / kGuardDiags columns of one segment (columns past a segment's
+// last diagonal hold no rows).
+void direct_tiles_of_units(const mp::UnitRange& u, int64_t n_seg, int64_t tile_cols, int64_t* e_lo, int64_t* e_hi) {
+    const int64_t cols_per_unit = mp::kTileDiags / mp::kGuardDiags;
+    auto e_of = [&](int64_t seg, int64_t band) {
+        return seg >= n_seg ? n_seg * tile_cols : seg * tile_cols + std::min(band * cols_per_unit, tile_cols);
+    };
+    *e_lo = e_of(u.seg0, u.band0);
+    *e_hi = e_of(u.seg1, u.band1);
+}
+
+// The sweep's tasks [first, last) in launches of about kMaxPairsPerLaunch
+// pairs, polling for cancel between them, with the next launch already
+// queued while we wait for one: the device never idles in between.
+void sweep_on_device(Params p, int64_t first, int64_t last, cudaStream_t s, const TsExec* ex) {
     const int64_t per_launch = std::max<int64_t>(
         kWarpsPerBlock,
         (int64_t)(kMaxPairsPerLaunch / ((double)kBand * mp::kSegRows)) / kWarpsPerBlock * kWarpsPerBlock);
     Event launched[2];
     int64_t launch = 0;
-    for (int64_t t0 = 0; t0 < n_tasks; t0 += per_launch, ++launch) {
+    for (int64_t t0 = first; t0 < last; t0 += per_launch, ++launch) {
         p.task_lo = t0;
-        p.task_hi = std::min(n_tasks, t0 + per_launch);
+        p.task_hi = std::min(last, t0 + per_launch);
         const unsigned blocks = (unsigned)((p.task_hi - p.task_lo + kWarpsPerBlock - 1) / kWarpsPerBlock);
         sweep_kernel<<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
         check(cudaGetLastError(), "matrix profile kernel launch");
-        if (p.task_hi < n_tasks) {
+        if (p.task_hi < last) {
             launched[launch & 1].record(s);
             if (launch > 0) wait(launched[(launch - 1) & 1], ex);
         }
     }
 }
 
+// One call on the device: the series uploaded and prepared (the constructor),
+// then the sweep of a range of units, keys loaded from merged tiles, the
+// finalisation, or the keys copied out.
+class DeviceCall {
+public:
+    DeviceCall(const double* x, int64_t n, int m, int64_t excl, TsExec* ex)
+        : ex_(ex), t_start_(start_device(ex)), count_(n - m + 1), excl_(excl), m_(m),
+          codec_(mp::make_codec(count_)), seg_start_(segment_starts(count_, excl)),
+          d_(n, count_, excl, seg_start_.size()), timer_(s_) {
+        const mp::CentreSamples samples = mp::series_samples(x, n);
+        upload(d_, x, seg_start_, s_);
+        timer_.start();
+        prepare_on_device(d_, m, samples, s_);
+    }
+
+    // The sweep of the units' tasks, then the guard's direct tiles among them.
+    void sweep(const mp::UnitRange& units) {
+        int64_t first = 0, last = 0;
+        tasks_of_units(seg_start_, units, &first, &last);
+        const u64 key_mask = ~((1ull << codec_.shift) - 1ull);  // shift ≥ 10: room for the 10-bit tags
+        const int n_seg = (int)seg_start_.size() - 1;
+        const Params p{d_.xs, d_.mu, d_.df, d_.dg, d_.inv_norm, d_.inv4, d_.guard_rows, d_.guard_cols,
+                       d_.seg_start, d_.best, /*task_lo, task_hi: per launch*/ 0, 0, n_seg, count_, excl_, m_,
+                       key_mask, codec_};
+        sweep_on_device(p, first, last, s_, ex_);
+        const int64_t tile_cols = (count_ - excl_ + mp::kGuardDiags - 1) / mp::kGuardDiags;
+        int64_t e_lo = 0, e_hi = 0;
+        direct_tiles_of_units(units, n_seg, tile_cols, &e_lo, &e_hi);
+        direct_tiles_kernel<<<blocks_for(e_hi - e_lo, 128), 128, 0, s_>>>(p, tile_cols, e_lo, e_hi);
+        check(cudaGetLastError(), "matrix profile direct tiles launch");
+    }
+
+    void load_keys(const uint64_t* keys) {
+        check(cudaMemcpyAsync(d_.best, keys, count_ * sizeof(u64), cudaMemcpyHostToDevice, s_), "copy keys");
+    }
+
+    void finalize(double* dist, int64_t* index) {
+        const mp::FinalizeArgs fin{d_.xs, d_.mu, d_.inv_std, d_.constant, d_.next_const,
+                                   /*first_const: next_const[0], read on the device*/ count_, count_, excl_, m_,
+                                   codec_};
+        const unsigned finalize_blocks = (unsigned)((count_ + kFinalizeThreads - 1) / kFinalizeThreads);
+        finalize_kernel<<<finalize_blocks, kFinalizeThreads, 0, s_>>>(fin, d_.best, d_.dist, d_.index);
+        check(cudaGetLastError(), "matrix profile finalize launch");
+        end_kernels();
+        check(cudaMemcpyAsync(dist, d_.dist, count_ * sizeof(double), cudaMemcpyDeviceToHost, s_), "copy distances");
+        check(cudaMemcpyAsync(index, d_.index, count_ * sizeof(int64_t), cudaMemcpyDeviceToHost, s_), "copy indices");
+        end_copies();
+    }
+
+    void copy_keys(uint64_t* keys) {
+        end_kernels();
+        check(cudaMemcpyAsync(keys, d_.best, count_ * sizeof(u64), cudaMemcpyDeviceToHost, s_), "copy keys");
+        end_copies();
+    }
+
+private:
+    static double start_device(TsExec* ex) {
+        use_device(ex);
+        return now_ms();
+    }
+    void end_kernels() {
+        timer_.stop();
+        wait(s_, ex_);
+        ex_->kernel_ms = timer_.ms();
+    }
+    void end_copies() {
+        s_.sync("matrix profile results");
+        ex_->device_ms = now_ms() - t_start_;
+        ex_->device_bytes = (double)count_ * (8.0 * 10);
+    }
+
+    TsExec* ex_;
+    double t_start_;
+    int64_t count_, excl_;
+    int m_;
+    mp::KeyCodec codec_;
+    std::vector<int64_t> seg_start_;
+    DeviceMemory d_;
+    Stream s_;
+    EventTimer timer_;
+};
+
 }  // namespace
 
 void matrix_profile(const double* x, int64_t n, int m, int64_t excl, TsExec* ex, double* dist, int64_t* index) {
-    use_device(ex);
-    const double t_start = now_ms();
-    const int64_t count = n - m + 1;
-    const mp::KeyCodec codec = mp::make_codec(count);
-    const std::vector<int64_t> seg_start = segment_starts(count, excl);
-    const int n_seg = (int)seg_start.size() - 1;
-    const mp::CentreSamples samples = mp::series_samples(x, n);
-    DeviceMemory d(n, count, excl, seg_start.size());
-    Stream s;
-    upload(d, x, seg_start, s);
+    DeviceCall call(x, n, m, excl, ex);
+    call.sweep(mp::all_units(n - m + 1, excl));
+    call.finalize(dist, index);
+}
 
-    EventTimer timer(s);
-    timer.start();
-    prepare_on_device(d, m, samples, s);
-    const u64 key_mask = ~((1ull << codec.shift) - 1ull);  // shift ≥ 10: room for the 10-bit tags
-    const Params p{d.xs, d.mu, d.df, d.dg, d.inv_norm, d.inv4, d.guard_rows, d.guard_cols, d.seg_start, d.best,
-                   /*task_lo, task_hi: per launch*/ 0, 0, n_seg, count, excl, m, key_mask, codec};
-    sweep_on_device(p, seg_start.back(), s, ex);
-    const int64_t tile_cols = (count - excl + mp::kGuardDiags - 1) / mp::kGuardDiags;
-    direct_tiles_kernel<<<blocks_for((int64_t)n_seg * tile_cols, 128), 128, 0, s>>>(p, tile_cols);
-    check(cudaGetLastError(), "matrix profile direct tiles launch");
-    const mp::FinalizeArgs fin{d.xs, d.mu, d.inv_std, d.constant, d.next_const,
-                               /*first_const: next_const[0], read on the device*/ count, count, excl, m, codec};
-    const unsigned finalize_blocks = (unsigned)((count + kFinalizeThreads - 1) / kFinalizeThreads);
-    finalize_kernel<<<finalize_blocks, kFinalizeThreads, 0, s>>>(fin, d.best, d.dist, d.index);
-    check(cudaGetLastError(), "matrix profile finalize launch");
-    timer.stop();
-    wait(s, ex);
-    ex->kernel_ms = timer.ms();
-    check(cudaMemcpyAsync(dist, d.dist, count * sizeof(double), cudaMemcpyDeviceToHost, s), "copy distances");
-    check(cudaMemcpyAsync(index, d.index, count * sizeof(int64_t), cudaMemcpyDeviceToHost, s), "copy indices");
-    s.sync("matrix profile results");
-    ex->device_ms = now_ms() - t_start;
-    ex->device_bytes = (double)count * (8.0 * 10);
+void matrix_profile_keys(const double* x, int64_t n, int m, int64_t excl, const mp::UnitRange& units, TsExec* ex,
+                         uint64_t* keys) {
+    DeviceCall call(x, n, m, excl, ex);
+    call.sweep(units);
+    call.copy_keys(keys);
+}
+
+void matrix_profile_finish(const double* x, int64_t n, int m, int64_t excl, const uint64_t* keys, TsExec* ex,
+                           double* dist, int64_t* index) {
+    DeviceCall call(x, n, m, excl, ex);
+    call.load_keys(keys);
+    call.finalize(dist, index);
 }
 
 }  // namespace gpu

@@ -2,12 +2,15 @@
 # Runs every tsmine test suite on a throwaway cluster: the C++ unit tests of
 # the core, the pg_regress suite (make installcheck), the pgTAP suite
 # (pg_prove), the shell tests (test/shell: the install check, the release
-# files, the Python example) and the Debian package (built, installed,
-# used, removed; the source build is installed again after it).  Installs
-# what it needs on Debian 12.  Last line:
+# files, the Python example, the report rendered in Chromium), tsmine on a
+# Citus cluster of three nodes (test/citus/run.sh) and the Debian package
+# (built, installed, used, removed; the source build is installed again after
+# it).  Installs what it needs on Debian 12.  Last line:
 #   N passed, N failed, N skipped      (skipped: GPU unit tests without a GPU,
-#                                        shell tests that cannot run here, e.g.
-#                                        the report without Chromium)
+#                                       shell tests that cannot run here, e.g.
+#                                       the report without Chromium, and the
+#                                       Citus suite where Citus cannot be
+#                                       built: a SKIP line says why)
 # Environment: TSMINE_BACKEND=gpu|cpu|auto runs the SQL suites with that
 # tsmine.backend (default: the GUC's default, auto).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -69,6 +72,22 @@ count_prove /tmp/tsmine-shell.log
 # a shell test that skipped itself ("1..0 # SKIP ...") is neither passed nor failed: said and counted
 sk=$(grep -cE '\.\. skipped' /tmp/tsmine-shell.log || true)
 [ "$sk" -eq 0 ] || { grep -E '\.\. skipped' /tmp/tsmine-shell.log | sed 's/^/SKIPPED: /'; skipped=$((skipped + sk)); }
+
+# tsmine on Citus: builds Citus from ../shared/deps once (cached in
+# ~/.cache/tsmine-citus) into this PostgreSQL, then a coordinator and two
+# workers.  Where Citus cannot be built, one skip and a SKIP line, no passes.
+tsm_log "tsmine on Citus: a coordinator and two workers (test/citus/run.sh)"
+citus_started=$SECONDS
+set +e
+prove --exec bash test/citus/run.sh 2>&1 | tee /tmp/tsmine-citus.log
+set -e
+if grep -qE '^test/citus/run\.sh \.+ skipped' /tmp/tsmine-citus.log; then
+  skipped=$((skipped + 1))
+  echo "SKIP tsmine on Citus: $(sed -nE 's/^test\/citus\/run\.sh \.+ skipped: //p' /tmp/tsmine-citus.log)"
+else
+  count_prove /tmp/tsmine-citus.log
+fi
+tsm_log "tsmine on Citus: $((SECONDS - citus_started)) s"
 
 # The Debian package, after the suites of the source build: built, installed
 # into the system in place of the source build, used from its installed files,

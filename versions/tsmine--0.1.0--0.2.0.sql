@@ -161,3 +161,69 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT;
 
 COMMENT ON FUNCTION ts_plot(text, jsonb, int, float8[], int, int, text) IS
 'ts_plot of the series that series_sql returns: (value) rows, or (time, value) rows whose times (ordered, strictly increasing) label the x axis.';
+
+-- Array forms are IMMUTABLE (were STABLE): their rows depend on the arguments
+-- alone (the tsmine settings choose where they run, not what they return), and
+-- Citus pushes IMMUTABLE table functions down to the workers in every query
+-- shape (README: Function markings, tsmine on Citus).
+ALTER FUNCTION ts_outliers(float8[], float8, text) IMMUTABLE;
+ALTER FUNCTION ts_matrix_profile(float8[], int, int) IMMUTABLE;
+ALTER FUNCTION ts_matrix_profile_arrays(float8[], int, int) IMMUTABLE;
+ALTER FUNCTION ts_discords(float8[], int, int, float8, int, text) IMMUTABLE;
+ALTER FUNCTION ts_motifs(float8[], int, int, int, text, int) IMMUTABLE;
+ALTER FUNCTION ts_match(float8[], float8[], float8, int, int) IMMUTABLE;
+
+-- ---------------------------------------------------------------------------
+-- One series' matrix profile in tiles (computed apart, e.g. on Citus workers,
+-- and merged), and its profile, discords and motifs
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION ts_matrix_profile_tile(series float8[], m int, tile int, tiles int, exclusion_zone int DEFAULT NULL)
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'ts_matrix_profile_tile'
+LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT;
+
+COMMENT ON FUNCTION ts_matrix_profile_tile(float8[], int, int, int, int) IS
+'Tile number tile (1 .. tiles) of the matrix profile of series: its share of the pairs of windows, cut where the profile''s recurrence restarts, as a partial profile (a bigint[] of tsmine''s layout: a header, the tiles it holds, the best candidate of every window). Merge every tile with ts_matrix_profile_merge, then ts_matrix_profile_from_tiles (or ts_discords_from_tiles, ts_motifs_from_tiles) gives what ts_matrix_profile(series, m, exclusion_zone) gives, bit for bit.';
+
+CREATE FUNCTION ts_matrix_profile_merge(a bigint[], b bigint[])
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'ts_matrix_profile_merge'
+LANGUAGE C IMMUTABLE PARALLEL SAFE STRICT;
+
+COMMENT ON FUNCTION ts_matrix_profile_merge(bigint[], bigint[]) IS
+'The partial matrix profile of the tiles of a and b (of one series, m, exclusion_zone and number of tiles): for every window the better candidate, ties to the smaller position. The transition and combine function of the aggregate ts_matrix_profile_merge(partial).';
+
+CREATE AGGREGATE ts_matrix_profile_merge(partial bigint[]) (
+  SFUNC = ts_matrix_profile_merge,
+  STYPE = bigint[],
+  COMBINEFUNC = ts_matrix_profile_merge,
+  PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE ts_matrix_profile_merge(bigint[]) IS
+'Merges partial matrix profiles (ts_matrix_profile_tile) into one; in any order, on any node (Citus merges on the workers, then on the coordinator).';
+
+CREATE FUNCTION ts_matrix_profile_from_tiles(series float8[], merged bigint[])
+RETURNS TABLE (pos bigint, distance float8, neighbor bigint)
+AS 'MODULE_PATHNAME', 'ts_matrix_profile_from_tiles'
+LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 1000;
+
+COMMENT ON FUNCTION ts_matrix_profile_from_tiles(float8[], bigint[]) IS
+'The matrix profile of series from the merge of all its tiles (ts_matrix_profile_merge of ts_matrix_profile_tile 1 .. tiles): the rows ts_matrix_profile(series, m, exclusion_zone) returns, with the tiles'' m and exclusion_zone. An error names missing tiles, or says the tiles are of another series.';
+
+CREATE FUNCTION ts_discords_from_tiles(series float8[], merged bigint[], k int DEFAULT 1, min_distance float8 DEFAULT NULL)
+RETURNS TABLE (rank int, pos bigint, distance float8, neighbor bigint)
+AS 'MODULE_PATHNAME', 'ts_discords_from_tiles'
+LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
+
+COMMENT ON FUNCTION ts_discords_from_tiles(float8[], bigint[], int, float8) IS
+'The discords of series from its merged tiles: what ts_discords(series, m, k, min_distance, exclusion_zone) returns, with the tiles'' m and exclusion_zone (give the tiles exclusion_zone => m for ts_discords'' default).';
+
+CREATE FUNCTION ts_motifs_from_tiles(series float8[], merged bigint[], k int DEFAULT 1)
+RETURNS TABLE (rank int, pos_a bigint, pos_b bigint, distance float8)
+AS 'MODULE_PATHNAME', 'ts_motifs_from_tiles'
+LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
+
+COMMENT ON FUNCTION ts_motifs_from_tiles(float8[], bigint[], int) IS
+'The top-k motif pairs of series from its merged tiles: what ts_motifs(series, m, k, exclusion_zone) returns, with the tiles'' m and exclusion_zone (give the tiles exclusion_zone => m for ts_motifs'' default).';

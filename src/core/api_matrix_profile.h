@@ -41,6 +41,52 @@ int			tsm_matrix_profile(const double *x, int64_t n, int32_t m, int64_t exclusio
  */
 double		tsm_matrix_profile_estimate_ms(int64_t n, int32_t m, const TsExec *exec) TSM_NOEXCEPT;
 
+/*
+ * One series' profile in tiles, computed apart (other backends, other
+ * machines) and merged: the sweep's work (pairs i < j, j − i >= exclusion) is
+ * cut into `tiles` parts of about equal size along the recurrence's restarts
+ * (src/core/matrix_profile.h: units), so that the merged tiles give the
+ * single call's profile bit for bit, on either backend.
+ *
+ * A partial profile is an array of int64 words: a header (a format word, n,
+ * m, exclusion, tiles, a fingerprint of the series' values), a bitmap of the
+ * tiles it holds (ceil(tiles / 64) words), then the best candidate of every
+ * window as a key (mp_detail.h; 0: none in these tiles).  Keys are >= 0.
+ */
+typedef struct TsPartialProfile
+{
+	int64_t		words;
+	int64_t    *data;			/* from exec->alloc */
+} TsPartialProfile;
+
+/*
+ * The partial profile of tile `tile` (1 .. tiles) of x's profile.  Errors
+ * (22023): those of tsm_matrix_profile; tiles < 1 or > 2^20; tile outside
+ * 1 .. tiles.
+ */
+int			tsm_matrix_profile_tile(const double *x, int64_t n, int32_t m, int64_t exclusion,
+									int32_t tile, int32_t tiles, TsExec *exec,
+									TsPartialProfile *out, TsStatus *st) TSM_NOEXCEPT;
+
+/*
+ * Merges the partial profile `from` into `into` (the same length): the union
+ * of their tiles, the larger key of every window.  Merging a tile twice
+ * changes nothing.  Errors (22023): not partial profiles, or partial profiles
+ * of another series, window, exclusion or number of tiles.
+ */
+int			tsm_matrix_profile_merge(int64_t *into, int64_t into_words, const int64_t *from,
+									 int64_t from_words, TsStatus *st) TSM_NOEXCEPT;
+
+/*
+ * The matrix profile of x from a partial profile that holds every tile of x's
+ * profile (as tsm_matrix_profile; *m and *exclusion: the ones the tiles were
+ * computed with).  Errors (22023): not a partial profile, one of another
+ * series (length or values), tiles missing (the message lists them).
+ */
+int			tsm_matrix_profile_from_tiles(const double *x, int64_t n, const int64_t *merged,
+										  int64_t words, TsExec *exec, TsProfile *out,
+										  int32_t *m, int64_t *exclusion, TsStatus *st) TSM_NOEXCEPT;
+
 #ifdef __cplusplus
 }
 #endif

@@ -111,6 +111,7 @@ void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, 
 namespace {
 
 constexpr int64_t kCpuDiags = kGuardDiags;  // diagonals per CPU task (one segment of kSegRows rows): one guard tile column
+static_assert(kTileDiags % kCpuDiags == 0, "a unit of the tiles is whole CPU tasks");
 
 struct Task {
     int64_t seg, k0, k1;
@@ -210,15 +211,27 @@ inline void atomic_max(std::atomic<uint64_t>& a, uint64_t v) {
     }
 }
 
-void cpu_sweep(const Prepared& P, const TsExec* ex, std::vector<uint64_t>& keys) {
+// The tasks of a range of units: (segment, block of kCpuDiags diagonals)
+// with at least one row, segment-major.  All units: every task of the sweep.
+std::vector<Task> cpu_tasks(const Prepared& P, const UnitRange& units) {
     const int64_t count = P.count;
-    // Tasks: (segment, block of kCpuDiags diagonals) with at least one row.
     std::vector<Task> tasks;
-    for (int64_t s = 0; s * kSegRows < count; ++s) {
+    for (int64_t s = units.seg0; s <= units.seg1; ++s) {
         const int64_t r0 = s * kSegRows;
-        for (int64_t k0 = P.excl; k0 < count - r0; k0 += kCpuDiags)
+        const int64_t b0 = s == units.seg0 ? units.band0 : 0;
+        const int64_t b1 = s == units.seg1 ? units.band1 : units_in_segment(count, P.excl, s);
+        const int64_t k_end = std::min(P.excl + b1 * kTileDiags, count - r0);
+        for (int64_t k0 = P.excl + b0 * kTileDiags; k0 < k_end; k0 += kCpuDiags)
             tasks.push_back({s, k0, std::min(k0 + kCpuDiags, count)});
     }
+    return tasks;
+}
+
+}  // namespace
+
+void cpu_sweep(const Prepared& P, const TsExec* ex, const UnitRange& units, std::vector<uint64_t>& keys) {
+    const int64_t count = P.count;
+    const std::vector<Task> tasks = cpu_tasks(P, units);
     std::unique_ptr<std::atomic<uint64_t>[]> best(new std::atomic<uint64_t>[count]);
     for (int64_t i = 0; i < count; ++i) best[i].store(0, std::memory_order_relaxed);
 #if defined(__x86_64__)
@@ -248,8 +261,10 @@ void cpu_sweep(const Prepared& P, const TsExec* ex, std::vector<uint64_t>& keys)
     for (int64_t i = 0; i < count; ++i) keys[i] = best[i].load(std::memory_order_relaxed);
 }
 
-void cpu_finalize(const Prepared& P, const TsExec* ex, const std::vector<uint64_t>& keys, int64_t count,
-                  double* dist, int64_t* index) {
+namespace {
+
+void cpu_finalize(const Prepared& P, const TsExec* ex, const uint64_t* keys, int64_t count, double* dist,
+                  int64_t* index) {
     const FinalizeArgs a = P.finalize_args();
     const int64_t per = std::max<int64_t>(256, (int64_t(1) << 22) / std::max(P.m, 1));
     parallel_for(ex, (count + per - 1) / per, [&](int64_t b) {
@@ -275,9 +290,41 @@ void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec
     mp::Prepared P;
     mp::prepare(x, n, m, exclusion, ex, P);
     std::vector<uint64_t> keys;
-    mp::cpu_sweep(P, ex, keys);
+    mp::cpu_sweep(P, ex, mp::all_units(count, exclusion), keys);
     check_interrupt(ex);
-    mp::cpu_finalize(P, ex, keys, count, dist, index);
+    mp::cpu_finalize(P, ex, keys.data(), count, dist, index);
+}
+
+void matrix_profile_keys(const double* x, int64_t n, int m, int64_t exclusion, const mp::UnitRange& units,
+                         TsExec* ex, uint64_t* keys) {
+    if (m < 1 || n < m || exclusion < 1)
+        throw Error(TS_INTERNAL, kInternal, "matrix_profile_keys: bad arguments");
+    if (use_gpu(ex, TS_WORK_MATRIX_PROFILE, n, m)) {
+#ifdef TSMINE_WITH_CUDA
+        gpu::matrix_profile_keys(x, n, m, exclusion, units, ex, keys);
+#endif
+        return;
+    }
+    mp::Prepared P;
+    mp::prepare(x, n, m, exclusion, ex, P);
+    std::vector<uint64_t> best;
+    mp::cpu_sweep(P, ex, units, best);
+    std::copy(best.begin(), best.end(), keys);
+}
+
+void matrix_profile_finish(const double* x, int64_t n, int m, int64_t exclusion, const uint64_t* keys, TsExec* ex,
+                           double* dist, int64_t* index) {
+    if (m < 1 || n < m || exclusion < 1)
+        throw Error(TS_INTERNAL, kInternal, "matrix_profile_finish: bad arguments");
+    if (use_gpu(ex, TS_WORK_MATRIX_PROFILE, n, m)) {
+#ifdef TSMINE_WITH_CUDA
+        gpu::matrix_profile_finish(x, n, m, exclusion, keys, ex, dist, index);
+#endif
+        return;
+    }
+    mp::Prepared P;
+    mp::prepare(x, n, m, exclusion, ex, P);
+    mp::cpu_finalize(P, ex, keys, n - m + 1, dist, index);
 }
 
 void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, MatrixProfile& out) {
@@ -285,6 +332,29 @@ void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec
     out.dist.resize(count);
     out.index.resize(count);
     matrix_profile(x, n, m, exclusion, ex, out.dist.data(), out.index.data());
+}
+
+void check_profile_args(const double* x, int64_t n, int m, int64_t exclusion) {
+    if (n < 0) invalid("negative series length");
+    if (n > 0 && !x) invalid("series is missing");
+    if (m < 3)
+        invalid(format("window length m must be at least 3, got %d", (int)m), "Use a window of 3 or more points.");
+    if ((int64_t)m > n / 2)
+        invalid(format("window length m = %d is more than half the series length %lld", (int)m, (long long)n),
+                n / 2 >= 3
+                    ? format("Use m <= %lld, or a series of at least %lld points.", (long long)(n / 2), 2LL * m)
+                    : format("The series is too short for a matrix profile: it needs at "
+                             "least %lld points for m = %d (and at least 6 for any m).",
+                             2LL * m, (int)m));
+    if (exclusion < 1)
+        invalid(format("exclusion zone must be at least 1, got %lld", (long long)exclusion),
+                "Pass a positive exclusion zone (the default is ceil(m/4) + 1).");
+    const int64_t count = n - m + 1;
+    if (exclusion > count - 1)
+        invalid(format("exclusion zone %lld leaves no neighbour for any of the %lld windows", (long long)exclusion,
+                       (long long)count),
+                format("Use an exclusion zone of at most %lld (n - m), or a longer series.", (long long)(count - 1)));
+    require_finite(x, n, "series", "Remove or interpolate NaN and infinite values first.");
 }
 
 }  // namespace tsm
@@ -306,29 +376,8 @@ extern "C" int tsm_matrix_profile(const double* x, int64_t n, int32_t m, int64_t
                                   TsProfile* out, TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
-        if (n < 0) tsm::invalid("negative series length");
-        if (n > 0 && !x) tsm::invalid("series is missing");
-        if (m < 3)
-            tsm::invalid(tsm::format("window length m must be at least 3, got %d", (int)m),
-                         "Use a window of 3 or more points.");
-        if ((int64_t)m > n / 2)
-            tsm::invalid(tsm::format("window length m = %d is more than half the series length %lld",
-                                     (int)m, (long long)n),
-                         n / 2 >= 3 ? tsm::format("Use m <= %lld, or a series of at least %lld points.",
-                                                  (long long)(n / 2), 2LL * m)
-                                    : tsm::format("The series is too short for a matrix profile: it needs at "
-                                                  "least %lld points for m = %d (and at least 6 for any m).",
-                                                  2LL * m, (int)m));
-        if (exclusion < 1)
-            tsm::invalid(tsm::format("exclusion zone must be at least 1, got %lld", (long long)exclusion),
-                         "Pass a positive exclusion zone (the default is ceil(m/4) + 1).");
+        tsm::check_profile_args(x, n, m, exclusion);
         const int64_t count = n - m + 1;
-        if (exclusion > count - 1)
-            tsm::invalid(tsm::format("exclusion zone %lld leaves no neighbour for any of the %lld windows",
-                                     (long long)exclusion, (long long)count),
-                         tsm::format("Use an exclusion zone of at most %lld (n - m), or a longer series.",
-                                     (long long)(count - 1)));
-        tsm::require_finite(x, n, "series", "Remove or interpolate NaN and infinite values first.");
         double* dist = tsm::alloc_result<double>(ex, count);
         int64_t* index = tsm::alloc_result<int64_t>(ex, count);
         tsm::matrix_profile(x, n, m, exclusion, ex, dist, index);

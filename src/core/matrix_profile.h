@@ -21,9 +21,24 @@ struct MatrixProfile {
 // (the C entry point validates user input; this one throws Error on misuse).
 // Dispatches with tsm::use_gpu(ex, TS_WORK_MATRIX_PROFILE, n, m).
 void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, MatrixProfile& out);
+// The checks of a profile's arguments (22023 with a hint), before any work:
+// 3 ≤ m ≤ n/2, 1 ≤ exclusion ≤ n − m, finite values.
+void check_profile_args(const double* x, int64_t n, int m, int64_t exclusion);
 // The same into caller memory: dist and index hold n − m + 1 entries.
 void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, double* dist,
                     int64_t* index);
+
+namespace mp {
+struct UnitRange;
+}
+// Tiles (mp_tiles.cpp): the sweep over a range of units alone, the best key
+// per window into keys (count = n − m + 1 entries, 0 where the range has no
+// candidate); and the finalisation of keys merged from tiles into the
+// profile.  Both dispatch as matrix_profile does.
+void matrix_profile_keys(const double* x, int64_t n, int m, int64_t exclusion, const mp::UnitRange& units,
+                         TsExec* ex, uint64_t* keys);
+void matrix_profile_finish(const double* x, int64_t n, int m, int64_t exclusion, const uint64_t* keys, TsExec* ex,
+                           double* dist, int64_t* index);
 
 namespace mp {
 
@@ -51,6 +66,34 @@ void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, 
 constexpr int64_t kCentreSamples = 255;
 CentreSamples series_samples(const double* x, int64_t n);
 
+// ---- tiles of the sweep (ts_matrix_profile_tile, mp_tiles.cpp) ----
+// The sweep's work is cut into units: segment s (rows from s·kSegRows, where
+// every diagonal's co-moment restarts) × kTileDiags diagonals from
+// excl + b·kTileDiags.  Both paths split a unit into the very tasks their
+// whole-profile sweep runs (CPU: kCpuDiags diagonals, GPU: bands of kBand and
+// the guard's direct tiles of their kGuardDiags columns; all divide
+// kTileDiags), and a task's guard decisions (mp_detail.h) depend on the data
+// and the task alone, so a tile computes every pair's key with the same
+// operations as the single call, and the maximum over the tiles' keys is the
+// single call's key, bit for bit.
+constexpr int64_t kTileDiags = 1024;
+
+// Units from (seg0, band0) up to, not including, (seg1, band1), segment-major.
+struct UnitRange {
+    int64_t seg0 = 0, band0 = 0, seg1 = 0, band1 = 0;
+};
+
+// Units of segment s (0 when its first row has no diagonal ≥ excl).
+int64_t units_in_segment(int64_t count, int64_t excl, int64_t s);
+// Every unit: the whole profile.
+UnitRange all_units(int64_t count, int64_t excl);
+// Tile t (0-based) of `tiles`: units [⌊U·t/tiles⌋, ⌊U·(t+1)/tiles⌋) of U.
+UnitRange tile_units(int64_t count, int64_t excl, int64_t t, int64_t tiles);
+
+// The CPU sweep over a range of units: the best key per window (count
+// entries, 0 where the range holds no candidate).
+void cpu_sweep(const Prepared& P, const TsExec* ex, const UnitRange& units, std::vector<uint64_t>& keys);
+
 }  // namespace mp
 
 #ifdef TSMINE_WITH_CUDA
@@ -58,6 +101,13 @@ namespace gpu {
 // Preparation, sweep and finalisation on the device; fills dist and index
 // (n − m + 1 entries, host memory).
 void matrix_profile(const double* x, int64_t n, int m, int64_t excl, TsExec* ex, double* dist, int64_t* index);
+// The sweep over a range of units alone: the best key per window (count
+// entries, host memory), as cpu_sweep.
+void matrix_profile_keys(const double* x, int64_t n, int m, int64_t excl, const mp::UnitRange& units, TsExec* ex,
+                         uint64_t* keys);
+// The finalisation of keys merged from tiles (count entries, host memory).
+void matrix_profile_finish(const double* x, int64_t n, int m, int64_t excl, const uint64_t* keys, TsExec* ex,
+                           double* dist, int64_t* index);
 }  // namespace gpu
 #endif
 

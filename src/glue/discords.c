@@ -26,8 +26,8 @@
 StaticAssertDecl(ARR_OVERHEAD_NONULLS(1) <= TSM_RESULT_PREFIX, "an array header fits in front of a result block");
 
 /* The array around n 8-byte values of a result block (TSM_RESULT_PREFIX). */
-static ArrayType *
-array8_around(void *body, int64 n, Oid elemtype)
+ArrayType *
+tsm_array8_around(void *body, int64 n, Oid elemtype)
 {
 	ArrayType  *a = (ArrayType *) ((char *) body - ARRAY8_HEADER);
 
@@ -56,9 +56,9 @@ array8_with_nulls(const void *data, int64 n, Oid elemtype, const bool *null)
 }
 
 /* One row per window: (pos, distance, neighbor), NULLs where none; with
- * times, (start_time, neighbor_time) after them. */
-static void
-put_profile_rows(ReturnSetInfo *rsinfo, const TsProfile *p, const TsmTimes *times)
+ * times (not NULL), (start_time, neighbor_time) after them. */
+void
+tsm_put_profile_rows(ReturnSetInfo *rsinfo, const TsProfile *p, const TsmTimes *times)
 {
 	for (int64 i = 0; i < p->count; i++)
 	{
@@ -70,7 +70,7 @@ put_profile_rows(ReturnSetInfo *rsinfo, const TsProfile *p, const TsmTimes *time
 		values[2] = Int64GetDatum(p->index[i] + 1);
 		if (p->index[i] < 0)
 			nulls[1] = nulls[2] = true;
-		if (times->key)
+		if (times)
 		{
 			values[3] = tsm_time_at(times, i);
 			values[4] = nulls[2] ? (Datum) 0 : tsm_time_at(times, p->index[i]);
@@ -110,8 +110,8 @@ put_profile_arrays(ReturnSetInfo *rsinfo, TsProfile *p, const TsmTimes *times)
 	}
 	if (without == 0)
 	{
-		values[0] = PointerGetDatum(array8_around(p->dist, p->count, FLOAT8OID));
-		values[1] = PointerGetDatum(array8_around(p->index, p->count, INT8OID));
+		values[0] = PointerGetDatum(tsm_array8_around(p->dist, p->count, FLOAT8OID));
+		values[1] = PointerGetDatum(tsm_array8_around(p->index, p->count, INT8OID));
 	}
 	else
 	{
@@ -188,7 +188,7 @@ matrix_profile_common(FunctionCallInfo fcinfo, bool query, bool timed, bool as_a
 	if (as_arrays)
 		put_profile_arrays(rsinfo, &p, &times);
 	else
-		put_profile_rows(rsinfo, &p, &times);
+		tsm_put_profile_rows(rsinfo, &p, times.key ? &times : NULL);
 	return (Datum) 0;
 }
 
@@ -208,6 +208,31 @@ TSM_SERIES_FORMS(ts_matrix_profile, matrix_profile_rows)
 TSM_SERIES_FORMS(ts_matrix_profile_arrays, matrix_profile_arrays)
 
 /* ---- ts_discords ------------------------------------------------------- */
+
+/* One row per discord: (rank, pos, distance, neighbor); with times (not
+ * NULL), (start_time, neighbor_time) after them. */
+void
+tsm_put_discord_rows(ReturnSetInfo *rsinfo, const TsDiscords *d, const TsmTimes *times)
+{
+	for (int64 i = 0; i < d->count; i++)
+	{
+		Datum		values[6];
+		bool		nulls[6] = {false, false, false, false, false, false};
+
+		values[0] = Int32GetDatum((int32) (i + 1));
+		values[1] = Int64GetDatum(d->pos[i] + 1);
+		values[2] = Float8GetDatum(d->dist[i]);
+		values[3] = Int64GetDatum(d->neighbor[i] + 1);
+		nulls[3] = d->neighbor[i] < 0;
+		if (times)
+		{
+			values[4] = tsm_time_at(times, d->pos[i]);
+			values[5] = nulls[3] ? (Datum) 0 : tsm_time_at(times, d->neighbor[i]);
+			nulls[5] = nulls[3];
+		}
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+}
 
 /* in the order of TsDiscordMethod */
 static const char *const discord_methods[] = {"auto", "pd3", "matrix_profile"};
@@ -239,25 +264,7 @@ discords_common(FunctionCallInfo fcinfo, bool query, bool timed)
 	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
 	tsm_discords(s.x, s.n, m, k, r, excl, method, &ex, &d, &st);
 	tsm_exec_finish("ts_discords", &ex, s.n, &st, t0);
-
-	for (int64 i = 0; i < d.count; i++)
-	{
-		Datum		values[6];
-		bool		nulls[6] = {false, false, false, false, false, false};
-
-		values[0] = Int32GetDatum((int32) (i + 1));
-		values[1] = Int64GetDatum(d.pos[i] + 1);
-		values[2] = Float8GetDatum(d.dist[i]);
-		values[3] = Int64GetDatum(d.neighbor[i] + 1);
-		nulls[3] = d.neighbor[i] < 0;
-		if (timed)
-		{
-			values[4] = tsm_time_at(&times, d.pos[i]);
-			values[5] = nulls[3] ? (Datum) 0 : tsm_time_at(&times, d.neighbor[i]);
-			nulls[5] = nulls[3];
-		}
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
+	tsm_put_discord_rows(rsinfo, &d, timed ? &times : NULL);
 	return (Datum) 0;
 }
 

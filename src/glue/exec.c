@@ -143,7 +143,12 @@ tsm_exec_finish(const char *function, const TsExec *ex, int64 n, const TsStatus 
 	last_run.input_ms = tsm_input_ms;
 	last_run.valid = true;
 	tsm_input_ms = -1;			/* the next call reports its own */
+	tsm_raise_status(st);
+}
 
+void
+tsm_raise_status(const TsStatus *st)
+{
 	if (st->code == TS_OK)
 		return;
 	if (st->code == TS_CANCELLED)

@@ -49,6 +49,9 @@ extern void tsm_exec_prepare(TsExec *ex);
 extern void tsm_exec_finish(const char *function, const TsExec *ex, int64 n, const TsStatus *st,
 							double started_ms);
 extern double tsm_now_ms(void);
+/* Raises the status as an ERROR if it is not TS_OK (a cancel as the cancel
+ * or timeout PostgreSQL has pending). */
+extern void tsm_raise_status(const TsStatus *st);
 
 /* Makes the core's result memory for this call come from a region kept for
  * the backend's life (up to 64 MB; beyond, palloc'd as usual), for results the
@@ -81,6 +84,22 @@ extern void tsm_exec_stage_results(TsExec *ex, size_t bytes);
 /* The result memory of a matrix profile of n values, window m (for
  * tsm_exec_stage_results before calls that may go by way of the profile). */
 extern size_t tsm_profile_bytes(int64 n, int m);
+
+/* ---- results (discords.c, motifs.c) ---- */
+struct ReturnSetInfo;
+struct TsDiscords;
+struct TsMotifs;
+/* The array around n 8-byte values (FLOAT8OID or INT8OID) of a result block
+ * with TSM_RESULT_PREFIX bytes in front: the block becomes its body, uncopied. */
+extern ArrayType *tsm_array8_around(void *body, int64 n, Oid elemtype);
+/* Rows of a materialised SRF: a profile (pos, distance, neighbor), discords
+ * (rank, pos, distance, neighbor), motif pairs (rank, pos_a, pos_b, distance). */
+struct TsmTimes;
+extern void tsm_put_profile_rows(struct ReturnSetInfo *rsinfo, const TsProfile *p, const struct TsmTimes *times);
+extern void tsm_put_discord_rows(struct ReturnSetInfo *rsinfo, const struct TsDiscords *d,
+								 const struct TsmTimes *times);
+extern void tsm_put_motif_rows(struct ReturnSetInfo *rsinfo, const struct TsMotifs *mo,
+							   const struct TsmTimes *times);
 
 /* ---- input (input.c) ---- */
 typedef struct TsmSeries

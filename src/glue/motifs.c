@@ -11,6 +11,29 @@
 #include "api_matrix_profile.h"
 #include "api_motifs.h"
 
+/* One row per motif pair: (rank, pos_a, pos_b, distance); with times
+ * (not NULL), (time_a, time_b) after them. */
+void
+tsm_put_motif_rows(ReturnSetInfo *rsinfo, const TsMotifs *mo, const TsmTimes *times)
+{
+	for (int64 i = 0; i < mo->count; i++)
+	{
+		Datum		values[6];
+		bool		nulls[6] = {false, false, false, false, false, false};
+
+		values[0] = Int32GetDatum((int32) (i + 1));
+		values[1] = Int64GetDatum(mo->pos_a[i] + 1);
+		values[2] = Int64GetDatum(mo->pos_b[i] + 1);
+		values[3] = Float8GetDatum(mo->dist[i]);
+		if (times)
+		{
+			values[4] = tsm_time_at(times, mo->pos_a[i]);
+			values[5] = tsm_time_at(times, mo->pos_b[i]);
+		}
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+}
+
 /* in the order of TsMotifMethod */
 static const char *const motif_methods[] = {"auto", "mk", "matrix_profile"};
 
@@ -39,23 +62,7 @@ motifs_common(FunctionCallInfo fcinfo, bool query, bool timed)
 	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
 	tsm_motifs(s.x, s.n, m, k, excl, method, refs, &ex, &mo, &st);
 	tsm_exec_finish("ts_motifs", &ex, s.n, &st, t0);
-
-	for (int64 i = 0; i < mo.count; i++)
-	{
-		Datum		values[6];
-		bool		nulls[6] = {false, false, false, false, false, false};
-
-		values[0] = Int32GetDatum((int32) (i + 1));
-		values[1] = Int64GetDatum(mo.pos_a[i] + 1);
-		values[2] = Int64GetDatum(mo.pos_b[i] + 1);
-		values[3] = Float8GetDatum(mo.dist[i]);
-		if (timed)
-		{
-			values[4] = tsm_time_at(&times, mo.pos_a[i]);
-			values[5] = tsm_time_at(&times, mo.pos_b[i]);
-		}
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
+	tsm_put_motif_rows(rsinfo, &mo, timed ? &times : NULL);
 	return (Datum) 0;
 }
 

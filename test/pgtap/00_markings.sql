@@ -6,7 +6,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
 SELECT plan(14);
 
--- every function of the extension has a comment and is in C
+-- every function of the extension has a comment and is in C (aggregates: their functions are)
 SELECT is(
   (SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
      JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
@@ -15,7 +15,7 @@ SELECT is(
 SELECT is(
   (SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
      JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
-   WHERE p.prolang <> (SELECT oid FROM pg_language WHERE lanname = 'c')),
+   WHERE p.prokind <> 'a' AND p.prolang <> (SELECT oid FROM pg_language WHERE lanname = 'c')),
   0, 'every tsmine function is implemented in C');
 -- query forms run arbitrary SQL: volatile and parallel unsafe
 SELECT is(
@@ -23,9 +23,10 @@ SELECT is(
      JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
    WHERE p.proargnames[1] IN ('series_sql', 'training_sql') AND (p.provolatile <> 'v' OR p.proparallel <> 'u')),
   0, 'query forms are VOLATILE and PARALLEL UNSAFE');
--- array forms: stable (results depend only on the arguments and tsmine GUCs) and parallel safe
-SELECT volatility_is('ts_outliers', ARRAY['double precision[]', 'double precision', 'text'], 'stable',
-                     'ts_outliers(float8[]) is STABLE');
+-- array forms: immutable (their rows depend on the arguments alone; the tsmine
+-- settings choose where they run) and parallel safe
+SELECT volatility_is('ts_outliers', ARRAY['double precision[]', 'double precision', 'text'], 'immutable',
+                     'ts_outliers(float8[]) is IMMUTABLE');
 SELECT is((SELECT proparallel::text FROM pg_proc WHERE oid = 'ts_outliers(float8[], float8, text)'::regprocedure),
           's', 'ts_outliers(float8[]) is PARALLEL SAFE');
 SELECT isnt_strict('ts_outliers', ARRAY['double precision[]', 'double precision', 'text'],
@@ -34,12 +35,30 @@ SELECT volatility_is('ts_device_info', ARRAY[]::text[], 'volatile', 'ts_device_i
 SELECT is((SELECT proparallel::text FROM pg_proc WHERE oid = 'ts_device_info()'::regprocedure),
           'r', 'ts_device_info is PARALLEL RESTRICTED');
 
--- every array form (first argument `series`) is STABLE and PARALLEL SAFE
+-- every array form (first argument `series`, the tile functions included) is
+-- IMMUTABLE and PARALLEL SAFE: what Citus needs to push it down in every query shape
 SELECT is(
   (SELECT string_agg(p.oid::regprocedure::text, ', ') FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
      JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
-   WHERE p.proargnames[1] = 'series' AND (p.provolatile <> 's' OR p.proparallel <> 's')),
-  NULL, 'array forms are STABLE and PARALLEL SAFE');
+   WHERE p.proargnames[1] = 'series' AND (p.provolatile <> 'i' OR p.proparallel <> 's')),
+  NULL, 'array forms are IMMUTABLE and PARALLEL SAFE');
+SELECT is(
+  (SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+     JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
+   WHERE p.proargnames[1] = 'series' AND p.proname ~ '_(tile|from_tiles)$'),
+  4, 'the tile functions are among them (tile, profile, discords and motifs from tiles)');
+-- merging partial profiles: a STRICT function (the first partial becomes the
+-- aggregate's state) and an aggregate with a combine function over a
+-- non-internal state (what Citus needs to merge on the workers first)
+SELECT is((SELECT provolatile::text || proparallel::text || proisstrict::text FROM pg_proc
+           WHERE oid = 'ts_matrix_profile_merge(bigint[], bigint[])'::regprocedure),
+          'istrue', 'ts_matrix_profile_merge(a, b) is IMMUTABLE PARALLEL SAFE STRICT');
+SELECT is((SELECT format('%s %s %s %s', a.aggtransfn::regprocedure, a.aggcombinefn::regprocedure,
+                         a.aggtranstype::regtype, p.proparallel)
+           FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+           WHERE a.aggfnoid = 'ts_matrix_profile_merge(bigint[])'::regprocedure),
+          'ts_matrix_profile_merge(bigint[],bigint[]) ts_matrix_profile_merge(bigint[],bigint[]) bigint[] s',
+          'the aggregate ts_matrix_profile_merge: combine function, bigint[] state, PARALLEL SAFE');
 -- pure functions of their arguments are IMMUTABLE
 SELECT is(
   (SELECT string_agg(provolatile::text || proparallel::text, ',' ORDER BY oid) FROM pg_proc

@@ -5,7 +5,8 @@
 -- and give the same rows, and the catalogue of the updated extension equals
 -- that of a fresh install of the current version: same functions,
 -- signatures, argument names and defaults, result types, volatility,
--- strictness, parallel safety, cost and rows, C symbols and comments.  A
+-- strictness, parallel safety, cost and rows, C symbols, comments, and the
+-- functions and state of aggregates.  A
 -- change to extension/*.sql without its update script fails here.
 BEGIN;
 SET client_min_messages = warning;
@@ -28,6 +29,13 @@ CREATE FUNCTION pg_temp.tsmine_catalogue() RETURNS SETOF text LANGUAGE sql AS $$
   FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
        JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
        JOIN pg_language l ON l.oid = p.prolang
+  WHERE d.deptype = 'e'
+  UNION ALL
+  SELECT format('aggregate %s | transition %s, combine %s, final %s, state %s, initial %s',
+                a.aggfnoid::regprocedure, a.aggtransfn::regprocedure, a.aggcombinefn::regprocedure,
+                a.aggfinalfn::regprocedure, a.aggtranstype::regtype, a.agginitval)
+  FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
+       JOIN pg_aggregate a ON d.classid = 'pg_proc'::regclass AND a.aggfnoid = d.objid
   WHERE d.deptype = 'e'
   UNION ALL
   -- members that are not functions (types, casts, operators, tables, ...)

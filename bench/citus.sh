@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# tsmine through Citus (issue #12): a coordinator and two workers on this
+# host, against one node (the coordinator alone, on local tables), on the GPU
+# when there is one (tsmine.backend = gpu on every node), else the CPU:
+#   - one long series (n = 2^22, m = 100): ts_matrix_profile (rows, counted)
+#     and ts_discords (top 1) on one node; through Citus the same from 16
+#     tiles computed on the workers and merged (README's query), finished on
+#     the coordinator;
+#   - many series (1,000 of 2^16 points, m = 100): the top-3 discords of each,
+#     LATERAL over a local table (one node) and over a distributed table.
+# BACKEND=cpu|gpu overrides the choice.  Each time is the best of REPS (default 2) runs, in one session warmed up
+# first (CUDA contexts started, Citus connections open); then the rows of
+# Citus and of one node are compared (not timed).
+#   SHORT=1 (the default without a GPU): 2^15 and 40 series of 2^12, m = 50.
+# Citus comes from this PostgreSQL if it has it, else from CITUS_BUILD (a
+# tarball written by `test/citus/lib.sh`'s citus_pack, see README: tsmine on
+# Citus), else it is built from ../shared/deps.  Uses its own cluster (in
+# /tmp, ports CITUS_PORT = 55440 .. 55442); tsmine must be installed (make
+# install).  Prints a Markdown table.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+source test/citus/lib.sh
+set +e
+
+if ! citus_installed; then
+    if [ -n "${CITUS_BUILD:-}" ]; then
+        citus_install_tarball "$CITUS_BUILD" || { echo "could not install Citus from $CITUS_BUILD" >&2; exit 1; }
+    else
+        citus_install || { echo "no Citus: install it, or pass CITUS_BUILD (README: tsmine on Citus)" >&2; exit 1; }
+    fi
+fi
+
+# BACKEND: gpu where nvidia-smi lists a GPU, else cpu
+backend="${BACKEND:-$( (nvidia-smi -L 2>/dev/null | grep -q '^GPU') && echo gpu || echo cpu)}"
+SHORT="${SHORT:-$([ "$backend" = cpu ] && echo 1)}"
+if [ -n "$SHORT" ]; then LONG_EXP=15 MANY=40 MANY_EXP=12 M=50; else LONG_EXP=22 MANY=1000 MANY_EXP=16 M=100; fi
+TILES="${TILES:-16}" REPS="${REPS:-2}" SLOTS=4
+# every node alike; no more connections per worker than GPU slots, all kept
+# open (a new backend would start a CUDA context in the timed call)
+export CITUS_EXTRA_CONF="tsmine.backend = '$backend'
+tsmine.gpu_busy = 'wait'
+tsmine.max_gpu_backends = $SLOTS
+citus.max_adaptive_executor_pool_size = $SLOTS
+citus.max_cached_conns_per_worker = $SLOTS
+shared_buffers = '1GB'
+work_mem = '256MB'"
+dir="$(mktemp -d /tmp/tsmine-citus-bench.XXXXXX)"
+citus_cluster_start "$dir" "${CITUS_PORT:-55440}" || { echo "the Citus cluster did not start" >&2; exit 1; }
+q() { psql -qAtX -v ON_ERROR_STOP=1 "$@"; }
+
+# the long series (a local table and a reference table), its tiles (README's
+# table: one shard per worker, as many tiles on each), many series (a local
+# and a distributed table)
+q >/dev/null <<SQL || { echo "the tables were not created" >&2; exit 1; }
+CREATE TABLE long_local AS
+SELECT array_agg(sin(i * 0.0007) + sin(i * 0.013) + ((i * 7919::bigint) % 1009) / 1500.0 ORDER BY i) AS a
+FROM generate_series(1, (1 << $LONG_EXP)) i;
+CREATE TABLE long_series (a float8[] NOT NULL);
+SELECT create_reference_table('long_series');
+INSERT INTO long_series SELECT a FROM long_local;
+CREATE TABLE profile_tiles (slot int NOT NULL, tile int NOT NULL);
+SELECT create_distributed_table('profile_tiles', 'slot',
+                                shard_count => (SELECT count(*)::int FROM citus_get_active_worker_nodes()));
+INSERT INTO profile_tiles (slot, tile)
+SELECT s.slot, t
+FROM (SELECT row_number() OVER (ORDER BY shardid) - 1 AS i, count(*) OVER () AS shards, slot
+      FROM (SELECT DISTINCT ON (shardid) shardid, v AS slot
+            FROM generate_series(1, 10000) v, get_shard_id_for_distribution_column('profile_tiles', v) shardid
+            ORDER BY shardid, v) one_value_per_shard) s,
+     generate_series(1, $TILES) t
+WHERE (t - 1) % s.shards = s.i;
+CREATE TABLE many_local (id int PRIMARY KEY, a float8[] NOT NULL);
+INSERT INTO many_local
+SELECT id, (SELECT array_agg(sin(i * 0.01 * (1 + id % 7)) + ((i * 7919::bigint + id * 104729) % 1009) / 3000.0 ORDER BY i)
+            FROM generate_series(1, (1 << $MANY_EXP)) i)
+FROM generate_series(1, $MANY) id;
+CREATE TABLE many (LIKE many_local INCLUDING ALL);
+SELECT create_distributed_table('many', 'id');
+INSERT INTO many SELECT * FROM many_local;
+SQL
+
+TILED="ts_matrix_profile_merge(ts_matrix_profile_tile(r.a, $M, t.tile, $TILES))"
+TILED_M="ts_matrix_profile_merge(ts_matrix_profile_tile(r.a, $M, t.tile, $TILES, exclusion_zone => $M))"
+LONG_ONE="SELECT count(*) FROM long_local s, ts_matrix_profile(s.a, $M) p"
+LONG_CITUS="SELECT count(*) FROM long_series s,
+  ts_matrix_profile_from_tiles(s.a, (SELECT $TILED FROM profile_tiles t, long_series r)) p"
+DISC_ONE="SELECT d.* FROM long_local s, ts_discords(s.a, $M, 1) d"
+DISC_CITUS="SELECT d.* FROM long_series s, ts_discords_from_tiles(s.a, (SELECT $TILED_M FROM profile_tiles t, long_series r), 1) d"
+MANY_ONE="SELECT count(*) FROM many_local s, LATERAL ts_discords(s.a, $M, 3) d"
+MANY_CITUS="SELECT count(*) FROM many s, LATERAL ts_discords(s.a, $M, 3) d"
+WARM="SELECT count(*) FROM ts_outliers(ARRAY[1, 2, 3]::float8[]) UNION ALL
+      SELECT count(*) FROM many s, LATERAL ts_outliers(s.a[1:10]) o"
+
+# timed SQL: the best of REPS runs of SQL (ms, psql's \timing), in one session warmed up first
+timed() {
+    local reps=() i
+    for ((i = 0; i < REPS; i++)); do reps+=(-c "$1"); done
+    q -c "$WARM" -c '\timing on' "${reps[@]}" 2>&1 | sed -nE 's/^Time: ([0-9.]+) ms.*/\1/p' | sort -g | head -1
+}
+
+# same SQL_A SQL_B: 0 when the two give the same rows (else how many differ)
+same() {
+    q -c "CREATE TEMP TABLE a AS $1" -c "CREATE TEMP TABLE b AS $2" \
+      -c 'SELECT count(*) FROM ((TABLE a EXCEPT ALL TABLE b) UNION ALL (TABLE b EXCEPT ALL TABLE a)) x'
+}
+
+row() {  # row CASE N SERIES QUERY ONE_SQL CITUS_SQL COMPARE_ONE COMPARE_CITUS
+    local one citus diff
+    one=$(timed "$5")
+    citus=$(timed "$6")
+    diff=$(same "$7" "$8")
+    awk -v c="$1" -v n="$2" -v s="$3" -v f="$4" -v o="$one" -v k="$citus" -v d="$diff" -v m="$M" -v b="$backend" 'BEGIN {
+        printf "| %s | %s | %s | %d | %s | %s | %.1f | %.1f | %.2f | %s |\n", c, n, s, m, f, b, o, k, (k > 0 ? o / k : 0), d }'
+}
+
+echo "device: $(q -c "SELECT string_agg(DISTINCT name, ', ') FROM ts_device_info()"); backend $backend;" \
+     "Citus $(q -c "SELECT extversion FROM pg_extension WHERE extname = 'citus'"), coordinator + 2 workers on this host;" \
+     "$TILES tiles (README's tiles table)"
+echo
+echo "| case | n | series | m | query | backend | one node ms | Citus ms | one node / Citus | rows that differ |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+row "one long series" "2^$LONG_EXP" 1 "matrix profile (rows, counted)" "$LONG_ONE" "$LONG_CITUS" \
+    "SELECT p.* FROM long_local s, ts_matrix_profile(s.a, $M) p" \
+    "SELECT p.* FROM long_series s, ts_matrix_profile_from_tiles(s.a, (SELECT $TILED FROM profile_tiles t, long_series r)) p"
+row "one long series" "2^$LONG_EXP" 1 "top-1 discord" "$DISC_ONE" "$DISC_CITUS" "$DISC_ONE" "$DISC_CITUS"
+row "many series" "2^$MANY_EXP" "$MANY" "top-3 discords of each" "$MANY_ONE" "$MANY_CITUS" \
+    "SELECT s.id, d.* FROM many_local s, LATERAL ts_discords(s.a, $M, 3) d" \
+    "SELECT s.id, d.* FROM many s, LATERAL ts_discords(s.a, $M, 3) d"

@@ -1,0 +1,221 @@
+/*
+ * profile_tiles.c — one series' matrix profile in tiles, for computing it on
+ * several backends or machines (Citus workers): ts_matrix_profile_tile, the
+ * aggregate ts_matrix_profile_merge and its two-argument form, and the
+ * profile, discords and motifs from merged tiles.
+ *
+ * A partial profile is a bigint[] whose layout is the core's
+ * (api_matrix_profile.h: a header, a bitmap of tiles, a key per window).
+ */
+#include "glue.h"
+
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+#include "api_discords.h"
+#include "api_matrix_profile.h"
+#include "api_motifs.h"
+
+/* Result memory with TSM_RESULT_PREFIX bytes in front, in the current memory
+ * context: a partial profile becomes the body of the returned array in place
+ * (it outlives the call, so it is not staged). */
+static void *
+prefixed_alloc(size_t bytes)
+{
+	char	   *p = MemoryContextAllocExtended(CurrentMemoryContext, TSM_RESULT_PREFIX + bytes,
+											   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+
+	return p ? p + TSM_RESULT_PREFIX : NULL;
+}
+
+/* A partial profile argument: a one-dimensional bigint[] without NULLs. */
+static void
+check_partial(ArrayType *a, const char *argname)
+{
+	if (ARR_ELEMTYPE(a) != INT8OID || ARR_NDIM(a) != 1 || ARR_HASNULL(a))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s is not a partial matrix profile", argname),
+				 errhint("Partial profiles come from ts_matrix_profile_tile and ts_matrix_profile_merge, unchanged.")));
+}
+
+static ArrayType *
+partial_arg(FunctionCallInfo fcinfo, int argno, const char *argname)
+{
+	ArrayType  *a;
+
+	TSM_REQUIRE_ARG(fcinfo, argno, argname);
+	a = PG_GETARG_ARRAYTYPE_P(argno);
+	check_partial(a, argname);
+	return a;
+}
+
+#define PARTIAL_WORDS(a) ((int64) ARR_DIMS(a)[0])
+#define PARTIAL_DATA(a) ((int64 *) ARR_DATA_PTR(a))
+
+PG_FUNCTION_INFO_V1(ts_matrix_profile_tile);
+
+/* ts_matrix_profile_tile(series, m, tile, tiles, exclusion_zone) → bigint[] */
+Datum
+ts_matrix_profile_tile(PG_FUNCTION_ARGS)
+{
+	TsmSeries	s;
+	int			m = tsm_window_arg(fcinfo, 1, "m");
+	int64		excl = tsm_exclusion_arg(fcinfo, 4, (m + 3) / 4 + 1);	/* ceil(m/4) + 1 */
+	const int64 max_words = (int64) ((MaxAllocSize - 1024) / 8);
+	int32		tile,
+				tiles;
+	TsExec		ex;
+	TsPartialProfile pp;
+	TsStatus	st;
+	double		t0 = tsm_now_ms();
+
+	TSM_REQUIRE_ARG(fcinfo, 2, "tile");
+	TSM_REQUIRE_ARG(fcinfo, 3, "tiles");
+	tile = PG_GETARG_INT32(2);
+	tiles = PG_GETARG_INT32(3);
+	tsm_series_arg(fcinfo, 0, "series", false, &s);
+	if (s.n - m + 1 > max_words - (int64) tiles / 64 - 64)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the partial profile of %lld windows does not fit in an array of at most 1 GB",
+						(long long) (s.n - m + 1))));
+	tsm_exec_prepare(&ex);
+	ex.alloc = prefixed_alloc;
+	tsm_matrix_profile_tile(s.x, s.n, m, excl, tile, tiles, &ex, &pp, &st);
+	tsm_exec_finish("ts_matrix_profile_tile", &ex, s.n, &st, t0);
+	PG_RETURN_ARRAYTYPE_P(tsm_array8_around(pp.data, pp.words, INT8OID));
+}
+
+/*
+ * The state of the aggregate, to be merged into in place: the transition
+ * value itself when it is a plain array (it lives in the aggregate's memory),
+ * else a copy (PostgreSQL or Citus then keeps that copy as the state).
+ */
+static ArrayType *
+state_to_merge_into(FunctionCallInfo fcinfo)
+{
+	MemoryContext aggcontext;
+	Datum		d = PG_GETARG_DATUM(0);
+
+	if (AggCheckCallContext(fcinfo, &aggcontext) && !VARATT_IS_EXTENDED(DatumGetPointer(d)))
+		return (ArrayType *) DatumGetPointer(d);
+	return PG_GETARG_ARRAYTYPE_P_COPY(0);
+}
+
+PG_FUNCTION_INFO_V1(ts_matrix_profile_merge);
+
+/*
+ * ts_matrix_profile_merge(a, b) → bigint[]: the partial profile of a's and
+ * b's tiles.  STRICT; the transition and combine function of the aggregate
+ * ts_matrix_profile_merge(partial), whose first partial becomes the state.
+ */
+Datum
+ts_matrix_profile_merge(PG_FUNCTION_ARGS)
+{
+	ArrayType  *into = state_to_merge_into(fcinfo);
+	ArrayType  *from = PG_GETARG_ARRAYTYPE_P(1);
+	TsStatus	st;
+
+	check_partial(into, "the first argument");
+	check_partial(from, "the second argument");
+	tsm_matrix_profile_merge(PARTIAL_DATA(into), PARTIAL_WORDS(into), PARTIAL_DATA(from),
+							 PARTIAL_WORDS(from), &st);
+	tsm_raise_status(&st);
+	PG_RETURN_ARRAYTYPE_P(into);
+}
+
+/*
+ * The profile of the series from merged tiles into *p (staged result memory,
+ * consumed before the SQL function returns); *m and *excl: the tiles' own.
+ */
+static void
+profile_from_tiles(FunctionCallInfo fcinfo, const char *function, TsExec *ex, TsProfile *p,
+				   TsmSeries *s, int32 *m, int64 *excl)
+{
+	ArrayType  *merged;
+	TsStatus	st;
+	double		t0 = tsm_now_ms();
+
+	tsm_series_arg(fcinfo, 0, "series", false, s);
+	merged = partial_arg(fcinfo, 1, "merged");
+	tsm_exec_prepare(ex);
+	tsm_exec_stage_results(ex, tsm_profile_bytes(s->n, 3));	/* m >= 3: at most n - 2 windows */
+	tsm_matrix_profile_from_tiles(s->x, s->n, PARTIAL_DATA(merged), PARTIAL_WORDS(merged), ex, p, m, excl, &st);
+	tsm_exec_finish(function, ex, s->n, &st, t0);
+}
+
+PG_FUNCTION_INFO_V1(ts_matrix_profile_from_tiles);
+
+/* ts_matrix_profile_from_tiles(series, merged) → (pos, distance, neighbor) */
+Datum
+ts_matrix_profile_from_tiles(PG_FUNCTION_ARGS)
+{
+	TsmSeries	s;
+	TsExec		ex;
+	TsProfile	p;
+	int32		m;
+	int64		excl;
+
+	profile_from_tiles(fcinfo, "ts_matrix_profile_from_tiles", &ex, &p, &s, &m, &excl);
+	InitMaterializedSRF(fcinfo, 0);
+	tsm_put_profile_rows((ReturnSetInfo *) fcinfo->resultinfo, &p, NULL);
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(ts_discords_from_tiles);
+
+/* ts_discords_from_tiles(series, merged, k, min_distance) → (rank, pos, distance, neighbor) */
+Datum
+ts_discords_from_tiles(PG_FUNCTION_ARGS)
+{
+	bool		range = !PG_ARGISNULL(3);
+	int64		k = tsm_k_arg(fcinfo, 2, range,
+							  "Without min_distance, ts_discords_from_tiles returns the top k discords: give k, or give min_distance for all range discords.");
+	double		r = tsm_distance_arg(fcinfo, 3, "min_distance");
+	TsmSeries	s;
+	TsExec		ex;
+	TsProfile	p;
+	TsDiscords	d;
+	TsStatus	st;
+	int			profile_backend;
+	int32		m;
+	int64		excl;
+	double		t0 = tsm_now_ms();
+
+	profile_from_tiles(fcinfo, "ts_discords_from_tiles", &ex, &p, &s, &m, &excl);
+	profile_backend = ex.used_backend;
+	tsm_discords_from_profile(p.dist, p.index, p.count, m, k, r, &ex, &d, &st);
+	ex.used_backend = profile_backend;	/* the selection runs on the CPU; the profile tells */
+	tsm_exec_finish("ts_discords_from_tiles", &ex, s.n, &st, t0);
+	InitMaterializedSRF(fcinfo, 0);
+	tsm_put_discord_rows((ReturnSetInfo *) fcinfo->resultinfo, &d, NULL);
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(ts_motifs_from_tiles);
+
+/* ts_motifs_from_tiles(series, merged, k) → (rank, pos_a, pos_b, distance) */
+Datum
+ts_motifs_from_tiles(PG_FUNCTION_ARGS)
+{
+	int64		k = tsm_k_arg(fcinfo, 2, false, "Give how many motif pairs to return.");
+	TsmSeries	s;
+	TsExec		ex;
+	TsProfile	p;
+	TsMotifs	mo;
+	TsStatus	st;
+	int32		m;
+	int64		excl;
+	double		t0 = tsm_now_ms();
+
+	profile_from_tiles(fcinfo, "ts_motifs_from_tiles", &ex, &p, &s, &m, &excl);
+	tsm_motifs_from_profile(s.x, s.n, m, p.dist, p.index, k, excl, &ex, &mo, &st);
+	tsm_exec_finish("ts_motifs_from_tiles", &ex, s.n, &st, t0);
+	InitMaterializedSRF(fcinfo, 0);
+	tsm_put_motif_rows((ReturnSetInfo *) fcinfo->resultinfo, &mo, NULL);
+	return (Datum) 0;
+}
