@@ -5,15 +5,15 @@
 // outlier test and the score.
 //
 // Conventions (documented once, here):
-//  * Frames.  No value is ever squared or subtracted in its own units: a set
-//    of values is taken in the frame 2^e of its largest magnitude M (e =
-//    frame_of(M): M in [2^e, 2^(e+1)), e ≥ −1022), i.e. multiplied by the
-//    exact power of two 2^−e, so that every scaled value lies in (−2, 2),
-//    differences in (−4, 4) and squares below 16: nothing overflows, and
-//    denormal data are lifted into the normal range exactly.  Multiplying x
-//    and 2^k·x by their frames gives the same doubles, so every result below
-//    (positions, scores, and center and scale up to the factor 2^k) is the
-//    same for both across the float64 range (where 2^k·x itself is normal).
+//  * Frames (frame_detail.h).  No value is ever squared or subtracted in its
+//    own units: a set of values is taken in the frame 2^e of its largest
+//    magnitude, i.e. multiplied by the exact power of two 2^−e, so that every
+//    scaled value lies in (−2, 2), differences in (−4, 4) and squares below
+//    16: nothing overflows, and denormal data are lifted into the normal range
+//    exactly.  Multiplying x and 2^k·x by their frames gives the same
+//    doubles, so every result below (positions, scores, and center and scale
+//    up to the factor 2^k) is the same for both across the float64 range
+//    (where 2^k·x itself is normal).
 //  * sigma: values are taken relative to ref, the median of three values of
 //    the series (sigma_reference: the median of x[0], x[n/2], x[n−1]): for
 //    data like 1e9 + noise, x − ref is exact (Sterbenz) and the moments are
@@ -58,8 +58,8 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
+#include "frame_detail.h"
 #include "hd.h"
 
 namespace tsm {
@@ -82,57 +82,14 @@ namespace outliers {
 constexpr double kMadToSigma = 1.0 / 0.6745;
 constexpr double kMeanAdToSigma = 1.253314;
 
-// ---- frames ---------------------------------------------------------------------
-
-constexpr int kMinFrame = -1022;
-
-TSM_HD uint64_t bits_of(double v) {
-#ifdef __CUDA_ARCH__
-    return static_cast<uint64_t>(__double_as_longlong(v));
-#else
-    uint64_t b;
-    std::memcpy(&b, &v, sizeof b);
-    return b;
-#endif
-}
-TSM_HD double from_bits(uint64_t b) {
-#ifdef __CUDA_ARCH__
-    return __longlong_as_double(static_cast<long long>(b));
-#else
-    double v;
-    std::memcpy(&v, &b, sizeof v);
-    return v;
-#endif
-}
-
-// The frame of a magnitude a ≥ 0 (finite): e with a in [2^e, 2^(e+1)), or
-// kMinFrame for a below 2^−1022 (denormal or zero).
-TSM_HD int frame_of(double a) {
-    const int biased = static_cast<int>((bits_of(a) >> 52) & 0x7ff);
-    return biased == 0 ? kMinFrame : biased - 1023;
-}
-
-// 2^k exactly, k in [−1074, 1023].
-TSM_HD double pow2(int k) {
-    return k >= -1022 ? from_bits(static_cast<uint64_t>(k + 1023) << 52) : from_bits(uint64_t(1) << (k + 1074));
-}
-
-// x·2^k for k ≤ 0 (k may be far below −1074: then 0).  Exact while the result
-// is normal; a denormal result may round twice (both paths alike).
-TSM_HD double times_pow2_down(double x, int k) {
-    if (k >= -1022) return hd::mul(x, pow2(k));
-    if (k >= -2044) return hd::mul(hd::mul(x, pow2(-1022)), pow2(k + 1022));
-    return 0.0;
-}
-
-// x·2^k for k in [kMinFrame, 1023] (a frame's units back to the values' own).
-TSM_HD double times_pow2(double x, int k) { return hd::mul(x, pow2(k)); }
-
-// max(|a|, |b|) for finite values.
-TSM_HD double max_abs(double a, double b) {
-    const double x = fabs(a), y = fabs(b);
-    return x < y ? y : x;
-}
+using frames::bits_of;
+using frames::from_bits;
+using frames::frame_of;
+using frames::kMinFrame;
+using frames::max_abs;
+using frames::pow2;
+using frames::times_pow2;
+using frames::times_pow2_down;
 
 // ---- moments ----------------------------------------------------------------------
 
