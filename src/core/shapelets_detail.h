@@ -173,24 +173,30 @@ TSM_HD double span_of(const double* y, int64_t i0, int64_t i1) {
     return hd::sub(hi, lo);
 }
 
+// The spans restarts compare: of step w ≥ 1 (the values y[w − 1 .. w + L − 1])
+// and of window w's own values.
+TSM_HD double step_span(const double* y, int64_t w, int L) { return span_of(y, w - 1, w + L); }
+TSM_HD double own_span(const double* y, int64_t w, int L) { return span_of(y, w, w + L); }
+
+// One window of the restart scan: peak, the largest step span since the last
+// restart (at first, window 0's own span), takes step w's; a non-flat window
+// whose own span is more than kRestartRatio times smaller restarts (true).
+TSM_HD bool restart_step(double& peak, double step, double own, bool flat) {
+    peak = step > peak ? step : peak;
+    if (flat || !(peak > hd::mul(kRestartRatio, own))) return false;
+    peak = own;
+    return true;
+}
+
 // Restart flags of the U = n − L + 1 windows of y (restart[0] = 0: column 0
-// and the first row of a group are direct anyway), from the spans of the
-// steps (values y[w − 1 .. w + L − 1]) and of the windows (y[w .. w + L − 1]).
-// inv_sd: the screen's 1/σ (0: flat, never restarted).
+// and the first row of a group are direct anyway); inv_sd: the screen's 1/σ
+// (0: flat, never restarted).
 TSM_HD void restart_windows(const double* y, int64_t U, int L, const double* inv_sd, uint8_t* restart) {
-    double peak = U > 0 ? span_of(y, 0, L) : 0.0;
-    if (U > 0) restart[0] = 0;
-    for (int64_t w = 1; w < U; ++w) {
-        const double step = span_of(y, w - 1, w + L);
-        peak = step > peak ? step : peak;
-        restart[w] = 0;
-        if (inv_sd[w] == 0.0) continue;
-        const double own = span_of(y, w, w + L);
-        if (peak > hd::mul(kRestartRatio, own)) {
-            restart[w] = 1;
-            peak = own;
-        }
-    }
+    if (U < 1) return;
+    double peak = own_span(y, 0, L);
+    restart[0] = 0;
+    for (int64_t w = 1; w < U; ++w)
+        restart[w] = restart_step(peak, step_span(y, w, L), own_span(y, w, L), inv_sd[w] == 0.0) ? 1 : 0;
 }
 
 // ---- co-moments and distances -------------------------------------------------
@@ -285,9 +291,12 @@ TSM_HD double exact_squared_distance(const double* a, const WindowFrame& fa, con
 // A training distance: the screened distance, or, below kVerifyBelow, the
 // distance of the window the screen chose (a: the pivot's values, b: that
 // window's) computed directly.
-TSM_HD double settled_distance(double screened, const double* a, const double* b, int L) {
-    if (!(screened < kVerifyBelow)) return screened;
+TSM_HD bool needs_settling(double screened) { return screened < kVerifyBelow; }
+TSM_HD double direct_distance(const double* a, const double* b, int L) {
     return distance_from_squared(exact_squared_distance(a, window_frame(a, L), b, window_frame(b, L), L));
+}
+TSM_HD double settled_distance(double screened, const double* a, const double* b, int L) {
+    return needs_settling(screened) ? direct_distance(a, b, L) : screened;
 }
 
 // Logical shapelets: the combined distance of two shapelets, max for AND, min
