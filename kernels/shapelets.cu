@@ -58,6 +58,14 @@
 #include "gpu_runtime.h"
 #include "shapelets.h"
 
+// Blocks per SM dist_kernel's registers are sized for (its __launch_bounds__;
+// 1: no constraint).  With the restarts and the best window kept, the default
+// dist_kernel<2> takes 96 registers (5 blocks of 128 threads per SM where
+// shared memory allows 6); 6 caps it at 80 (with some spilling).
+#ifndef TSM_SHAPELETS_DIST_MIN_BLOCKS
+#define TSM_SHAPELETS_DIST_MIN_BLOCKS 1
+#endif
+
 namespace tsm {
 namespace shp {
 namespace gpu {
@@ -477,7 +485,7 @@ __device__ __forceinline__ void restart_row(const DistTask& k, int64_t p, int la
 }
 
 template <int MAXRPL>
-__global__ void __launch_bounds__(kDistWarps * 32)
+__global__ void __launch_bounds__(kDistWarps * 32, TSM_SHAPELETS_DIST_MIN_BLOCKS)
 dist_kernel(const Item* items, int n_items, int64_t n_tasks, SeriesArgs series, WindowArgs win,
             StartTableArgs table, DistArgs out) {
     extern __shared__ double smem[];

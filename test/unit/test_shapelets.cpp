@@ -888,3 +888,59 @@ TEST(shapelets_series_beyond_the_screen) {
     auto r = run_shapelets(S, 6, 25, 1, 3, tsmt::cpu_exec());
     for (int i = 0; i < r.count; ++i) CHECK(std::isfinite(r.items[i].threshold) && std::isfinite(r.items[i].gap));
 }
+
+#ifdef TSMINE_WITH_CUDA
+// The hostile sets on the GPU, with every tuning (start table or starts in
+// the kernel, one, two or four rows a lane): the CPU's rows bit for bit.
+// The glitch sets restart rows and columns (kRestartRatio) inside tiles and
+// across row groups; small distances go through settle_kernel.
+GPU_TEST(shapelets_gpu_hostile_equal_cpu) {
+    using tsm::shp::gpu::Tuning;
+    using tsm::shp::gpu::tuning;
+    const Tuning saved = tuning();
+    std::vector<Set> sets;
+    Set ident;
+    ident.C = 2;
+    for (int i = 0; i < 4; ++i) {
+        ident.x.push_back({1, 2, 3, 4, 5, 6, 7, 8});
+        ident.y.push_back(i % 2);
+    }
+    sets.push_back(ident);
+    Set spiky = wave_set(5, 700);  // longer than a row group (256 rows)
+    for (int at : {150, 300, 301, 640}) spiky.x[1][at] = 1e9;
+    spiky.x[4][20] = -3e12;
+    sets.push_back(spiky);
+    Set offset = wave_set(6, 200);
+    for (size_t i = 0; i < offset.x.size(); ++i)
+        for (auto& v : offset.x[i]) v = (i % 3 == 2 ? -5e8 : 1e9) + 1e-6 * v;
+    sets.push_back(offset);
+    Set scaled = wave_set(7, 150);
+    for (size_t i = 0; i < scaled.x.size(); ++i)
+        for (auto& v : scaled.x[i]) v = std::ldexp(v, i == 2 ? -1070 : (int)(i * 397 % 2001) - 1000);
+    sets.push_back(scaled);
+    const int64_t cap = saved.start_table_cap;
+    const std::pair<int64_t, int> cases[] = {{cap, saved.rows_per_lane}, {cap, 1}, {cap, 4}, {0, 1}, {0, 2}, {0, 4}};
+    for (const Set& S : sets) {
+        const TsShapelets c1 = run_shapelets(S, 3, 40, 1, 5, tsmt::cpu_exec());
+        const TsShapelets c2 = run_shapelets(S, 3, 40, 3, 90, tsmt::cpu_exec());
+        for (const auto& cs : cases) {
+            tuning().start_table_cap = cs.first;
+            tuning().rows_per_lane = cs.second;
+            same_shapelets(c1, run_shapelets(S, 3, 40, 1, 5, tsmt::gpu_exec()), 0.0);
+            same_shapelets(c2, run_shapelets(S, 3, 40, 3, 90, tsmt::gpu_exec()), 0.0);
+        }
+        tuning() = saved;
+        same_tree(run_tree(S, 3, 30, 2, 3, 1, tsmt::cpu_exec()), run_tree(S, 3, 30, 2, 3, 1, tsmt::gpu_exec()));
+        CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
+    }
+    CHECK_EQ(run_shapelets(ident, 3, 4, 1, 1, tsmt::gpu_exec()).count, 0);
+    // a series beyond the screen: the GPU declines (54000), auto would run the CPU
+    Set beyond = wave_set(9, 150);
+    beyond.x[2][70] = 1e200;
+    TsStatus st;
+    run_shapelets(beyond, 6, 25, 1, 3, tsmt::gpu_exec(), &st);
+    CHECK_EQ(st.code, (int)TS_GPU_LIMIT);
+    CHECK_EQ(std::string(st.sqlstate), std::string("54000"));
+    CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
+}
+#endif
