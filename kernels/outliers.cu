@@ -129,11 +129,11 @@ __device__ __forceinline__ Moments warp_tree(Moments m, int lane) {
 }
 
 // Pass 1, one lane: its groups of the warp's kWarpSteps steps of tile `tile`
-// (lane l of step q: values 512q + 64j + 2l, 512q + 64j + 2l + 1, j = 0..7),
-// through the transform tr, folded in step order (lane_moments of
-// outliers_detail.h, with 16-byte loads).
+// (lane l of step q: values 512q + 64j + 2l, 512q + 64j + 2l + 1, j = 0..7:
+// outliers_detail.h's lane_group, here with 16-byte loads), through the
+// transform tr, folded in step order.
 template <class Tr>
-__device__ __forceinline__ Moments lane_moments_loaded(const double* __restrict__ x, int64_t n, int64_t tile, int warp,
+__device__ __forceinline__ Moments lane_fold(const double* __restrict__ x, int64_t n, int64_t tile, int warp,
                                                 int lane, double ref, Tr tr) {
     using namespace outliers;
     Moments acc = no_moments();
@@ -141,7 +141,7 @@ __device__ __forceinline__ Moments lane_moments_loaded(const double* __restrict_
     const bool keep = tile < kKeepTiles;
 #pragma unroll 1
     for (int s = 0; s < kWarpSteps; ++s) {
-        const int64_t base = (tile * kTileSteps + int64_t(warp) * kWarpSteps + s) * kStepValues;
+        const int64_t base = step_base(tile, warp, s);
         if (base >= n) break;
         if (base + kStepValues > n) {
             partial_step(x, n, base, lane, ref, tr, acc);
@@ -169,7 +169,7 @@ template <class Tr>
 __device__ __forceinline__ Moments tile_moments(const double* __restrict__ x, int64_t n, int64_t tile, double ref,
                                                 Tr tr, Moments* s_warp) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const Moments m = warp_tree(lane_moments_loaded(x, n, tile, warp, lane, ref, tr), lane);
+    const Moments m = warp_tree(lane_fold(x, n, tile, warp, lane, ref, tr), lane);
     if (lane == 0) s_warp[warp] = m;
     __syncthreads();
     Moments t = outliers::no_moments();

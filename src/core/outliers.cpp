@@ -27,15 +27,30 @@ namespace {
 constexpr int64_t kBlock = int64_t(1) << 18;  // values per task of the compaction
 constexpr int64_t kTilesPerTask = 16;         // tiles per task of the moments
 
-// The moments of one tile in the one order of outliers_detail.h: the lanes of
-// each warp, then the warps, by the pairwise tree.
+// The moments of one tile in the one order of outliers_detail.h: each lane
+// folds its groups step by step (the 32 lanes of a step side by side, so the
+// step's 512 values are read in order), then the lanes of each warp and the
+// warps by the pairwise tree.
 template <class Tr>
 outliers::Moments tile_moments(const double* x, int64_t n, int64_t tile, double ref, Tr tr) {
     using namespace outliers;
     Moments warps[kTileWarps];
     for (int w = 0; w < kTileWarps; ++w) {
         Moments lanes[kLanes];
-        for (int l = 0; l < kLanes; ++l) lanes[l] = lane_moments(x, n, tile, w, l, ref, tr);
+        for (int l = 0; l < kLanes; ++l) lanes[l] = no_moments();
+        for (int s = 0; s < kWarpSteps; ++s) {
+            const int64_t base = step_base(tile, w, s);
+            if (base >= n) break;
+            if (base + kStepValues > n) {
+                for (int l = 0; l < kLanes; ++l) partial_step(x, n, base, l, ref, tr, lanes[l]);
+                break;
+            }
+            for (int l = 0; l < kLanes; ++l) {
+                double v[kGroupValues];
+                lane_group(x, base, l, tr, v);
+                lanes[l] = merge_moments(lanes[l], group_moments(v, ref));
+            }
+        }
         tree_merge(lanes, kLanes);
         warps[w] = lanes[0];
     }

@@ -29,7 +29,7 @@
 //    digits below those of ref (1e9 + noise: the 1e9 grid would move it by up
 //    to half a unit of 1e9's last place, and flip whole levels of the
 //    quantised noise across the limit).
-//  * One order of merging (reduce_order): the series is cut into tiles of
+//  * One order of merging: the series is cut into tiles of
 //    kTileValues values; a tile into kTileWarps warps of kWarpSteps steps of
 //    kStepValues values; in step q, lane l (of kLanes) holds the values
 //    512q + 64j + 2l and 512q + 64j + 2l + 1, j = 0..7: one group.  A lane
@@ -184,26 +184,18 @@ TSM_HD void partial_step(const double* x, int64_t n, int64_t base, int lane, dou
         }
 }
 
-// The moments of lane `lane` of warp `warp` in tile `tile` (the CPU's form;
-// the GPU loads full steps with vector loads, the same values in the same order).
+// The first value of step s of warp `warp` in tile `tile`.
+TSM_HD int64_t step_base(int64_t tile, int warp, int s) {
+    return (tile * kTileSteps + int64_t(warp) * kWarpSteps + s) * kStepValues;
+}
+
+// Lane `lane`'s group of a full step at base, through tr, in group_moments' order.
 template <class Tr>
-TSM_HD Moments lane_moments(const double* x, int64_t n, int64_t tile, int warp, int lane, double ref, Tr tr) {
-    Moments acc = no_moments();
-    for (int s = 0; s < kWarpSteps; ++s) {
-        const int64_t base = (tile * kTileSteps + int64_t(warp) * kWarpSteps + s) * kStepValues;
-        if (base >= n) break;
-        if (base + kStepValues > n) {
-            partial_step(x, n, base, lane, ref, tr, acc);
-            break;
-        }
-        double v[kGroupValues];
-        for (int j = 0; j < kGroupPairs; ++j) {
-            v[2 * j] = tr(x[base + 64 * j + 2 * lane]);
-            v[2 * j + 1] = tr(x[base + 64 * j + 2 * lane + 1]);
-        }
-        acc = merge_moments(acc, group_moments(v, ref));
+TSM_HD void lane_group(const double* x, int64_t base, int lane, Tr tr, double* v) {
+    for (int j = 0; j < kGroupPairs; ++j) {
+        v[2 * j] = tr(x[base + 64 * j + 2 * lane]);
+        v[2 * j + 1] = tr(x[base + 64 * j + 2 * lane + 1]);
     }
-    return acc;
 }
 
 // The pairwise tree over v[0 .. count) (count a power of two) into v[0]: at
