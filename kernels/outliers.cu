@@ -1,32 +1,35 @@
 // outliers.cu — k-sigma and MAD outliers on the GPU.  The arithmetic shared
-// with the CPU path (moments and their merge, the rules, the outlier test):
-// src/core/outliers_detail.h.
+// with the CPU path (frames, moments and their merge, the one order of
+// merging, the rules, the outlier test): src/core/outliers_detail.h; the GPU
+// follows that order exactly, so its rule has the CPU's bits.
 //   sigma: two kernels, two passes over the series, no host round trip.
-//     1. moments_kernel: Chan-merged moments (count, mean, Σ(x−mean)²) per
-//        thread and block; the last block to finish (a fence and an atomic
-//        ticket) merges the blocks' moments in block order and writes the
-//        rule (mean, std, k·std) to the device.
+//     1. moments_kernel: a block per tile of outliers_detail.h (kTileValues
+//        values): each lane folds its groups, the lanes of a warp and the
+//        warps of the block merge by the pairwise tree; the last block to
+//        finish (a fence and an atomic ticket) folds the tiles' moments
+//        (thread t: tiles t, t + 256, ...), merges its threads by the tree
+//        and writes the rule (frame, center, scale, k·scale) to the device.
 //     2. compact_kernel: an order-preserving compaction of the outlier
 //        positions in one pass, by a decoupled look-back over tiles (each
 //        tile publishes its count, then finds the count of the tiles before
 //        it from their published values), so that there is no separate scan
 //        or gather.
-//   mad: exact median and MAD by radix sorts, then the same compaction.
+//   mad: the frame (max |x|), exact median and MAD by radix sorts, the MeanAD
+//   (when the MAD is 0) by moments_kernel, then the same compaction.
 //
 // Bandwidth: both kernels read the series with 16-byte loads, each warp a
-// contiguous stretch (8 or 16 loads of 512 bytes in flight per warp), pass 1
-// with as many blocks as fit on the device at once.  The sigma kernels are
-// launched as one CUDA graph with their timing events (TSM_OUTLIERS_GRAPH).
-// Pass 1 goes from the end of the series to its start (the end is what the
-// copy to the device wrote last) and leaves the start of the series in the L2
-// cache (normal loads for its first TSM_OUTLIERS_KEEP_MB, evict-first for
-// the rest); pass 2 goes from the start to the end.  Measured on an H100 the
-// L2 part is small (L2 hit rates of 5-10% at 2^24; no difference at 2^26 and
-// 2^28 with the keep turned off).  When the kernels are launched one by one
-// on sm_90, pass 2 is a programmatic dependent launch: its first blocks start
-// while pass 1 drains, load their tile, and only then wait for pass 1
-// (griddepcontrol.wait) before they read the rule (no measurable difference
-// either; kept because it costs nothing).
+// contiguous stretch (8 or 16 loads of 512 bytes in flight per warp).  The
+// sigma kernels are launched as one CUDA graph with their timing events
+// (TSM_OUTLIERS_GRAPH).  Pass 1 takes its tiles from the end of the series to
+// its start (the end is what the copy to the device wrote last) and leaves
+// the start of the series in the L2 cache (normal loads for its first
+// TSM_OUTLIERS_KEEP_MB, evict-first for the rest); pass 2 goes from the start
+// to the end.  Measured on an H100 the L2 part is small (L2 hit rates of 5-10%
+// at 2^24; no difference at 2^26 and 2^28 with the keep turned off).  When the
+// kernels are launched one by one on sm_90, pass 2 is a programmatic
+// dependent launch: its first blocks start while pass 1 drains, load their
+// tile, and only then wait for pass 1 (griddepcontrol.wait) before they read
+// the rule (no measurable difference either; kept because it costs nothing).
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -34,7 +37,6 @@
 
 #include "gpu_runtime.h"
 #include "outliers.h"
-#include "stats.h"
 
 // Tuning knobs (compile-time): bytes of the series' start that pass 1 leaves
 // in L2 for pass 2, and whether pass 2 is a programmatic dependent launch.
@@ -61,29 +63,27 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
-constexpr int kLoads = 8;                          // pass 1: double2 loads per thread per step
-static_assert(2 * kLoads == outliers::kGroupValues, "a thread's step is one group of group_moments");
-constexpr int64_t kWarpSpan = 32 * 2 * kLoads;     // 512 values: one warp step of pass 1
+static_assert(kWarps == outliers::kTileWarps && kThreads == outliers::kFoldThreads,
+              "a block of pass 1 is one tile of outliers_detail.h; its last block folds with every thread");
+constexpr int kLoads = outliers::kGroupPairs;      // pass 1: double2 loads per lane per step
 constexpr int kTileLoads = 16;                     // pass 2: double2 loads per thread per tile
 constexpr int64_t kWarpTile = 32 * 2 * kTileLoads; // 1024 values: a warp's share of a tile
 constexpr int64_t kTile = kWarps * kWarpTile;      // 8192 values: one compaction tile
-constexpr int64_t kKeepSteps = int64_t(TSM_OUTLIERS_KEEP_MB) * (1 << 20) / (kWarpSpan * 8);
+constexpr int64_t kKeepTiles = int64_t(TSM_OUTLIERS_KEEP_MB) * (1 << 20) / (outliers::kTileValues * 8);
 
 using outliers::Moments;
 
-struct MergeOp {
-    __device__ Moments operator()(const Moments& a, const Moments& b) const { return outliers::merge_moments(a, b); }
-};
-
 // What the kernels share on the device; all zero before pass 1 (a memset at
-// allocation).  center, scale and limit are the rule (limit = k·scale,
-// written by pass 1 or, for mad, by the host); count is the number of
-// outliers (written by the last tile of the look-back).
+// allocation).  The rule (outliers_detail.h: deviation, limit = k·scale, in
+// the series' frame) is written by pass 1 or, for mad, by the host; count is
+// the number of outliers (written by the last tile of the look-back).
 struct Ctrl {
     unsigned int done;    // pass-1 blocks finished
     unsigned int ticket;  // pass-2 tiles claimed
     long long count;
-    double center, scale, limit;
+    double unit, ref_scaled, center, scale, limit;
+    int frame;
+    Moments total;        // pass 1's moments of the whole series
 };
 
 // Tile states of the look-back: the flag in the top two bits, a count below.
@@ -112,80 +112,133 @@ __device__ __forceinline__ void wait_for_prerequisite_grid() {
 #endif
 }
 
-// Pass 1.  Each warp folds steps of 512 consecutive values (lane l takes
-// values 64j + 2l, 64j + 2l + 1, j = 0..7: one group of group_moments) into
-// its lanes' running moments.  Steps are taken from the end of the series to
-// its start.  Values are taken relative to ref (outliers_detail.h).  Also
-// clears pass 2's tile states.  Returns the thread's moments.
-__device__ __forceinline__ Moments thread_moments(const double* __restrict__ x, int64_t n, double ref) {
-    const int64_t gtid = int64_t(blockIdx.x) * kThreads + threadIdx.x;
-    const int64_t gthreads = int64_t(gridDim.x) * kThreads;
-    Moments acc{0, 0, 0};
-    const int lane = threadIdx.x & 31;
-    const int64_t steps = n / kWarpSpan, warps = gthreads / 32;
-    for (int64_t i = steps * kWarpSpan + gtid; i < n; i += gthreads)  // the last n mod 512 values
-        acc = outliers::merge_moments(acc, outliers::single_moments(x[i], ref));
-    const double2* x2 = reinterpret_cast<const double2*>(x);
-    for (int64_t r = gtid / 32; r < steps; r += warps) {
-        const int64_t s = steps - 1 - r;
-        const double2* p = x2 + s * (kWarpSpan / 2) + lane;
-        double2 w[kLoads];
-        if (s >= kKeepSteps) {
+// Moments by a warp shuffle (every field from lane + o).
+__device__ __forceinline__ Moments shuffle_down(const Moments& m, int o) {
+    return {__shfl_down_sync(0xffffffffu, m.n, o), __shfl_down_sync(0xffffffffu, m.mean, o),
+            __shfl_down_sync(0xffffffffu, m.m2, o), __shfl_down_sync(0xffffffffu, m.frame, o)};
+}
+
+// outliers_detail.h's tree_merge over the 32 lanes of a warp (the result in lane 0).
+__device__ __forceinline__ Moments warp_tree(Moments m, int lane) {
 #pragma unroll
-            for (int j = 0; j < kLoads; ++j) w[j] = __ldcs(p + 32 * j);
-        } else {
+    for (int o = 1; o < 32; o <<= 1) {
+        const Moments other = shuffle_down(m, o);
+        if ((lane & (2 * o - 1)) == 0) m = outliers::merge_moments(m, other);
+    }
+    return m;
+}
+
+// Pass 1, one lane: its groups of the warp's kWarpSteps steps of tile `tile`
+// (lane l of step q: values 512q + 64j + 2l, 512q + 64j + 2l + 1, j = 0..7:
+// outliers_detail.h's lane_group, here with 16-byte loads), through the
+// transform tr, folded in step order.
+template <class Tr>
+__device__ __forceinline__ Moments lane_fold(const double* __restrict__ x, int64_t n, int64_t tile, int warp,
+                                                int lane, double ref, Tr tr) {
+    using namespace outliers;
+    Moments acc = no_moments();
+    const double2* x2 = reinterpret_cast<const double2*>(x);
+    const bool keep = tile < kKeepTiles;
+#pragma unroll 1
+    for (int s = 0; s < kWarpSteps; ++s) {
+        const int64_t base = step_base(tile, warp, s);
+        if (base >= n) break;
+        if (base + kStepValues > n) {
+            partial_step(x, n, base, lane, ref, tr, acc);
+            break;
+        }
+        const double2* p = x2 + base / 2 + lane;
+        double2 w[kLoads];
+        if (keep) {
 #pragma unroll
             for (int j = 0; j < kLoads; ++j) w[j] = __ldg(p + 32 * j);
-        }
-        double v[2 * kLoads];
+        } else {
 #pragma unroll
-        for (int j = 0; j < kLoads; ++j) v[2 * j] = w[j].x, v[2 * j + 1] = w[j].y;
-        acc = outliers::merge_moments(acc, outliers::group_moments(v, ref));
+            for (int j = 0; j < kLoads; ++j) w[j] = __ldcs(p + 32 * j);
+        }
+        double v[kGroupValues];
+#pragma unroll
+        for (int j = 0; j < kLoads; ++j) v[2 * j] = tr(w[j].x), v[2 * j + 1] = tr(w[j].y);
+        acc = merge_moments(acc, group_moments(v, ref));
     }
     return acc;
 }
 
-// Pass 1: the threads' moments, merged per block (CUB); the last block to
-// finish (a fence and an atomic ticket) merges the blocks' moments in block
-// order and writes the rule (center, scale, limit = k·scale) to ctrl.
-__global__ void __launch_bounds__(kThreads) moments_kernel(const double* __restrict__ x, int64_t n, double ref,
-                                                           double k, Moments* __restrict__ parts, Ctrl* ctrl,
-                                                           unsigned long long* __restrict__ state, int64_t tiles) {
-    allow_dependent_launch();
-    const int64_t gtid = int64_t(blockIdx.x) * kThreads + threadIdx.x;
-    for (int64_t t = gtid; t < tiles; t += int64_t(gridDim.x) * kThreads) state[t] = 0;
-    const Moments acc = thread_moments(x, n, ref);
-
-    using Reduce = cub::BlockReduce<Moments, kThreads>;
-    __shared__ typename Reduce::TempStorage tmp;
-    __shared__ bool last;
-    Moments b = Reduce(tmp).Reduce(acc, MergeOp());
+// The moments of the block's tile (lanes, then warps, by the tree), in thread 0.
+template <class Tr>
+__device__ __forceinline__ Moments tile_moments(const double* __restrict__ x, int64_t n, int64_t tile, double ref,
+                                                Tr tr, Moments* s_warp) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const Moments m = warp_tree(lane_fold(x, n, tile, warp, lane, ref, tr), lane);
+    if (lane == 0) s_warp[warp] = m;
+    __syncthreads();
+    Moments t = outliers::no_moments();
     if (threadIdx.x == 0) {
-        parts[blockIdx.x] = b;
+        outliers::tree_merge(s_warp, kWarps);
+        t = s_warp[0];
+    }
+    return t;
+}
+
+// The last block: every thread folds its tiles (outliers_detail.h's
+// fold_tiles), then the tree over the threads; the total in thread 0.
+__device__ __forceinline__ Moments fold_all_tiles(const Moments* parts, int64_t tiles, Moments* s_fold) {
+    Moments acc = outliers::no_moments();
+    for (int64_t i = threadIdx.x; i < tiles; i += kThreads) {
+        const Moments p{__ldcg(&parts[i].n), __ldcg(&parts[i].mean), __ldcg(&parts[i].m2), __ldcg(&parts[i].frame)};
+        acc = outliers::merge_moments(acc, p);
+    }
+    s_fold[threadIdx.x] = acc;
+    __syncthreads();
+    for (int o = 1; o < kThreads; o <<= 1) {
+        if ((threadIdx.x & (2 * o - 1)) == 0) s_fold[threadIdx.x] = outliers::merge_moments(s_fold[threadIdx.x], s_fold[threadIdx.x + o]);
+        __syncthreads();
+    }
+    return s_fold[0];
+}
+
+// Pass 1: a block per tile of outliers_detail.h (tiles taken from the end of
+// the series to its start: the end is what the copy to the device wrote
+// last); the tile's moments go to parts; the last block to finish (a fence
+// and an atomic ticket) merges them in the one order and writes the total and
+// (with k > 0) the sigma rule to ctrl.  Also clears pass 2's tile states.
+template <class Tr>
+__global__ void __launch_bounds__(kThreads) moments_kernel(const double* __restrict__ x, int64_t n, double ref,
+                                                           double k, Tr tr, Moments* __restrict__ parts, Ctrl* ctrl,
+                                                           unsigned long long* __restrict__ state, int64_t states) {
+    allow_dependent_launch();
+    const int64_t tiles = gridDim.x, tile = tiles - 1 - blockIdx.x;
+    const int64_t gtid = int64_t(blockIdx.x) * kThreads + threadIdx.x;
+    for (int64_t t = gtid; t < states; t += tiles * kThreads) state[t] = 0;
+    __shared__ Moments s_warp[kWarps];
+    __shared__ Moments s_fold[kThreads];
+    __shared__ bool last;
+    const Moments m = tile_moments(x, n, tile, ref, tr, s_warp);
+    if (threadIdx.x == 0) {
+        parts[tile] = m;
         __threadfence();
         last = atomicAdd(&ctrl->done, 1u) == gridDim.x - 1;
     }
     __syncthreads();
     if (!last) return;
-    // The last block: merge every block's moments, in block order.
     __threadfence();
-    Moments m{0, 0, 0};
-    for (unsigned i = threadIdx.x; i < gridDim.x; i += kThreads) {
-        const Moments p{__ldcg(&parts[i].n), __ldcg(&parts[i].mean), __ldcg(&parts[i].m2)};
-        m = outliers::merge_moments(m, p);
-    }
-    __syncthreads();  // tmp is reused
-    Moments t = Reduce(tmp).Reduce(m, MergeOp());
+    const Moments t = fold_all_tiles(parts, tiles, s_fold);
     if (threadIdx.x == 0) {
-        const OutlierRule rule = outliers::sigma_rule(t, ref);
-        ctrl->center = rule.center;
-        ctrl->scale = rule.scale;
-        ctrl->limit = outliers::outlier_limit(k, rule);
+        ctrl->total = t;
+        if (k > 0) {
+            const OutlierRule rule = outliers::sigma_rule(t, ref);
+            ctrl->frame = rule.frame;
+            ctrl->unit = rule.unit;
+            ctrl->ref_scaled = rule.ref_scaled;
+            ctrl->center = rule.center;
+            ctrl->scale = rule.scale;
+            ctrl->limit = outliers::outlier_limit(k, rule);
+        }
     }
 }
 
 // Pass 2: order-preserving compaction of the positions i with
-// |x[i] − center| > limit into out[0, count), ascending; ctrl->count gets
+// |deviation(x[i])| > limit into out[0, count), ascending; ctrl->count gets
 // their number.  A block claims the next tile by an atomic ticket (so every
 // tile it waits for in the look-back belongs to a block already running: no
 // deadlock), loads it, and only then waits for pass 1 and reads the rule.
@@ -200,24 +253,36 @@ __device__ __forceinline__ int64_t claim_tile(Ctrl* ctrl) {
     return s_tile;
 }
 
-// The warp's values of its tile from wbase; those past n are `center` (never an outlier).
-__device__ __forceinline__ void load_partial(const double* __restrict__ x, int64_t n, int64_t wbase, int lane,
-                                             double center, double2 (&w)[kTileLoads]) {
+// The warp's values of its tile from wbase (0 past n); returns the bits
+// (as outlier_bits numbers them) of the values before n.
+__device__ __forceinline__ unsigned load_partial(const double* __restrict__ x, int64_t n, int64_t wbase, int lane,
+                                                 double2 (&w)[kTileLoads]) {
+    unsigned valid = 0;
 #pragma unroll
     for (int j = 0; j < kTileLoads; ++j) {
         const int64_t i = wbase + 64 * j + 2 * lane;
-        w[j].x = i < n ? x[i] : center;
-        w[j].y = i + 1 < n ? x[i + 1] : center;
+        w[j].x = i < n ? x[i] : 0.0;
+        w[j].y = i + 1 < n ? x[i + 1] : 0.0;
+        valid |= (unsigned(i < n) << (2 * j)) | (unsigned(i + 1 < n) << (2 * j + 1));
     }
+    return valid;
 }
 
+// The rule of pass 2 (outliers_detail.h's deviation and limit).
+struct Test {
+    double unit, ref_scaled, center, limit;
+    __device__ __forceinline__ bool operator()(double v) const {
+        return outliers::is_outlier(outliers::deviation(v, unit, ref_scaled, center), limit);
+    }
+};
+
 // Outlier bits of the thread's values: bit 2j for w[j].x, bit 2j + 1 for w[j].y.
-__device__ __forceinline__ unsigned outlier_bits(const double2 (&w)[kTileLoads], double center, double limit) {
+__device__ __forceinline__ unsigned outlier_bits(const double2 (&w)[kTileLoads], const Test& test) {
     unsigned hits = 0;
 #pragma unroll
     for (int j = 0; j < kTileLoads; ++j) {
-        hits |= unsigned(outliers::is_outlier(w[j].x, center, limit)) << (2 * j);
-        hits |= unsigned(outliers::is_outlier(w[j].y, center, limit)) << (2 * j + 1);
+        hits |= unsigned(test(w[j].x)) << (2 * j);
+        hits |= unsigned(test(w[j].y)) << (2 * j + 1);
     }
     return hits;
 }
@@ -302,9 +367,9 @@ __global__ void __launch_bounds__(kThreads) compact_kernel(const double* __restr
         for (int j = 0; j < kTileLoads; ++j) w[j] = __ldcs(p + 32 * j);
     }
     wait_for_prerequisite_grid();  // pass 1 complete: the rule and the cleared states are there
-    const double center = ctrl->center, limit = ctrl->limit;
-    if (!full) load_partial(x, n, wbase, lane, center, w);
-    const unsigned hits = outlier_bits(w, center, limit);
+    const Test test{ctrl->unit, ctrl->ref_scaled, ctrl->center, ctrl->limit};
+    const unsigned valid = full ? ~0u : load_partial(x, n, wbase, lane, w);
+    const unsigned hits = outlier_bits(w, test) & valid;
     const int warp_count = __reduce_add_sync(0xffffffffu, __popc(hits));
     if (lane == 0) s_warp[warp] = warp_count;
     __syncthreads();
@@ -314,22 +379,22 @@ __global__ void __launch_bounds__(kThreads) compact_kernel(const double* __restr
     write_positions(hits, wbase, lane, s_start + s_warp[warp], out);
 }
 
-// The mad method's kernels: |x − c| into out, and its per-block sums.
-__global__ void abs_dev_kernel(const double* __restrict__ x, int64_t n, double c, double* __restrict__ out) {
+// The mad method's kernels: the deviations (outliers_detail.h's Affine)
+// into out, and max |x| (the bits of a non-negative double order like the double).
+__global__ void abs_dev_kernel(const double* __restrict__ x, int64_t n, outliers::Affine dev,
+                               double* __restrict__ out) {
     const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-        out[i] = outliers::abs_dev(x[i], c);
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = dev(x[i]);
 }
 
-__global__ void abs_dev_sum_kernel(const double* __restrict__ x, int64_t n, double c, double* __restrict__ out) {
+__global__ void max_magnitude_kernel(const double* __restrict__ x, int64_t n, unsigned long long* top) {
     double a = 0;
     const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-        a += outliers::abs_dev(x[i], c);
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) a = outliers::max_abs(a, x[i]);
     using Reduce = cub::BlockReduce<double, kThreads>;
     __shared__ typename Reduce::TempStorage tmp;
-    double b = Reduce(tmp).Sum(a);
-    if (threadIdx.x == 0) out[blockIdx.x] = b;
+    const double b = Reduce(tmp).Reduce(a, [](double u, double v) { return u < v ? v : u; });
+    if (threadIdx.x == 0) atomicMax(top, static_cast<unsigned long long>(outliers::bits_of(b)));
 }
 
 // Grid of the simple grid-stride kernels of the mad method.
@@ -339,19 +404,11 @@ int blocks_for(int64_t n) {
     return static_cast<int>(b < 1 ? 1 : (b > kMaxBlocks ? kMaxBlocks : b));
 }
 
-// Pass 1's grid: as many blocks as are resident on the device at once (each
-// runs to the end of the series), fewer for short series.  Querying the
-// kernels here also loads them (lazy module loading) before the clock starts.
-int moments_blocks(int64_t n) {
-    int dev = 0, sms = 0, per_sm = 0;
-    check(cudaGetDevice(&dev), "cudaGetDevice");
-    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, moments_kernel, kThreads, 0),
-          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    const int64_t resident = int64_t(std::max(sms, 1)) * std::max(per_sm, 1);
-    const int64_t per_block = int64_t(kThreads) * 2 * kLoads;  // at least one 16-value step per thread
-    const int64_t useful = (n + per_block - 1) / per_block;
-    return static_cast<int>(std::max<int64_t>(1, std::min(resident, useful)));
+// Loads pass 1's kernels (lazy module loading) before the clock starts.
+void load_moments_kernels() {
+    cudaFuncAttributes attr;
+    check(cudaFuncGetAttributes(&attr, moments_kernel<outliers::Plain>), "cudaFuncGetAttributes");
+    check(cudaFuncGetAttributes(&attr, moments_kernel<outliers::Affine>), "cudaFuncGetAttributes");
 }
 
 // Whether pass 2 may be a programmatic dependent launch (sm_90 and later).
@@ -380,20 +437,21 @@ struct Search {
     bool mad;
     size_t bytes;          // of the series
     int64_t tiles;         // pass 2's tiles
-    int blocks;            // pass 1's grid
+    int64_t blocks;        // pass 1's grid: outliers_detail.h's tiles
     bool pdl;              // pass 2 as a programmatic dependent launch
     double ref = 0;        // sigma: outliers::sigma_reference
     Buffer<double> d_x;    // the series
     Buffer<int64_t> d_pos; // outlier positions (mad: the sorts' second buffer before that)
     Buffer<unsigned long long> d_state;  // tile states of the look-back
     Buffer<Ctrl> d_ctrl;
-    Buffer<Moments> d_parts;             // pass 1's per-block moments
+    Buffer<Moments> d_parts;             // pass 1's per-tile moments
     Buffer<unsigned char> d_temp;        // mad: the sorts' scratch
     Buffer<double> d_v;                  // mad: the values sorted for a median
 
     Search(const double* x, int64_t n_, double k_, bool mad_, cudaStream_t s)
         : n(n_), k(k_), mad(mad_), bytes(static_cast<size_t>(n_) * sizeof(double)),
-          tiles((n_ + kTile - 1) / kTile), blocks(mad_ ? 1 : moments_blocks(n_)), pdl(dependent_launch_available()) {
+          tiles((n_ + kTile - 1) / kTile), blocks(outliers::tile_count(n_)), pdl(dependent_launch_available()) {
+        load_moments_kernels();
         const size_t temp_bytes = mad ? sort_temp_bytes(n, s) : 0;
         require_bytes(bytes * (mad ? 3 : 2) + temp_bytes + tiles * sizeof(unsigned long long) + (1 << 20),
                       "the outlier search");
@@ -413,8 +471,8 @@ struct Search {
 
 // Launches pass 1.
 cudaError_t launch_moments(const Search& d, cudaStream_t s) {
-    moments_kernel<<<d.blocks, kThreads, 0, s>>>(d.d_x.get(), d.n, d.ref, d.k, d.d_parts.get(), d.d_ctrl.get(),
-                                                 d.d_state.get(), d.tiles);
+    moments_kernel<<<static_cast<unsigned>(d.blocks), kThreads, 0, s>>>(
+        d.d_x.get(), d.n, d.ref, d.k, outliers::Plain{}, d.d_parts.get(), d.d_ctrl.get(), d.d_state.get(), d.tiles);
     return cudaGetLastError();
 }
 
@@ -433,8 +491,9 @@ cudaError_t launch_compact(const Search& d, cudaStream_t s, bool pdl) {
                               d.d_ctrl.get(), d.d_state.get(), d.d_pos.get());
 }
 
-// Exact median of d_v (sorted through a double buffer); the formula of tsm::median.
-double sorted_median(double* d_v, double* d_alt, int64_t n, Buffer<unsigned char>& temp, cudaStream_t s) {
+// Exact median of d_v times unit (sorted through a double buffer); the formula of tsm::median.
+double sorted_median(double* d_v, double* d_alt, int64_t n, double unit, Buffer<unsigned char>& temp,
+                     cudaStream_t s) {
     cub::DoubleBuffer<double> keys(d_v, d_alt);
     size_t bytes = temp.bytes();
     check(cub::DeviceRadixSort::SortKeys(temp.get(), bytes, keys, static_cast<int>(n), 0, 64, s), "radix sort");
@@ -444,20 +503,32 @@ double sorted_median(double* d_v, double* d_alt, int64_t n, Buffer<unsigned char
     check(cudaMemcpyAsync(mid, sorted + lo, (n % 2 ? 1 : 2) * sizeof(double), cudaMemcpyDeviceToHost, s),
           "copy median");
     check(cudaStreamSynchronize(s), "median");
-    return n % 2 ? mid[0] : outliers::middle_mean(mid[0], mid[1]);
+    return n % 2 ? hd::mul(mid[0], unit) : outliers::middle_mean(hd::mul(mid[0], unit), hd::mul(mid[1], unit));
 }
 
-// MeanAD = Σ|x − med| / n: per-block sums on the device, added on the host.
-double device_mean_abs_dev(const Search& d, double med, cudaStream_t s) {
-    const int mb = blocks_for(d.n);
-    Buffer<double> parts(mb, "partial sums");
-    abs_dev_sum_kernel<<<mb, kThreads, 0, s>>>(d.d_x.get(), d.n, med, parts.get());
+// The frame of max |x| (outliers_detail.h), on the device.
+int device_mad_frame(const Search& d, cudaStream_t s) {
+    Buffer<unsigned long long> top(1, "largest magnitude");
+    check(cudaMemsetAsync(top.get(), 0, sizeof(unsigned long long), s), "clear the largest magnitude");
+    max_magnitude_kernel<<<blocks_for(d.n), kThreads, 0, s>>>(d.d_x.get(), d.n, top.get());
+    check(cudaGetLastError(), "largest magnitude launch");
+    unsigned long long h = 0;
+    check(cudaMemcpyAsync(&h, top.get(), sizeof h, cudaMemcpyDeviceToHost, s), "copy the largest magnitude");
+    check(cudaStreamSynchronize(s), "largest magnitude");
+    return outliers::frame_of(outliers::from_bits(h));
+}
+
+// MeanAD: the mean of the moments of the deviations, by pass 1's kernel (the
+// one order of outliers_detail.h, as on the CPU).
+double device_mean_abs_dev(const Search& d, const outliers::Affine& dev, cudaStream_t s) {
+    check(cudaMemsetAsync(d.d_ctrl.get(), 0, sizeof(Ctrl), s), "clear the moments");
+    moments_kernel<<<static_cast<unsigned>(d.blocks), kThreads, 0, s>>>(
+        d.d_x.get(), d.n, 0.0, 0.0, dev, d.d_parts.get(), d.d_ctrl.get(), d.d_state.get(), d.tiles);
     check(cudaGetLastError(), "mean absolute deviation launch");
-    std::vector<double> h(mb);
-    check(cudaMemcpyAsync(h.data(), parts.get(), mb * sizeof(double), cudaMemcpyDeviceToHost, s),
-          "copy partial sums");
+    Ctrl h{};
+    check(cudaMemcpyAsync(&h, d.d_ctrl.get(), sizeof h, cudaMemcpyDeviceToHost, s), "copy the moments");
     check(cudaStreamSynchronize(s), "mean absolute deviation");
-    return pairwise_sum(h.data(), h.size()) / static_cast<double>(d.n);
+    return outliers::mean_from_moments(h.total);
 }
 
 // The mad rule: median and MAD by radix sorts, MeanAD when the MAD is 0;
@@ -465,13 +536,22 @@ double device_mean_abs_dev(const Search& d, double med, cudaStream_t s) {
 OutlierRule mad_rule_on_device(Search& d, cudaStream_t s) {
     double* alt = reinterpret_cast<double*>(d.d_pos.get());  // free until the compaction
     check(cudaMemcpyAsync(d.d_v.get(), d.d_x.get(), d.bytes, cudaMemcpyDeviceToDevice, s), "copy for the median");
-    const double med = sorted_median(d.d_v.get(), alt, d.n, d.d_temp, s);
-    abs_dev_kernel<<<blocks_for(d.n), kThreads, 0, s>>>(d.d_x.get(), d.n, med, d.d_v.get());
+    const int frame = device_mad_frame(d, s);
+    const double unit = outliers::pow2(-frame);
+    const double med = sorted_median(d.d_v.get(), alt, d.n, unit, d.d_temp, s);
+    const outliers::Affine dev{unit, med, true};
+    abs_dev_kernel<<<blocks_for(d.n), kThreads, 0, s>>>(d.d_x.get(), d.n, dev, d.d_v.get());
     check(cudaGetLastError(), "absolute deviations launch");
-    const double mad = sorted_median(d.d_v.get(), alt, d.n, d.d_temp, s);
-    const double mean_ad = mad > 0 ? 0.0 : device_mean_abs_dev(d, med, s);
-    const OutlierRule rule = outliers::mad_rule(med, mad, mean_ad);
-    const Ctrl h{0, 0, 0, rule.center, rule.scale, outliers::outlier_limit(d.k, rule)};
+    const double mad = sorted_median(d.d_v.get(), alt, d.n, 1.0, d.d_temp, s);
+    const double mean_ad = mad > 0 ? 0.0 : device_mean_abs_dev(d, dev, s);
+    const OutlierRule rule = outliers::mad_rule(med, frame, mad, mean_ad);
+    Ctrl h{};
+    h.frame = rule.frame;
+    h.unit = rule.unit;
+    h.ref_scaled = rule.ref_scaled;
+    h.center = rule.center;
+    h.scale = rule.scale;
+    h.limit = outliers::outlier_limit(d.k, rule);
     check(cudaMemcpyAsync(d.d_ctrl.get(), &h, sizeof h, cudaMemcpyHostToDevice, s), "copy rule");
     check(cudaMemsetAsync(d.d_state.get(), 0, d.tiles * sizeof(unsigned long long), s), "clear tile states");
     check(cudaStreamSynchronize(s), "copy rule");
@@ -592,6 +672,7 @@ OutlierRule outliers(const double* x, int64_t n, double k, int method, TsExec* e
     int64_t count = h.count;
     ex->kernel_ms = ev.ms();
     if (!mad) {
+        rule = outliers::rule_in_frame(d.ref, h.frame);
         rule.center = h.center;
         rule.scale = h.scale;
         rule.scale_rule = rule.scale > 0 ? 0 : 3;

@@ -58,6 +58,14 @@
 #include "gpu_runtime.h"
 #include "shapelets.h"
 
+// Blocks per SM dist_kernel's registers are sized for (its __launch_bounds__;
+// 1: no constraint).  With the restarts and the best window kept, the default
+// dist_kernel<2> takes 96 registers (5 blocks of 128 threads per SM where
+// shared memory allows 6); 6 caps it at 80 (with some spilling).
+#ifndef TSM_SHAPELETS_DIST_MIN_BLOCKS
+#define TSM_SHAPELETS_DIST_MIN_BLOCKS 1
+#endif
+
 namespace tsm {
 namespace shp {
 namespace gpu {
@@ -93,11 +101,14 @@ struct Item {
 
 // ---- device arguments -------------------------------------------------------------
 
-// The training series, concatenated.
+// The training series, concatenated: as given, and in their frames (y, what
+// the screen reads; shapelets_detail.h).
 struct SeriesArgs {
     const double* values;
+    const double* scaled;
     const int64_t* offset;  // per series: its first value
     const int64_t* length;  // per series: its number of values
+    const int32_t* frame;   // per series: its frame
     int count;              // N
 };
 
@@ -108,10 +119,13 @@ struct WindowArgs {
     const int64_t* window_offset;
     const int32_t* lengths;
     int n_lengths;
-    double* mean;
+    double* mean;        // relative to the window's first value (screen_stats)
     double* inv_sd;      // 0 for flat windows
-    double2* terms;      // (df, dg) of window i ≥ 1 of each series (recurrence_terms)
+    double2* terms;      // (df, dg) of window i ≥ 1 of each series (local_terms)
     uint8_t* has_flat;   // [li·N + j]: any flat window (zeroed before stats_kernel)
+    uint8_t* restart;    // restart_windows, per window
+    int32_t* restarts;   // the restarting windows of each series, ascending, from its first window's entry
+    int32_t* n_restarts; // [li·N + j]: how many
 };
 
 // The start table of a length group: for length index li, windows[li] entries
@@ -130,6 +144,7 @@ struct StartTableArgs {
 // The distance matrix of one launch and dist_kernel's scratch.
 struct DistArgs {
     double* dist;             // dist[j · pivot_stride + pivot]
+    int32_t* arg;             // the best window of each (target, pivot), the same layout
     int64_t pivot_stride;
     unsigned long long* next_task;
     double* carry;            // per warp, when the carries do not fit in shared memory
@@ -173,9 +188,11 @@ __device__ __forceinline__ int last_at_most(int n, int64_t v, Value value) {
 
 // ---- window statistics, recurrence terms, start table --------------------------------
 
-// Window statistics on the device, bit-identical with the host's: the chunks of
-// sliding_detail.h and the flat rule (pivot_stats_chunk).  One warp per
-// (length, series), a lane per chunk of kStatsChunk windows.
+// Window statistics on the device, bit-identical with the host's
+// (length_stats): screen_stats per window, and the restart scan.  One warp
+// per (length, series), a lane per window; the spans of the restart scan go
+// through `terms` (terms_kernel writes the terms there afterwards), and lane
+// 0 scans them.
 __global__ void stats_kernel(SeriesArgs series, WindowArgs win) {
     const int N = series.count;
     const int lane = threadIdx.x & 31;
@@ -186,12 +203,30 @@ __global__ void stats_kernel(SeriesArgs series, WindowArgs win) {
         if (o < 0) continue;
         const int li = (int)(q / N), j = (int)(q % N);
         const int L = win.lengths[li];
-        const double* x = series.values + series.offset[j];
+        const double *x = series.values + series.offset[j], *y = series.scaled + series.offset[j];
         const int64_t count = series.length[j] - L + 1;
         bool any_flat = false;
-        for (int64_t i0 = (int64_t)lane * kStatsChunk; i0 < count; i0 += 32 * kStatsChunk)
-            any_flat |= pivot_stats_chunk(x, L, i0, min(count, i0 + kStatsChunk), win.mean + o, win.inv_sd + o);
+        for (int64_t u = lane; u < count; u += 32) {
+            screen_stats(x + u, L, series.frame[j], win.mean + o + u, win.inv_sd + o + u);
+            any_flat |= pivot_is_flat(win.inv_sd[o + u]);
+            win.terms[o + u] = make_double2(u > 0 ? step_span(y, u, L) : 0.0, own_span(y, u, L));
+        }
         if (__any_sync(kFull, any_flat) && lane == 0) win.has_flat[q] = 1;
+        __syncwarp();
+        if (lane == 0) {
+            int32_t* list = win.restarts + o;
+            int32_t n = 0;
+            double peak = win.terms[o].y;
+            win.restart[o] = 0;
+            for (int64_t u = 1; u < count; ++u) {
+                const double2 sp = win.terms[o + u];
+                const bool r = restart_step(peak, sp.x, sp.y, pivot_is_flat(win.inv_sd[o + u]));
+                win.restart[o + u] = r ? 1 : 0;
+                if (r) list[n++] = (int32_t)u;
+            }
+            win.n_restarts[q] = n;
+        }
+        __syncwarp();
     }
 }
 
@@ -203,11 +238,11 @@ __global__ void terms_kernel(SeriesArgs series, WindowArgs win) {
         const int64_t o = win.window_offset[q];
         if (o < 0) continue;
         const int L = win.lengths[li];
-        const double* x = series.values + series.offset[j];
+        const double* y = series.scaled + series.offset[j];
         const int64_t U = series.length[j] - L + 1;
         for (int64_t u = 1 + threadIdx.x; u < U; u += blockDim.x) {
             double df, dg;
-            recurrence_terms(x, win.mean + o, L, u, &df, &dg);
+            local_terms(y, win.mean + o, L, u, &df, &dg);
             win.terms[o + u] = make_double2(df, dg);
         }
     }
@@ -233,7 +268,7 @@ start_table_kernel(SeriesArgs series, WindowArgs win, StartTableArgs table) {
     if (valid) j = last_at_most(N, e, [&](int i) { return start_l[i]; });
     const int64_t u = valid ? e - start_l[j] : 0;
     const int s0 = blockIdx.y * kStartSources;
-    const double* target = series.values + series.offset[j] + u;
+    const double* target = series.scaled + series.offset[j] + u;
     const double mean_target = valid ? win.mean[e] : 0.0;
     double acc[kStartSources];
 #pragma unroll
@@ -248,14 +283,14 @@ start_table_kernel(SeriesArgs series, WindowArgs win, StartTableArgs table) {
             double v = 0.0;
             if (t < tn && s < N) {
                 const int64_t os = offset_l[s];
-                if (os >= 0) v = hd::sub(series.values[series.offset[s] + t0 + t], win.mean[os]);
+                if (os >= 0) v = centred(series.scaled + series.offset[s], t0 + t, win.mean[os]);
             }
             flat_staged[t * kStartSources + r] = v;
         }
         __syncthreads();
         if (valid)
             for (int t = 0; t < tn; ++t) {
-                const double cb = hd::sub(target[t0 + t], mean_target);
+                const double cb = centred(target, t0 + t, mean_target);
 #pragma unroll
                 for (int r2 = 0; r2 < kStartSources / 2; ++r2) {
                     const double2 a2 = staged[t][r2];
@@ -275,103 +310,150 @@ start_table_kernel(SeriesArgs series, WindowArgs win, StartTableArgs table) {
 
 // ---- distances ---------------------------------------------------------------------
 
-// One task of dist_kernel: rows [g0, g1) of source a against the windows of target b.
+// One task of dist_kernel: rows [g0, g1) of source a against the windows of
+// target b (both in their frames: the screen).
 struct DistTask {
     const double *a, *mean_a, *inv_sd_a;
     const double2* terms_a;
+    const uint8_t* restart_a;    // the source's restarting windows (rows computed directly)
     const double *b, *mean_b, *inv_sd_b;
     const double2* terms_b;
-    const double* start_column;  // C(p, 0) from the start table, or null (computed)
+    const int32_t* restarts_b;   // the target's restarting windows (columns computed directly), ascending
+    int n_restarts_b;
+    const double* start_column;  // C(p, 0): the start table's, or computed into dist first
     double* dist;                // the target's row of the distance matrix, by pivot
+    int32_t* arg;                // and where each pivot's best window is (settle_kernel)
     int64_t g0, g1;
     int U, L;
     bool target_has_flat;
 };
 
-// One tile of a task: rows pt + RPL·lane + r (r < RPL) against every window of
-// the target.  carry_in: the row before the tile (lane 0's left neighbour), or
-// the group's first row when `first`; carry_out: this tile's last row.
+// The end of one column u of a tile: the rows' best C·(1/σ_u) and where, and
+// the tile's last row for the next tile.
 template <int RPL>
-__device__ __forceinline__ void dist_tile(const DistTask& k, int lane, int64_t pt, bool first, const double* carry_in,
-                                          double* carry_out) {
+__device__ __forceinline__ void column_done(const double (&c)[RPL], double ib, int u, double (&best)[RPL],
+                                            int (&at)[RPL], int lane, double* carry_out) {
+#pragma unroll
+    for (int r = 0; r < RPL; ++r) keep_larger(best[r], at[r], c[r], ib, u);
+    if (lane == 31) carry_out[u] = c[RPL - 1];
+}
+
+// One tile of a task: rows pt + RPL·lane + r (r < RPL, below end) against every
+// window of the target.  carry_in: the row before the tile (lane 0's left
+// neighbour), or the tile's first row computed directly when `first` (a
+// group's first row, or a restarting row); carry_out: this tile's last row.
+// Between the target's restarting columns the recurrence runs unbroken; at
+// them every row is computed directly.
+template <int RPL>
+__device__ __forceinline__ void dist_tile(const DistTask& k, int lane, int64_t pt, int64_t end, bool first,
+                                          const double* carry_in, double* carry_out) {
     double c[RPL], df[RPL], dg[RPL], inv_sd[RPL], best[RPL];
+    int at[RPL];
 #pragma unroll
     for (int r = 0; r < RPL; ++r) {
         const int64_t p = pt + (int64_t)lane * RPL + r;
         df[r] = dg[r] = inv_sd[r] = c[r] = 0;
-        if (p < k.g1) {
+        if (p < end) {
             inv_sd[r] = k.inv_sd_a[p];
             if (p > k.g0) {
                 const double2 t = k.terms_a[p];
                 df[r] = t.x;
                 dg[r] = t.y;
             }
-            c[r] = k.start_column ? k.start_column[p]
-                                  : window_comoment(k.a + p, k.mean_a[p], k.b, k.mean_b[0], k.L);  // column 0
+            c[r] = k.start_column[p];  // column 0
         }
-        best[r] = keep_larger(-INFINITY, c[r], k.inv_sd_b[0]);
+        best[r] = -INFINITY;
+        at[r] = 0;
     }
-    if (lane == 31) carry_out[0] = c[RPL - 1];
+    column_done<RPL>(c, k.inv_sd_b[0], 0, best, at, lane, carry_out);
+    int u = 1;
+    for (int q = 0;; ++q) {
+        const int segment_end = q < k.n_restarts_b ? k.restarts_b[q] : k.U;
 #pragma unroll 4
-    for (int u = 1; u < k.U; ++u) {
-        const double up = __shfl_up_sync(kFull, c[RPL - 1], 1);
-        const double2 tb = k.terms_b[u];
-        const double ib = k.inv_sd_b[u];
+        for (; u < segment_end; ++u) {
+            const double up = __shfl_up_sync(kFull, c[RPL - 1], 1);
+            const double2 tb = k.terms_b[u];
+            const double ib = k.inv_sd_b[u];
 #pragma unroll
-        for (int r = RPL - 1; r >= 1; --r) c[r] = comoment_next(c[r - 1], df[r], dg[r], tb.x, tb.y);
-        const double left = carry_in[u - 1];  // shared broadcast; lane 0's left neighbour
-        double cn = comoment_next(lane == 0 ? left : up, df[0], dg[0], tb.x, tb.y);
-        if (first && lane == 0) cn = carry_in[u];  // the group's first row: direct
-        c[0] = cn;
+            for (int r = RPL - 1; r >= 1; --r) c[r] = comoment_next(c[r - 1], df[r], dg[r], tb.x, tb.y);
+            const double left = carry_in[u - 1];  // shared broadcast; lane 0's left neighbour
+            double cn = comoment_next(lane == 0 ? left : up, df[0], dg[0], tb.x, tb.y);
+            if (first && lane == 0) cn = carry_in[u];  // the tile's first row: direct
+            c[0] = cn;
+            column_done<RPL>(c, ib, u, best, at, lane, carry_out);
+        }
+        if (u >= k.U) break;
 #pragma unroll
-        for (int r = 0; r < RPL; ++r) best[r] = keep_larger(best[r], c[r], ib);
-        if (lane == 31) carry_out[u] = c[RPL - 1];
+        for (int r = 0; r < RPL; ++r) {  // a restarting column: every row directly
+            const int64_t p = pt + (int64_t)lane * RPL + r;
+            c[r] = p < end ? local_comoment(k.a + p, k.mean_a[p], k.b + u, k.mean_b[u], k.L) : 0.0;
+        }
+        column_done<RPL>(c, k.inv_sd_b[u], u, best, at, lane, carry_out);
+        ++u;
     }
     __syncwarp();
 #pragma unroll
     for (int r = 0; r < RPL; ++r) {
         const int64_t p = pt + (int64_t)lane * RPL + r;
-        if (p < k.g1) k.dist[p] = distance_from_best(best[r], inv_sd[r], k.L, k.target_has_flat);
+        if (p >= end) continue;
+        k.dist[p] = distance_from_best(best[r], inv_sd[r], k.L, k.target_has_flat);
+        k.arg[p] = at[r];
     }
 }
 
-// The widest tile (up to MAXRPL rows a lane) that the rows left fill; returns its rows.
+// The widest tile (up to MAXRPL rows a lane) that the rows left before end
+// fill; returns the rows it took.
 template <int MAXRPL>
-__device__ __forceinline__ int64_t dist_tile_any(const DistTask& k, int lane, int64_t pt, const double* carry_in,
-                                                 double* carry_out) {
-    const int64_t rem = k.g1 - pt;
-    const bool first = pt == k.g0;
+__device__ __forceinline__ int64_t dist_tile_any(const DistTask& k, int lane, int64_t pt, int64_t end, bool first,
+                                                 const double* carry_in, double* carry_out) {
+    const int64_t rem = end - pt;
     if (MAXRPL >= 4 && rem > 96) {
-        dist_tile<4>(k, lane, pt, first, carry_in, carry_out);
-        return 128;
+        dist_tile<4>(k, lane, pt, end, first, carry_in, carry_out);
+        return min(rem, (int64_t)128);
     }
     if (MAXRPL >= 2 && rem > 32) {
-        dist_tile<2>(k, lane, pt, first, carry_in, carry_out);
-        return 64;
+        dist_tile<2>(k, lane, pt, end, first, carry_in, carry_out);
+        return min(rem, (int64_t)64);
     }
-    dist_tile<1>(k, lane, pt, first, carry_in, carry_out);
-    return 32;
+    dist_tile<1>(k, lane, pt, end, first, carry_in, carry_out);
+    return min(rem, (int64_t)32);
+}
+
+// Where the next tile from pt must end: the first restarting row in
+// (pt, pt + 128], or g1 (a tile takes at most 128 rows).
+__device__ __forceinline__ int64_t tile_end(const DistTask& k, int64_t pt, int lane) {
+    const int64_t lim = min(k.g1, pt + 129);
+    for (int64_t base = pt + 1; base < lim; base += 32) {
+        const int64_t p = base + lane;
+        const unsigned m = __ballot_sync(kFull, p < lim && k.restart_a[p]);
+        if (m) return base + __ffs(m) - 1;
+    }
+    return k.g1;
 }
 
 // The arrays of a task that is computed: rows [g0, g1) of the item's source
 // against target j, distances into dist (by pivot).
 __device__ __forceinline__ DistTask dist_task(const Item& it, int j, int64_t g0, int64_t g1, double* dist,
-                                              const SeriesArgs& series, const WindowArgs& win,
+                                              int32_t* arg, const SeriesArgs& series, const WindowArgs& win,
                                               const StartTableArgs& table) {
     const int N = series.count;
     const int64_t oa = win.window_offset[(int64_t)it.length_index * N + it.source];
     const int64_t ob = win.window_offset[(int64_t)it.length_index * N + j];
     DistTask k;
-    k.a = series.values + series.offset[it.source];
-    k.b = series.values + series.offset[j];
+    k.a = series.scaled + series.offset[it.source];
+    k.b = series.scaled + series.offset[j];
     k.mean_a = win.mean + oa, k.inv_sd_a = win.inv_sd + oa, k.terms_a = win.terms + oa;
     k.mean_b = win.mean + ob, k.inv_sd_b = win.inv_sd + ob, k.terms_b = win.terms + ob;
+    k.restart_a = win.restart + oa;
+    k.restarts_b = win.restarts + ob;
+    k.n_restarts_b = win.n_restarts[(int64_t)it.length_index * N + j];
     k.start_column = nullptr;
     if (table.values) {  // column 0 of (s, j): the entries (j, s, p)
         const int64_t windows = table.windows[it.length_index], e0 = table.length_offset[it.length_index];
         k.start_column = table.values + (int64_t)N * e0 + (int64_t)j * windows + (oa - e0);
     }
     k.dist = dist;
+    k.arg = arg;
     k.g0 = g0;
     k.g1 = g1;
     k.U = (int)(series.length[j] - it.length + 1);
@@ -393,12 +475,17 @@ __device__ __forceinline__ void first_row(const DistTask& k, const Item& it, int
         for (int64_t u = lane; u < k.U; u += 32) carry[u] = row[u];
     } else {
         for (int64_t u = lane; u < k.U; u += 32)
-            carry[u] = window_comoment(k.a + k.g0, k.mean_a[k.g0], k.b + u, k.mean_b[u], k.L);
+            carry[u] = local_comoment(k.a + k.g0, k.mean_a[k.g0], k.b + u, k.mean_b[u], k.L);
     }
 }
 
+// A restarting row p into carry, directly.
+__device__ __forceinline__ void restart_row(const DistTask& k, int64_t p, int lane, double* carry) {
+    for (int64_t u = lane; u < k.U; u += 32) carry[u] = local_comoment(k.a + p, k.mean_a[p], k.b + u, k.mean_b[u], k.L);
+}
+
 template <int MAXRPL>
-__global__ void __launch_bounds__(kDistWarps * 32)
+__global__ void __launch_bounds__(kDistWarps * 32, TSM_SHAPELETS_DIST_MIN_BLOCKS)
 dist_kernel(const Item* items, int n_items, int64_t n_tasks, SeriesArgs series, WindowArgs win,
             StartTableArgs table, DistArgs out) {
     extern __shared__ double smem[];
@@ -423,14 +510,45 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, SeriesArgs series, 
             for (int64_t p = g0 + lane; p < g1; p += 32) dist[p] = fixed;
             continue;
         }
-        const DistTask k = dist_task(it, j, g0, g1, dist, series, win, table);
+        int32_t* arg = out.arg + (int64_t)j * out.pivot_stride + it.pivot_base;
+        DistTask k = dist_task(it, j, g0, g1, dist, arg, series, win, table);
+        if (!k.start_column) {  // column 0 directly, into the distances' place until the tiles replace them
+            for (int64_t p = g0 + lane; p < g1; p += 32) dist[p] = local_comoment(k.a + p, k.mean_a[p], k.b, k.mean_b[0], k.L);
+            k.start_column = dist;
+            __syncwarp();
+        }
         first_row(k, it, j, series, win, table, lane, carry_in);
         __syncwarp();
         for (int64_t pt = k.g0; pt < k.g1;) {
-            pt += dist_tile_any<MAXRPL>(k, lane, pt, carry_in, carry_out);
+            const bool restart = pt != k.g0 && k.restart_a[pt];  // a diagonal start: the row directly
+            if (restart) {
+                restart_row(k, pt, lane, carry_in);
+                __syncwarp();
+            }
+            pt += dist_tile_any<MAXRPL>(k, lane, pt, tile_end(k, pt, lane), pt == k.g0 || restart, carry_in,
+                                        carry_out);
             double* tmp = carry_in; carry_in = carry_out; carry_out = tmp;
         }
         __syncwarp();  // every lane done with the buffers before the next task writes them
+    }
+}
+
+// The distances of a launch below kVerifyBelow, settled directly (settled_distance:
+// the pivot's window and the best window of the target, as given).  A thread
+// per entry of the distance matrix.
+__global__ void settle_kernel(const Item* items, int n_items, int64_t n_pivots, SeriesArgs series, DistArgs out) {
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n_pivots * series.count; e += stride) {
+        const int j = (int)(e / n_pivots);
+        const int64_t pv = e % n_pivots;
+        double* d = out.dist + (int64_t)j * out.pivot_stride + pv;
+        if (!needs_settling(*d)) continue;
+        const Item& it = items[last_at_most(n_items, pv, [&](int i) { return items[i].pivot_base; })];
+        double fixed;
+        if (fixed_distance(it.source, j, series.length[j], it.length, &fixed)) continue;
+        const int64_t p = pv - it.pivot_base, u = out.arg[(int64_t)j * out.pivot_stride + pv];
+        *d = direct_distance(series.values + series.offset[it.source] + p, series.values + series.offset[j] + u,
+                             it.length);
     }
 }
 
@@ -690,6 +808,15 @@ DeviceLimits device_limits() {
                 "SET tsmine.backend = auto or cpu for this query.");
 }
 
+// The GPU cannot take a series the screen does not take (shapelets_detail.h:
+// values spanning more than about 2^470); auto mode runs the call on the CPU.
+[[noreturn]] void gpu_cannot_screen(int64_t row) {
+    throw Error(TS_GPU_LIMIT, kProgramLimitExceeded,
+                format("the values of training row %lld span too many orders of magnitude for the GPU shapelet engine",
+                       (long long)row + 1),
+                "SET tsmine.backend = auto or cpu for this query: the CPU computes such series directly.");
+}
+
 // Where each series goes in the concatenation.
 struct SeriesLayout {
     std::vector<int64_t> offset, length;
@@ -719,7 +846,7 @@ size_t count_items(const Subset& d, const std::vector<int>& lengths) {
 // (offsets into both).  Per length (index into `lengths`, N entries per
 // length for the first two): see WindowArgs and StartTableArgs.
 struct Upload {
-    size_t values, offset, length, labels, entropy, class_total, items, partner;
+    size_t values, scaled, frame, offset, length, labels, entropy, class_total, items, partner;
     size_t window_offset, window_start, lengths, windows, length_offset, first_block;
     size_t end;
 };
@@ -729,6 +856,8 @@ Upload reserve_upload(tsm::gpu::Arena& ar, const Subset& d, const SeriesLayout& 
     const size_t N = d.x.size();
     Upload up;
     up.values = ar.take<double>(sl.total);
+    up.scaled = ar.take<double>(sl.total);
+    up.frame = ar.take<int32_t>(N);
     up.offset = ar.take<int64_t>(N);
     up.length = ar.take<int64_t>(N);
     up.labels = ar.take<int32_t>(N);
@@ -760,8 +889,13 @@ Staged stage_inputs(unsigned char* stage, const Upload& up, const Subset& d, con
                     const GainTables& gt, const Partner& partner, const std::vector<int>& lengths) {
     const size_t N = d.x.size();
     auto put = [&](size_t o, const void* src, size_t bytes) { if (bytes) std::memcpy(stage + o, src, bytes); };
-    for (size_t j = 0; j < N; ++j)
+    std::vector<int32_t> frames(N);
+    for (size_t j = 0; j < N; ++j) {
         put(up.values + (size_t)sl.offset[j] * sizeof(double), d.x[j], (size_t)d.n[j] * sizeof(double));
+        put(up.scaled + (size_t)sl.offset[j] * sizeof(double), d.scaled[j]->y.data(), (size_t)d.n[j] * sizeof(double));
+        frames[j] = d.scaled[j]->frame;
+    }
+    put(up.frame, frames.data(), N * sizeof(int32_t));
     put(up.offset, sl.offset.data(), N * sizeof(int64_t));
     put(up.length, sl.length.data(), N * sizeof(int64_t));
     put(up.labels, d.y.data(), N * sizeof(int32_t));
@@ -959,8 +1093,11 @@ struct Device {
     const int64_t *window_offset, *window_start, *windows, *length_offset, *first_block;
     const int32_t* lengths;
     uint8_t* has_flat;
+    uint8_t* restart;
+    int32_t *restarts, *n_restarts;
     unsigned long long* next_task;  // per launch
     double *mean, *inv_sd, *table, *dist, *carry;
+    int32_t* arg;
     double2* terms;
     Cand *lists, *best;                                          // device_lists
     int64_t* pivot_gain;                                         // !device_lists
@@ -976,8 +1113,11 @@ Device allocate_device(tsm::gpu::Arena& ar, const Upload& up, const Plan& plan, 
     const size_t next_task = ar.take<unsigned long long>(plan.launches.size());
     const size_t zero_end = ar.off;
     const size_t mean = ar.take<double>(plan.max_entries), inv_sd = ar.take<double>(plan.max_entries);
+    const size_t restart = ar.take<uint8_t>(plan.max_entries), restarts = ar.take<int32_t>(plan.max_entries);
+    const size_t n_restarts = ar.take<int32_t>(n_lengths * N);
     const size_t terms = ar.take<double2>(plan.max_entries), table = ar.take<double>(plan.max_table);
     const size_t dist = ar.take<double>((size_t)plan.max_pivots * N);
+    const size_t arg = ar.take<int32_t>((size_t)plan.max_pivots * N);
     const size_t carry_doubles = (size_t)kc.dist_blocks * kDistWarps * 2 * kc.max_windows;
     const size_t carry = ar.take<double>(kc.carry_in_shared ? 0 : carry_doubles);
     const size_t list = ar.take<Cand>(lists ? (size_t)kc.n_lists * k : 0), best = ar.take<Cand>(lists ? k : 0);
@@ -988,8 +1128,9 @@ Device allocate_device(tsm::gpu::Arena& ar, const Upload& up, const Plan& plan, 
     dev.base = ar.at<unsigned char>(0);
     dev.zero_begin = has_flat;
     dev.zero_end = zero_end;
-    dev.series = SeriesArgs{ar.at<const double>(up.values), ar.at<const int64_t>(up.offset),
-                            ar.at<const int64_t>(up.length), (int)N};
+    dev.series = SeriesArgs{ar.at<const double>(up.values), ar.at<const double>(up.scaled),
+                            ar.at<const int64_t>(up.offset), ar.at<const int64_t>(up.length),
+                            ar.at<const int32_t>(up.frame), (int)N};
     dev.gain = GainArgs{(int)N, d.C, ar.at<const int32_t>(up.labels), ar.at<const int64_t>(up.entropy),
                         ar.at<const int64_t>(up.class_total), gt.base,
                         partner.d ? ar.at<const double>(up.partner) : nullptr, partner.op};
@@ -1002,11 +1143,15 @@ Device allocate_device(tsm::gpu::Arena& ar, const Upload& up, const Plan& plan, 
     dev.first_block = ar.at<const int64_t>(up.first_block);
     dev.has_flat = ar.at<uint8_t>(has_flat);
     dev.next_task = ar.at<unsigned long long>(next_task);
+    dev.restart = ar.at<uint8_t>(restart);
+    dev.restarts = ar.at<int32_t>(restarts);
+    dev.n_restarts = ar.at<int32_t>(n_restarts);
     dev.mean = ar.at<double>(mean);
     dev.inv_sd = ar.at<double>(inv_sd);
     dev.terms = ar.at<double2>(terms);
     dev.table = ar.at<double>(table);
     dev.dist = ar.at<double>(dist);
+    dev.arg = ar.at<int32_t>(arg);
     dev.carry = kc.carry_in_shared ? nullptr : ar.at<double>(carry);
     dev.lists = lists ? ar.at<Cand>(list) : nullptr;
     dev.best = lists ? ar.at<Cand>(best) : nullptr;
@@ -1019,7 +1164,8 @@ Device allocate_device(tsm::gpu::Arena& ar, const Upload& up, const Plan& plan, 
 WindowArgs window_args(const Device& dev, const Group& g) {
     const int N = dev.series.count;
     return WindowArgs{dev.window_offset + g.l0 * N, dev.lengths + g.l0, (int)(g.l1 - g.l0), dev.mean,
-                      dev.inv_sd, dev.terms, dev.has_flat + g.l0 * N};
+                      dev.inv_sd, dev.terms, dev.has_flat + g.l0 * N, dev.restart, dev.restarts,
+                      dev.n_restarts + g.l0 * N};
 }
 
 StartTableArgs table_args(const Device& dev, const Group& g) {
@@ -1049,10 +1195,15 @@ void launch_scoring(const Device& dev, const Plan& plan, size_t li, const Window
     const Launch& ch = plan.launches[li];
     const Item* items = dev.items + ch.i0;
     const int n_items = (int)(ch.i1 - ch.i0);
-    const DistArgs da{dev.dist, plan.max_pivots, dev.next_task + li, dev.carry, kc.max_windows, kc.carry_in_shared};
+    const DistArgs da{dev.dist,    dev.arg,        plan.max_pivots,     dev.next_task + li,
+                      dev.carry,   kc.max_windows, kc.carry_in_shared};
     kc.dist<<<kc.dist_blocks, kDistWarps * 32, kc.dist_smem, stream>>>(items, n_items, ch.tasks, dev.series, win,
                                                                        table, da);
     check(cudaGetLastError(), "dist_kernel launch");
+    const int64_t entries = ch.pivots * dev.series.count;
+    settle_kernel<<<(unsigned)std::min<int64_t>((entries + 255) / 256, 4096), 256, 0, stream>>>(
+        items, n_items, ch.pivots, dev.series, da);
+    check(cudaGetLastError(), "settle_kernel launch");
     const int blocks = (int)std::min<int64_t>(kc.gain_blocks_max, (ch.pivots + kc.gain_warps - 1) / kc.gain_warps);
     const GainOut out{dev.lists, k, dev.pivot_gain, dev.pivot_gap, dev.pivot_thr};
     gain_kernel<<<blocks, kc.gain_warps * 32, kc.gain_smem, stream>>>(items, n_items, ch.pivots, dev.dist,
@@ -1167,6 +1318,8 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     const Tuning tune = tuning();
     const DeviceLimits lim = device_limits();
     if (gain_warp_bytes(N, C) > (size_t)lim.smem_optin) gpu_cannot_take_series(N);
+    for (int j = 0; j < N; ++j)
+        if (!d.scaled[j]->screenable) gpu_cannot_screen(d.row[j]);
 
     tsm::gpu::Stream stream;
     LaunchClock clock(stream, ex);

@@ -17,17 +17,23 @@
  *  - Distance of a pivot to a series (Definition 1): minimum over all windows of
  *    the series.  Its own source series: exactly 0.  A series shorter than L
  *    (possible with unequal lengths): 2, the largest possible distance.
+ *    Distances below 2^-18 are 0 (shapelets_detail.h: the rounding level of
+ *    the training's recurrence); identical windows are at exactly 0, and a
+ *    window's distance depends on the two windows compared alone (each is
+ *    z-normalised in its own frame).
  *  - Flat windows: a window is flat when its values are all equal, or its
- *    population std is <= 1e-13 * |mean| (the variation is at the rounding level
- *    of its values) or < 1e-300.  Flat windows are never candidates.  As
- *    targets: flat vs non-flat counts as rho = 1/2, i.e. distance 1 (STUMPY's
- *    rule sqrt(L) in raw units, divided by sqrt(L)); flat vs flat (only in
+ *    population std is <= 2^-52 * |mean| (the variation is below the last
+ *    place of its mean).  Flat windows are never candidates.  As targets: flat
+ *    vs non-flat counts as rho = 1/2, i.e. distance 1 (STUMPY's rule sqrt(L)
+ *    in raw units, divided by sqrt(L)); flat vs flat (only in
  *    tsm_shapelet_distance with a flat shapelet) is 0.
  *  - Quality: information gain (entropy base 2, bits) of the best split of the
  *    order line; the threshold of a split between neighbours a < b is the
  *    midpoint a + (b-a)/2 (so a <= threshold < b); equal distances are never
  *    split; left (near) side: distance <= threshold.  Gains are compared in
  *    fixed point (2^-32 bit·series), so mathematically equal gains are equal.
+ *    No split at all (every distance equal): tsm_shapelets returns count 0,
+ *    tsm_shapelet_tree a single leaf.
  *  - Ties: larger gain, then larger separation gap (mean distance of the far
  *    side minus mean of the near side, Ye & Keogh), then (within one pivot) the
  *    smaller threshold, then (across pivots) smaller length, smaller source row,

@@ -24,41 +24,69 @@ void fill_outlier_rows(const double* x, const OutlierRule& r, TsOutliers* out) {
 
 namespace {
 
-constexpr int64_t kBlock = int64_t(1) << 18;  // values per task
-static_assert(kBlock % outliers::kGroupValues == 0, "blocks hold whole groups");
+constexpr int64_t kBlock = int64_t(1) << 18;  // values per task of the compaction
+constexpr int64_t kTilesPerTask = 16;         // tiles per task of the moments
 
-// Moments of x[lo, hi) relative to ref: whole groups, then the rest one by one.
-outliers::Moments block_moments(const double* x, int64_t lo, int64_t hi, double ref) {
+// The moments of one tile in the one order of outliers_detail.h: each lane
+// folds its groups step by step (the 32 lanes of a step side by side, so the
+// step's 512 values are read in order), then the lanes of each warp and the
+// warps by the pairwise tree.
+template <class Tr>
+outliers::Moments tile_moments(const double* x, int64_t n, int64_t tile, double ref, Tr tr) {
     using namespace outliers;
-    Moments acc{0, 0, 0};
-    int64_t i = lo;
-    for (; i + kGroupValues <= hi; i += kGroupValues) acc = merge_moments(acc, group_moments(x + i, ref));
-    for (; i < hi; ++i) acc = merge_moments(acc, single_moments(x[i], ref));
-    return acc;
+    Moments warps[kTileWarps];
+    for (int w = 0; w < kTileWarps; ++w) {
+        Moments lanes[kLanes];
+        for (int l = 0; l < kLanes; ++l) lanes[l] = no_moments();
+        for (int s = 0; s < kWarpSteps; ++s) {
+            const int64_t base = step_base(tile, w, s);
+            if (base >= n) break;
+            if (base + kStepValues > n) {
+                for (int l = 0; l < kLanes; ++l) partial_step(x, n, base, l, ref, tr, lanes[l]);
+                break;
+            }
+            for (int l = 0; l < kLanes; ++l) {
+                double v[kGroupValues];
+                lane_group(x, base, l, tr, v);
+                lanes[l] = merge_moments(lanes[l], group_moments(v, ref));
+            }
+        }
+        tree_merge(lanes, kLanes);
+        warps[w] = lanes[0];
+    }
+    tree_merge(warps, kTileWarps);
+    return warps[0];
 }
 
-// The sigma rule: blocks' moments in parallel, merged in block order.
-OutlierRule cpu_sigma_rule(const double* x, int64_t n, const TsExec* ex) {
-    const double ref = outliers::sigma_reference(x, n);
-    const int64_t blocks = (n + kBlock - 1) / kBlock;
-    std::vector<outliers::Moments> parts(blocks);
-    parallel_for(ex, blocks, [&](int64_t b) {
-        const int64_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
-        parts[b] = block_moments(x, lo, hi, ref);
+// The moments of the whole series: tiles in parallel, then the final fold.
+template <class Tr>
+outliers::Moments series_moments(const double* x, int64_t n, double ref, Tr tr, const TsExec* ex) {
+    using namespace outliers;
+    const int64_t tiles = tile_count(n), tasks = (tiles + kTilesPerTask - 1) / kTilesPerTask;
+    std::vector<Moments> parts(tiles);
+    parallel_for(ex, tasks, [&](int64_t t) {
+        for (int64_t i = t * kTilesPerTask; i < std::min(tiles, (t + 1) * kTilesPerTask); ++i)
+            parts[i] = tile_moments(x, n, i, ref, tr);
     });
-    outliers::Moments total{0, 0, 0};
-    for (const outliers::Moments& part : parts) total = outliers::merge_moments(total, part);
-    return outliers::sigma_rule(total, ref);
+    Moments fold[kFoldThreads];
+    for (int t = 0; t < kFoldThreads; ++t) fold[t] = fold_tiles(parts.data(), tiles, t);
+    tree_merge(fold, kFoldThreads);
+    return fold[0];
 }
-
 }  // namespace
 
 OutlierRule cpu_rule(const double* x, int64_t n, int method, const TsExec* ex) {
-    if (method == TS_OUTLIERS_SIGMA) return cpu_sigma_rule(x, n, ex);
-    const double med = median(x, n, ex);
-    const double mad = median(x, n, ex, true, med);
-    const double mean_ad = mad > 0 ? 0.0 : mean_abs_dev(x, n, med, ex);
-    return outliers::mad_rule(med, mad, mean_ad);
+    if (method == TS_OUTLIERS_SIGMA) {
+        const double ref = outliers::sigma_reference(x, n);
+        return outliers::sigma_rule(series_moments(x, n, ref, outliers::Plain{}, ex), ref);
+    }
+    const int frame = outliers::frame_of(max_magnitude(x, n, ex));
+    const double unit = outliers::pow2(-frame);
+    const double med = median(x, n, ex, outliers::Affine{unit, 0.0, false});
+    const outliers::Affine dev{unit, med, true};
+    const double mad = median(x, n, ex, dev);
+    const double mean_ad = mad > 0 ? 0.0 : outliers::mean_from_moments(series_moments(x, n, 0.0, dev, ex));
+    return outliers::mad_rule(med, frame, mad, mean_ad);
 }
 
 // Positions of the outliers, in order: per-block counts, then per-block writes.
@@ -68,12 +96,13 @@ void cpu_compact(const double* x, int64_t n, double k, const OutlierRule& r, TsE
         out->pos = alloc_result<int64_t>(ex, 0);
         return;
     }
-    const double center = r.center, limit = outliers::outlier_limit(k, r);
+    const double limit = outliers::outlier_limit(k, r);
+    auto hit = [&](double v) { return outliers::is_outlier(outliers::deviation(v, r.unit, r.ref_scaled, r.center), limit); };
     const int64_t nb = (n + kBlock - 1) / kBlock;
     std::vector<int64_t> counts(nb, 0);
     parallel_for(ex, nb, [&](int64_t b) {
         int64_t lo = b * kBlock, hi = std::min(n, lo + kBlock), c = 0;
-        for (int64_t i = lo; i < hi; ++i) c += outliers::is_outlier(x[i], center, limit);
+        for (int64_t i = lo; i < hi; ++i) c += hit(x[i]);
         counts[b] = c;
     });
     std::vector<int64_t> offset(nb + 1, 0);
@@ -85,7 +114,7 @@ void cpu_compact(const double* x, int64_t n, double k, const OutlierRule& r, TsE
         if (!counts[b]) return;
         int64_t lo = b * kBlock, hi = std::min(n, lo + kBlock), w = offset[b];
         for (int64_t i = lo; i < hi; ++i)
-            if (outliers::is_outlier(x[i], center, limit)) out->pos[w++] = i;
+            if (hit(x[i])) out->pos[w++] = i;
     });
 }
 
@@ -118,8 +147,8 @@ extern "C" int tsm_outliers(const double* x, int64_t n, double k, int method, Ts
         out->value = tsm::alloc_result<double>(ex, out->count);
         out->score = tsm::alloc_result<double>(ex, out->count);
         tsm::fill_outlier_rows(x, rule, out);
-        out->center = rule.center;
-        out->scale = rule.scale;
+        out->center = tsm::outliers::center_value(rule);
+        out->scale = tsm::outliers::scale_value(rule);
         out->scale_rule = rule.scale_rule;
     });
 }

@@ -14,8 +14,9 @@ namespace tsm {
 void fill_outlier_rows(const double* x, const OutlierRule& r, TsOutliers* out);
 
 // The CPU path: the rule of `method` (TS_OUTLIERS_SIGMA or TS_OUTLIERS_MAD)
-// for x[0 .. n), n ≥ 1; then the positions of the outliers, ascending
-// (out->count and out->pos, none when the rule's scale is 0).
+// for x[0 .. n), n ≥ 1 (outliers_detail.h: the same bits as the GPU's); then
+// the positions of the outliers, ascending (out->count and out->pos, none
+// when the rule's scale is 0).
 OutlierRule cpu_rule(const double* x, int64_t n, int method, const TsExec* ex);
 void cpu_compact(const double* x, int64_t n, double k, const OutlierRule& r, TsExec* ex, TsOutliers* out);
 

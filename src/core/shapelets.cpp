@@ -14,7 +14,6 @@
 #include "error.h"
 #include "finite.h"
 #include "parallel.h"
-#include "sliding.h"
 
 namespace tsm {
 namespace shp {
@@ -28,18 +27,6 @@ std::vector<int64_t> entropy_table(int64_t n) {
     std::vector<int64_t> t(n + 1, 0);
     for (int64_t c = 2; c <= n; ++c) t[c] = std::llround((double)c * std::log2((double)c) * kGainScale);
     return t;
-}
-
-// Means and inverse σ (0 for flat) of the n − L + 1 windows of x, chunk by chunk
-// as on the device; true when any window is flat.
-bool pivot_window_stats(const double* x, int64_t n, int L, double* mean, double* inv_sd) {
-    TsExec seq{};
-    seq.cpu_threads = 1;  // inline on this thread, no interrupt polling
-    bool any_flat = false;
-    for_each_stats_chunk(&seq, n - L + 1, [&](int64_t i0, int64_t i1) {
-        any_flat |= pivot_stats_chunk(x, L, i0, i1, mean, inv_sd);
-    });
-    return any_flat;
 }
 
 }  // namespace
@@ -78,6 +65,16 @@ std::vector<int> pivot_lengths(const Subset& d, int min_length, int max_length, 
     return out;
 }
 
+Scaled scaled_series(const double* x, int64_t n) {
+    Scaled sc;
+    sc.frame = series_frame(x, n);
+    sc.screenable = series_screenable(x, n, sc.frame);
+    const double unit = frames::pow2(-sc.frame);
+    sc.y.resize(n);
+    for (int64_t t = 0; t < n; ++t) sc.y[t] = hd::mul(x[t], unit);
+    return sc;
+}
+
 void length_stats(const Subset& d, int L, LengthStats& out) {
     const int64_t N = (int64_t)d.x.size();
     out.L = L;
@@ -90,13 +87,18 @@ void length_stats(const Subset& d, int L, LengthStats& out) {
     out.inv_sd.assign(total, 0.0);
     out.df.assign(total, 0.0);
     out.dg.assign(total, 0.0);
+    out.restart.assign(total, 0);
     for (int64_t j = 0; j < N; ++j) {
         if (out.off[j] < 0) continue;
-        const double* x = d.x[j];
+        const double *x = d.x[j], *y = d.scaled[j]->y.data();
         const int64_t U = d.n[j] - L + 1, o = out.off[j];
-        const double* mean = out.mean.data() + o;
-        out.has_flat[j] = pivot_window_stats(x, d.n[j], L, out.mean.data() + o, out.inv_sd.data() + o) ? 1 : 0;
-        for (int64_t u = 1; u < U; ++u) recurrence_terms(x, mean, L, u, &out.df[o + u], &out.dg[o + u]);
+        double *mean = out.mean.data() + o, *inv_sd = out.inv_sd.data() + o;
+        for (int64_t u = 0; u < U; ++u) {
+            screen_stats(x + u, L, d.scaled[j]->frame, &mean[u], &inv_sd[u]);
+            out.has_flat[j] |= pivot_is_flat(inv_sd[u]) ? 1 : 0;
+        }
+        for (int64_t u = 1; u < U; ++u) local_terms(y, mean, L, u, &out.df[o + u], &out.dg[o + u]);
+        restart_windows(y, U, L, inv_sd, out.restart.data() + o);
     }
 }
 
@@ -109,7 +111,7 @@ struct RowScratch {
     std::vector<double> column;     // column-0 co-moments of the rows after the group's first
 };
 
-// The direct co-moments (window_comoment's terms, t ascending, each sum on its
+// The direct co-moments (local_comoment's terms, t ascending, each sum on its
 // own) computed t-outer, so that independent sums run side by side.  Inlined
 // into the FMA build and the generic one alike.
 // C(p, u) of one pivot row (a: its window, mean_p) and every target window u < U.
@@ -117,8 +119,8 @@ __attribute__((always_inline)) inline void direct_row(const double* a, double me
                                                       const double* mean_b, int64_t U, int L, double* c) {
     for (int64_t u = 0; u < U; ++u) c[u] = 0.0;
     for (int t = 0; t < L; ++t) {
-        const double at = a[t], * bt = b + t;
-        for (int64_t u = 0; u < U; ++u) c[u] = comoment_term(c[u], at, mean_p, bt[u], mean_b[u]);
+        const double at = centred(a, t, mean_p);
+        for (int64_t u = 0; u < U; ++u) c[u] = centred_comoment_term(c[u], at, centred(b + u, t, mean_b[u]));
     }
 }
 // C(p, 0) of the pivot rows p in [p0, p1) (c[p - p0]) and the target's first window.
@@ -127,8 +129,8 @@ __attribute__((always_inline)) inline void direct_column(const double* a, const 
                                                          double* c) {
     for (int64_t p = p0; p < p1; ++p) c[p - p0] = 0.0;
     for (int t = 0; t < L; ++t) {
-        const double bt = b[t];
-        for (int64_t p = p0; p < p1; ++p) c[p - p0] = comoment_term(c[p - p0], a[p + t], mean_a[p], bt, mean_b0);
+        const double bt = centred(b, t, mean_b0);
+        for (int64_t p = p0; p < p1; ++p) c[p - p0] = centred_comoment_term(c[p - p0], centred(a + p, t, mean_a[p]), bt);
     }
 }
 
@@ -143,11 +145,12 @@ __attribute__((always_inline)) inline void rows_to_target_body(const Subset& d, 
                                                                double* out, int64_t stride, RowScratch& sc) {
     const int L = st.L;
     const int64_t U = d.n[j] - L + 1, oa = st.off[s], ob = st.off[j];
-    const double *a = d.x[s], *b = d.x[j];
+    const double *a = d.scaled[s]->y.data(), *b = d.scaled[j]->y.data();
     const double *mean_a = st.mean.data() + oa, *inv_sd_a = st.inv_sd.data() + oa;
     const double *df_a = st.df.data() + oa, *dg_a = st.dg.data() + oa;
     const double *mean_b = st.mean.data() + ob, *inv_sd_b = st.inv_sd.data() + ob;
     const double *df_b = st.df.data() + ob, *dg_b = st.dg.data() + ob;
+    const uint8_t *restart_a = st.restart.data() + oa, *restart_b = st.restart.data() + ob;
     const bool target_has_flat = st.has_flat[j];
     sc.prev.resize(U);
     sc.cur.resize(U);
@@ -156,17 +159,21 @@ __attribute__((always_inline)) inline void rows_to_target_body(const Subset& d, 
     for (int64_t p = g0; p < r1; ++p) {
         double* cur = sc.cur.data();
         const double* prev = sc.prev.data();
-        if (p == g0) {
+        if (p == g0 || restart_a[p]) {  // a diagonal start: the whole row directly
             direct_row(a + p, mean_a[p], b, mean_b, U, L, cur);
         } else {
             cur[0] = sc.column[p - g0 - 1];
             const double df_p = df_a[p], dg_p = dg_a[p];
             for (int64_t u = 1; u < U; ++u) cur[u] = comoment_next(prev[u - 1], df_p, dg_p, df_b[u], dg_b[u]);
+            for (int64_t u = 1; u < U; ++u)  // restarts of the target's diagonals
+                if (restart_b[u]) cur[u] = local_comoment(a + p, mean_a[p], b + u, mean_b[u], L);
         }
         if (p >= r0) {
             double best = -std::numeric_limits<double>::infinity();
-            for (int64_t u = 0; u < U; ++u) best = keep_larger(best, cur[u], inv_sd_b[u]);
-            out[(p - r0) * stride] = distance_from_best(best, inv_sd_a[p], L, target_has_flat);
+            int at = 0;
+            for (int64_t u = 0; u < U; ++u) keep_larger(best, at, cur[u], inv_sd_b[u], (int)u);
+            const double screened = distance_from_best(best, inv_sd_a[p], L, target_has_flat);
+            out[(p - r0) * stride] = settled_distance(screened, d.x[s] + p, d.x[j] + at, L);
         }
         std::swap(sc.prev, sc.cur);
     }
@@ -184,9 +191,14 @@ void rows_to_target_generic(const Subset& d, const LengthStats& st, int64_t s, i
     rows_to_target_body<1>(d, st, s, j, g0, r0, r1, out, stride, sc);
 }
 
-// The hot loop calls hd::fma: one instruction where the CPU has FMA, a library call otherwise.
+// The hot loop calls hd::fma: one instruction where the CPU has FMA, a library
+// call otherwise.  A pair with a series the screen does not take: directly.
 void rows_to_target(const Subset& d, const LengthStats& st, int64_t s, int64_t j, int64_t g0, int64_t r0, int64_t r1,
                     double* out, int64_t stride, RowScratch& sc) {
+    if (!d.scaled[s]->screenable || !d.scaled[j]->screenable) {
+        for (int64_t p = r0; p < r1; ++p) out[(p - r0) * stride] = shapelet_distance(d.x[s] + p, st.L, d.x[j], d.n[j]);
+        return;
+    }
 #if defined(__x86_64__)
     if (cpu_has_fma()) return rows_to_target_fma(d, st, s, j, g0, r0, r1, out, stride, sc);
 #endif
@@ -318,59 +330,17 @@ std::vector<double> pivot_distances(const Subset& d, int s, int p, int L) {
     return out;
 }
 
-namespace {
-
-// The mean of one window as a chunk restart computes it (sliding_detail.h,
-// relative to 0): identical windows get identical means.
-double window_mean(const double* w, int L) {
-    double mean, sd;
-    detail::stats_restart(w, 0, L, 0.0, mean, sd);
-    return mean;
-}
-
-// ρ of the centred shapelet (ca, Σ ca² = qa) and window w: c / sqrt(qa q).
-double centred_correlation(const double* ca, double qa, const double* w, int L) {
-    const double mu = window_mean(w, L);
-    double c = 0, q = 0;
-    for (int t = 0; t < L; ++t) {
-        const double v = w[t] - mu;
-        c += ca[t] * v;
-        q += v * v;
-    }
-    double den = std::sqrt(qa * q);
-    if (!(den > 0) || !std::isfinite(den)) den = std::sqrt(qa) * std::sqrt(q);
-    return den > 0 ? c / den : 0.0;
-}
-
-}  // namespace
-
-// Direct Definition 1 distance (no recurrence): ρ = c / sqrt(qa q) with centred
-// sums, so identical windows give exactly 0.  The minimum is taken over squared
-// distances, with one square root at the end (the same value).
+// Direct Definition 1 distance: every window's frame and z-values on its own
+// (shapelets_detail.h), so identical windows give exactly 0 and nothing
+// outside the two windows compared matters.  The minimum is taken over
+// squared distances, with one square root at the end (the same value).
 double shapelet_distance(const double* a, int L, const double* x, int64_t n) {
     if (n < L) return kShorterDistance;
-    TsExec seq{};
-    seq.cpu_threads = 1;
-    WindowStats wa, wx;
-    window_stats(a, L, L, wa, &seq);
-    window_stats(x, n, L, wx, &seq);
-    const bool a_flat = window_is_flat(wa.mean[0], wa.std[0], wa.constant[0]);
-    std::vector<double> ca(L);
-    double qa = 0;
-    if (!a_flat) {
-        const double mean_a = window_mean(a, L);
-        for (int t = 0; t < L; ++t) { ca[t] = a[t] - mean_a; qa += ca[t] * ca[t]; }
-    }
+    const WindowFrame fa = window_frame(a, L);
     double best = std::numeric_limits<double>::infinity();  // squared
-    for (int64_t u = 0; u + L <= n; ++u) {
-        const bool x_flat = window_is_flat(wx.mean[u], wx.std[u], wx.constant[u]);
-        double sq;
-        if (a_flat || x_flat)
-            sq = (a_flat && x_flat) ? 0.0 : 1.0;
-        else
-            sq = squared_distance_from_rho(centred_correlation(ca.data(), qa, x + u, L));
+    for (int64_t u = 0; u + L <= n && best > 0.0; ++u) {
+        const double sq = exact_squared_distance(a, fa, x + u, window_frame(x + u, L), L);
         if (sq < best) best = sq;
-        if (best == 0.0) break;
     }
     return distance_from_squared(best);
 }
@@ -400,7 +370,14 @@ struct Input {
     const int32_t* y;
     int64_t N;
     int C;
+    std::vector<Scaled> scaled = {};  // every series in its frame (after validate)
 };
+
+// Every training series in its frame, in parallel.
+void scale_inputs(Input& in, const TsExec* ex) {
+    in.scaled.resize(in.N);
+    parallel_for(ex, in.N, [&](int64_t i) { in.scaled[i] = scaled_series(in.x[i], in.n[i]); });
+}
 
 void validate(const Input& in, int32_t min_length, int32_t max_length, int32_t step) {
     if (!in.x || !in.n || !in.y) invalid("training set arrays must not be NULL");
@@ -441,6 +418,7 @@ Subset make_subset(const Input& in, const std::vector<int64_t>& rows) {
     s.C = in.C;
     for (int64_t r : rows) {
         s.x.push_back(in.x[r]);
+        s.scaled.push_back(&in.scaled[r]);
         s.n.push_back(in.n[r]);
         s.y.push_back(in.y[r]);
         s.row.push_back(r);
@@ -626,6 +604,7 @@ extern "C" int tsm_shapelets(const double* const* series, const int64_t* lengths
         if (k < 1) invalid(format("k must be at least 1, got %d", k));
         Input in{series, lengths, class_ids, n_series, n_classes};
         validate(in, min_length, max_length, step);
+        scale_inputs(in, ex);
         std::vector<int64_t> rows(n_series);
         for (int64_t i = 0; i < n_series; ++i) rows[i] = i;
         Subset sub = make_subset(in, rows);
@@ -672,6 +651,7 @@ extern "C" int tsm_shapelet_tree(const double* const* series, const int64_t* len
         if (max_depth < -1) invalid(format("max_depth must be -1 (no limit) or at least 0, got %d", max_depth));
         Input in{series, lengths, class_ids, n_series, n_classes};
         validate(in, min_length, max_length, step);
+        scale_inputs(in, ex);
         TreeBuilder tb{in, min_length, max_length, step, max_depth, logical != 0, ex, {}};
         std::vector<int64_t> rows(n_series);
         for (int64_t i = 0; i < n_series; ++i) rows[i] = i;

@@ -15,22 +15,34 @@
 namespace tsm {
 namespace shp {
 
+// A training series in its frame (shapelets_detail.h): frame E of its
+// largest magnitude, the values times 2^−E (what the screen reads) and
+// whether the screen takes it.
+struct Scaled {
+    int frame = 0;
+    bool screenable = true;
+    std::vector<double> y;
+};
+Scaled scaled_series(const double* x, int64_t n);
+
 // The series a discovery runs on (a tree node's subset), local ids 0..N-1.
 struct Subset {
     std::vector<const double*> x;
+    std::vector<const Scaled*> scaled;  // the same series in their frames
     std::vector<int64_t> n;
     std::vector<int32_t> y;
     std::vector<int64_t> row;  // training row of each local series
     int C = 0;
 };
 
-// Window statistics of every series at one length (the CPU path's; the GPU
-// computes the same on the device).
+// Window statistics of every series at one length, in each series' frame
+// (the CPU path's; the GPU computes the same on the device).
 struct LengthStats {
     int L = 0;
     std::vector<int64_t> off;           // per series: offset into the arrays, -1 when n < L
-    std::vector<double> mean, inv_sd;   // inv_sd = 1/σ, 0 for flat windows
+    std::vector<double> mean, inv_sd;   // mean relative to the window's first value; inv_sd = 1/σ, 0 when flat
     std::vector<double> df, dg;         // recurrence terms of window i ≥ 1 (slot 0 unused)
+    std::vector<uint8_t> restart;       // restart_windows
     std::vector<uint8_t> has_flat;      // per series: any flat window
 };
 void length_stats(const Subset& d, int L, LengthStats& out);
@@ -85,7 +97,8 @@ Tuning& tuning();
 // Distances of one pivot to every series of the subset (the engine's exact values).
 std::vector<double> pivot_distances(const Subset& d, int s, int p, int L);
 
-// Definition 1 distance, computed directly (classification, SQL function).
+// Definition 1 distance, computed directly (classification, SQL function, and
+// the training pairs of a series the screen does not take).
 double shapelet_distance(const double* shp, int L, const double* x, int64_t n);
 
 }  // namespace shp

@@ -4,25 +4,57 @@
 // same pivots and thresholds.
 //
 // Everything here is inline and, under nvcc, __host__ __device__.  Operations
-// whose rounding matters are spelled with hd.h; the co-moment comes from
-// comoment_detail.h and the window statistics from sliding_detail.h, like every
-// method's.
+// whose rounding matters are spelled with hd.h; frames come from
+// frame_detail.h, the co-moment recurrence from comoment_detail.h.
 //
 // Conventions (documented once, here):
-//  * Windows.  Per series and length L: the chunks of sliding_detail.h give
-//    the mean μ and σ of every window; a window is flat when it is constant,
-//    or σ ≤ kFlatRel·|μ|, or σ < kFlatAbs.  A pivot window keeps μ and 1/σ
-//    (0 when flat: a flat pivot is no candidate).
-//  * Distances of pivot rows p (windows of a source a) to the windows u of a
-//    target b use the co-moment C(p, u) (comoment_detail.h; the pivot row is
-//    the row window): directly (window_comoment) at every diagonal start —
-//    column u = 0 and the first row of each group of rows_per_group(L) rows —
-//    and between them by the exact recurrence comoment_next, with the terms
-//    of comoment_detail.h's recurrence_terms (df, dg of window i ≥ 1, i.e. of
-//    the step i − 1 → i; slot 0 unused), so a recurrence never runs more than
-//    rows_per_group(L) steps and never subtracts large raw sums (an offset of
-//    1e8 changes nothing).  The distance of the pivot to the target is
-//    distance_from_best of the largest C·(1/σ_u) over u.
+//  * Windows (window_frame).  A window's statistics are computed directly, in
+//    the frame of its own largest magnitude (an exact power-of-two scaling)
+//    and relative to its first value: two-pass mean and σ, exact to rounding
+//    for any offset and at any scale, whatever else the series holds.  A
+//    window is flat when its values are all equal or σ ≤ 2^−52·|mean| (a
+//    spread below the last place of its mean).  Flat windows are never
+//    candidates; as targets, flat against non-flat counts as ρ = 1/2
+//    (distance 1), flat against flat as distance 0.
+//  * The distance (exact_squared_distance, for ts_shapelet_distance and
+//    classification): sqrt(Σ_t (z_a − z_b)²/L) with z the windows' values
+//    z-normalised in their frames: identical windows give exactly 0, x and
+//    2^k·x the same bits, and nothing overflows.  Distances below
+//    kDistanceFloor = 2^−18 (ρ above 1 − 7·10^−12) are 0: that is the
+//    rounding level of the training's recurrence, so training, classification
+//    and ts_shapelet_distance agree on which distances are 0, and no split
+//    can separate distances that differ only by rounding.
+//  * Training screens with the O(1) co-moment recurrence, in the series'
+//    frame: y = x·2^−E, E the frame of the series' largest magnitude (exact).
+//    Every window keeps its first value y_w as reference and its mean
+//    relative to it (mu), so centred values (y_t − y_w) − mu never subtract
+//    large raw sums: an offset of 1e9 costs nothing.  Co-moments C(p, u) of a
+//    pivot row p (the row window) and a target window u are computed directly
+//    (local_comoment) at every diagonal start — column u = 0, the first row of
+//    each group of rows_per_group(L) rows, and the restarts below — and
+//    between them by comoment_next with the terms of local_terms (df, dg of
+//    window i ≥ 1, the step i − 1 → i).  The screened distance of a pivot to
+//    a target is distance_from_best of the largest C·(1/σ_u) over u (the
+//    first u of the largest).  Below kVerifyBelow = 2^−6, where the form
+//    sqrt(2(1 − ρ)) loses more than 1e-12 of d to rounding, the distance of
+//    that window is computed directly (settled_distance): identical windows
+//    come out at exactly 0, and small distances exact to rounding.
+//  * Restarts (restart_windows): the recurrence carries the rounding of the
+//    terms it adds along a diagonal; a glitch spike of 1e9 would leave its
+//    rounding in every later window of the diagonal.  A non-flat window w
+//    restarts (its row and its column are computed directly) when the span of
+//    the values of any step since the last restart exceeds kRestartRatio times
+//    the span of w's own values: the terms of a diagonal never outgrow its
+//    windows' own statistics by more than that.
+//  * Screenable series (series_screenable): the screen needs every non-flat
+//    window's σ in the series' frame above kScreenFloor = 2^−470 (else its
+//    products could underflow).  A non-flat window holds two neighbours that
+//    differ by some d ≠ 0, and then σ ≥ |d|/sqrt(2L); so a series whose
+//    non-zero differences of neighbours are all at least 2^−450 in its frame
+//    is screenable at every length.  One whose values span more than that (a
+//    1e150 glitch among ordinary values) is not: the CPU computes the
+//    distances of its pairs directly (exact_squared_distance, window by
+//    window); the GPU declines the call (TS_GPU_LIMIT: auto runs it on the CPU).
 //  * Gains in fixed point, so that every order of summation gives the same
 //    value: G = round(2^32 n gain) from the table T[c] = round(2^32 c log2 c);
 //    G(split) = base − (T[n_left] − Σ_c T[left_c]) − (T[n_right] − Σ_c T[right_c]).
@@ -37,17 +69,25 @@
 
 #include "api_shapelets.h"
 #include "comoment_detail.h"
+#include "frame_detail.h"
 #include "hd.h"
-#include "sliding_detail.h"
 
 namespace tsm {
 namespace shp {
 
 // Fixed-point scale of the gains: G = round(2^32 * n * gain).
 constexpr double kGainScale = 4294967296.0;
-// Flat window: all values equal, or std <= kFlatRel * |mean|, or std < kFlatAbs.
-constexpr double kFlatRel = 1e-13;
-constexpr double kFlatAbs = 1e-300;
+// Flat window: all values equal, or std <= kFlatRel * |mean|.
+constexpr double kFlatRel = 0x1p-52;
+// Distances below this are 0 (the rounding level of the training's recurrence).
+constexpr double kDistanceFloor = 0x1p-18;
+// Screened distances below this are recomputed directly (the ρ form loses
+// about 1e-16/d² of d: below 2^-6, more than 1e-12 relative).
+constexpr double kVerifyBelow = 0x1p-6;
+// Restart when a step's span exceeds this many times a window's own span.
+constexpr double kRestartRatio = 1024.0;
+// The smallest σ of a non-flat window (in its series' frame) the screen takes.
+constexpr double kScreenFloor = 0x1p-470;
 // Distance of a pivot to a series shorter than the pivot (largest possible).
 constexpr double kShorterDistance = 2.0;
 // Correlation used for a flat target window (distance 1).
@@ -55,26 +95,109 @@ constexpr double kFlatRho = 0.5;
 
 // ---- windows -------------------------------------------------------------------
 
-TSM_HD bool window_is_flat(double mean, double sd, bool constant) {
-    return constant || !(sd > hd::mul(kFlatRel, fabs(mean))) || sd < kFlatAbs;
+// A window's statistics in its own frame: unit = 2^−frame, ref = w[0]·unit,
+// mean (relative to ref) and σ of the values w[t]·unit.
+struct WindowFrame {
+    int frame;
+    double unit, ref, mean, sd;
+    bool flat;
+};
+
+// The scaled value w[t]·unit − ref of a window (exact for a window of offset data).
+TSM_HD double frame_value(double v, const WindowFrame& f) { return hd::sub(hd::mul(v, f.unit), f.ref); }
+
+TSM_HD WindowFrame window_frame(const double* w, int L) {
+    WindowFrame f;
+    double top = 0;
+    bool constant = true;
+    for (int t = 0; t < L; ++t) {
+        top = frames::max_abs(top, w[t]);
+        constant = constant && w[t] == w[0];
+    }
+    f.frame = frames::frame_of(top);
+    f.unit = frames::pow2(-f.frame);
+    f.ref = hd::mul(w[0], f.unit);
+    const double md = (double)L;
+    double a = 0;
+    for (int t = 0; t < L; ++t) a = hd::add(a, frame_value(w[t], f));
+    double mean = hd::div(a, md), d = 0, q = 0;
+    for (int t = 0; t < L; ++t) {
+        const double c = hd::sub(frame_value(w[t], f), mean);
+        d = hd::add(d, c);
+        q = hd::add(q, hd::mul(c, c));
+    }
+    f.mean = hd::add(mean, hd::div(d, md));
+    const double var = hd::div(hd::sub(q, hd::div(hd::mul(d, d), md)), md);
+    f.sd = var > 0 ? hd::sqrt(var) : 0.0;
+    f.flat = constant || !(f.sd > hd::mul(kFlatRel, fabs(hd::add(f.ref, f.mean))));
+    return f;
 }
 
-// Mean and inverse σ (0 when flat) of the pivot windows [i0, i1) of x (one chunk
-// of sliding_detail.h: i1 − i0 ≤ kStatsChunk, i0 a multiple of kStatsChunk) into
-// mean[i], inv_sd[i]; true when any of them is flat.
-TSM_HD bool pivot_stats_chunk(const double* x, int L, int64_t i0, int64_t i1, double* mean, double* inv_sd) {
-    bool any_flat = false;
-    detail::window_stats_chunk_emit(x, L, i0, i1, [&](int64_t i, double mu, double sd, bool constant) {
-        const bool flat = window_is_flat(mu, sd, constant);
-        mean[i] = mu;
-        inv_sd[i] = flat ? 0.0 : hd::div(1.0, sd);
-        any_flat |= flat;
-    });
-    return any_flat;
+// The frame of a series: that of its largest magnitude.
+TSM_HD int series_frame(const double* x, int64_t n) {
+    double top = 0;
+    for (int64_t t = 0; t < n; ++t) top = frames::max_abs(top, x[t]);
+    return frames::frame_of(top);
+}
+
+// Whether the screen takes the series x[0 .. n) of frame E (see the conventions).
+TSM_HD bool series_screenable(const double* x, int64_t n, int frame) {
+    const double unit = frames::pow2(-frame);
+    for (int64_t t = 0; t + 1 < n; ++t) {
+        const double d = fabs(hd::sub(hd::mul(x[t + 1], unit), hd::mul(x[t], unit)));
+        if (d != 0.0 && d < kScreenFloor * 0x1p20) return false;
+    }
+    return true;
+}
+
+// The screen's statistics of window x[0 .. L) of a series of frame E: the
+// mean relative to the window's first value and 1/σ (0 when flat), in units
+// of 2^E (the series' values times 2^−E: y).
+TSM_HD void screen_stats(const double* x, int L, int series_frame, double* mean, double* inv_sd) {
+    const WindowFrame f = window_frame(x, L);
+    const int shift = f.frame - series_frame;  // ≤ 0
+    *mean = frames::times_pow2_down(f.mean, shift);
+    *inv_sd = f.flat ? 0.0 : hd::div(1.0, frames::times_pow2_down(f.sd, shift));
 }
 
 // A pivot window with 1/σ = 0 is flat: not a candidate.
 TSM_HD bool pivot_is_flat(double inv_sd) { return inv_sd == 0.0; }
+
+// The span (largest minus smallest) of y[i0 .. i1).
+TSM_HD double span_of(const double* y, int64_t i0, int64_t i1) {
+    double lo = y[i0], hi = y[i0];
+    for (int64_t t = i0 + 1; t < i1; ++t) {
+        lo = y[t] < lo ? y[t] : lo;
+        hi = y[t] > hi ? y[t] : hi;
+    }
+    return hd::sub(hi, lo);
+}
+
+// The spans restarts compare: of step w ≥ 1 (the values y[w − 1 .. w + L − 1])
+// and of window w's own values.
+TSM_HD double step_span(const double* y, int64_t w, int L) { return span_of(y, w - 1, w + L); }
+TSM_HD double own_span(const double* y, int64_t w, int L) { return span_of(y, w, w + L); }
+
+// One window of the restart scan: peak, the largest step span since the last
+// restart (at first, window 0's own span), takes step w's; a non-flat window
+// whose own span is more than kRestartRatio times smaller restarts (true).
+TSM_HD bool restart_step(double& peak, double step, double own, bool flat) {
+    peak = step > peak ? step : peak;
+    if (flat || !(peak > hd::mul(kRestartRatio, own))) return false;
+    peak = own;
+    return true;
+}
+
+// Restart flags of the U = n − L + 1 windows of y (restart[0] = 0: column 0
+// and the first row of a group are direct anyway); inv_sd: the screen's 1/σ
+// (0: flat, never restarted).
+TSM_HD void restart_windows(const double* y, int64_t U, int L, const double* inv_sd, uint8_t* restart) {
+    if (U < 1) return;
+    double peak = own_span(y, 0, L);
+    restart[0] = 0;
+    for (int64_t w = 1; w < U; ++w)
+        restart[w] = restart_step(peak, step_span(y, w, L), own_span(y, w, L), inv_sd[w] == 0.0) ? 1 : 0;
+}
 
 // ---- co-moments and distances -------------------------------------------------
 
@@ -94,33 +217,47 @@ TSM_HD int64_t rows_per_group(int L) {
     return (r + 31) & ~int64_t(31);
 }
 
-// C of window a[0..L) (mean mu_a: the row window) and window b[0..L) of another
-// series: comoment_detail.h's direct_comoment for two series (its terms, t
-// ascending).
-TSM_HD double window_comoment(const double* a, double mu_a, const double* b, double mu_b, int L) {
+// The centred value of window w at t: (w[t] − w[0]) − mean (mean relative to w[0]).
+TSM_HD double centred(const double* w, int t, double mean) { return hd::sub(hd::sub(w[t], w[0]), mean); }
+
+// One term of a direct co-moment from two centred values (a product commutes
+// exactly, so a start-table entry read transposed is the same C).
+TSM_HD double centred_comoment_term(double acc, double a_c, double b_c) { return hd::fma(a_c, b_c, acc); }
+
+// C of window a[0..L) (the row window, mean mu_a relative to a[0]) and window
+// b[0..L) (mean mu_b relative to b[0]): the terms t ascending.
+TSM_HD double local_comoment(const double* a, double mu_a, const double* b, double mu_b, int L) {
     double c = 0;
-    for (int t = 0; t < L; ++t) c = comoment_term(c, a[t], mu_a, b[t], mu_b);
+    for (int t = 0; t < L; ++t) c = centred_comoment_term(c, centred(a, t, mu_a), centred(b, t, mu_b));
     return c;
 }
 
-// comoment_term with both values already centred (a_c = a − μa, b_c = b − μb,
-// each rounded once as comoment_term does): the start-table kernel centres a
-// source value once for all its target windows.  The product commutes
-// exactly, so a table entry read transposed (the column-0 start) is the same C.
-TSM_HD double centred_comoment_term(double acc, double a_c, double b_c) { return hd::fma(a_c, b_c, acc); }
+// df_i and dg_i of window i ≥ 1 of y (mean: relative to each window's first
+// value), for comoment_detail.h's comoment_next.  Window i − 1 starts at the
+// value that leaves, so its centred value is −mean[i − 1].
+TSM_HD void local_terms(const double* y, const double* mean, int L, int64_t i, double* df, double* dg) {
+    const double xin = y[i + L - 1], xout = y[i - 1];
+    *df = hd::mul(hd::sub(xin, xout), 0.5);
+    *dg = hd::sub(hd::sub(hd::sub(xin, y[i]), mean[i]), mean[i - 1]);
+}
 
-// The running maximum over target windows u of C(p, u) · (1/σ_u).
-TSM_HD double keep_larger(double best, double c, double inv_sd_b) {
+// The running maximum over target windows u of C(p, u) · (1/σ_u), and where
+// it is (the first u of the largest).
+TSM_HD void keep_larger(double& best, int& at, double c, double inv_sd_b, int u) {
     const double v = hd::mul(c, inv_sd_b);
-    return v > best ? v : best;
+    if (v > best) {
+        best = v;
+        at = u;
+    }
 }
 
-// Definition 1's distance from a correlation, squared: 2 (1 − ρ), 0 where
-// rounding makes it ≤ 0.
-TSM_HD double squared_distance_from_rho(double rho) {
-    const double t = hd::mul(2.0, hd::sub(1.0, rho));
-    return t > 0 ? t : 0.0;
+// A squared distance in [0, 4] with the floor applied: below kDistanceFloor², 0.
+TSM_HD double floored_square(double t) {
+    if (!(t >= hd::mul(kDistanceFloor, kDistanceFloor))) return 0.0;
+    return t < 4.0 ? t : 4.0;
 }
+// Definition 1's distance from a correlation, squared: 2 (1 − ρ), floored.
+TSM_HD double squared_distance_from_rho(double rho) { return floored_square(hd::mul(2.0, hd::sub(1.0, rho))); }
 // The distance from its square.  The square root rounds monotonically, so the
 // smallest of several distances is the root of the smallest square.
 TSM_HD double distance_from_squared(double t) { return t > 0 ? hd::sqrt(t) : 0.0; }
@@ -133,6 +270,33 @@ TSM_HD double distance_from_best(double best, double inv_sd_a, int L, bool targe
     double rho = hd::div(hd::mul(best, inv_sd_a), (double)L);
     if (target_has_flat && rho < kFlatRho) rho = kFlatRho;
     return distance_from_rho(rho);
+}
+
+// The squared distance of two windows (Definition 1, formula (2)) directly
+// from their frames (see the conventions), floored.
+TSM_HD double exact_squared_distance(const double* a, const WindowFrame& fa, const double* b, const WindowFrame& fb,
+                                     int L) {
+    if (fa.flat || fb.flat) return (fa.flat && fb.flat) ? 0.0 : 1.0;
+    const double ia = hd::div(1.0, fa.sd), ib = hd::div(1.0, fb.sd);
+    double q = 0;
+    for (int t = 0; t < L; ++t) {
+        const double za = hd::mul(hd::sub(frame_value(a[t], fa), fa.mean), ia);
+        const double zb = hd::mul(hd::sub(frame_value(b[t], fb), fb.mean), ib);
+        const double dz = hd::sub(za, zb);
+        q = hd::fma(dz, dz, q);
+    }
+    return floored_square(hd::div(q, (double)L));
+}
+
+// A training distance: the screened distance, or, below kVerifyBelow, the
+// distance of the window the screen chose (a: the pivot's values, b: that
+// window's) computed directly.
+TSM_HD bool needs_settling(double screened) { return screened < kVerifyBelow; }
+TSM_HD double direct_distance(const double* a, const double* b, int L) {
+    return distance_from_squared(exact_squared_distance(a, window_frame(a, L), b, window_frame(b, L), L));
+}
+TSM_HD double settled_distance(double screened, const double* a, const double* b, int L) {
+    return needs_settling(screened) ? direct_distance(a, b, L) : screened;
 }
 
 // Logical shapelets: the combined distance of two shapelets, max for AND, min

@@ -18,8 +18,6 @@ constexpr int64_t kBlock = int64_t(1) << 18;  // values per task
 
 int64_t n_blocks(int64_t n) { return (n + kBlock - 1) / kBlock; }
 
-double pairwise(const std::vector<double>& v) { return pairwise_sum(v.data(), v.size()); }
-
 // Order-preserving 64-bit key of a double (total order, −0 < +0 irrelevant here).
 uint64_t order_key(double v) {
     uint64_t b;
@@ -35,36 +33,27 @@ double key_value(uint64_t k) {
 
 }  // namespace
 
-double pairwise_sum(const double* v, size_t count) {
-    if (count <= 8) {
-        double s = 0;
-        for (size_t i = 0; i < count; ++i) s += v[i];
-        return s;
-    }
-    size_t half = count / 2;
-    return pairwise_sum(v, half) + pairwise_sum(v + half, count - half);
-}
-
-double mean_abs_dev(const double* x, int64_t n, double c, const TsExec* ex) {
-    if (n <= 0) return 0;
-    int64_t nb = n_blocks(n);
-    std::vector<double> s(nb);
+double max_magnitude(const double* x, int64_t n, const TsExec* ex) {
+    const int64_t nb = n_blocks(n);
+    std::vector<double> top(nb, 0.0);
     parallel_for(ex, nb, [&](int64_t b) {
         int64_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
         double a = 0;
-        for (int64_t i = lo; i < hi; ++i) a += outliers::abs_dev(x[i], c);
-        s[b] = a;
+        for (int64_t i = lo; i < hi; ++i) a = outliers::max_abs(a, x[i]);
+        top[b] = a;
     });
-    return pairwise(s) / static_cast<double>(n);
+    double a = 0;
+    for (double t : top) a = outliers::max_abs(a, t);
+    return a;
 }
 
 // Radix selection on order keys, 16 bits a round: histogram the next 16 bits of
 // the keys that share the prefix found so far, keep the bucket that holds rank
 // k, and once few enough candidates remain, collect them and finish with
 // nth_element.  Each round is one parallel, interruptible pass.
-double select_kth(const double* x, int64_t n, int64_t k, const TsExec* ex, bool abs_dev, double c) {
+double select_kth(const double* x, int64_t n, int64_t k, const TsExec* ex, const outliers::Affine& f) {
     if (n <= 0 || k < 0 || k >= n) throw Error(TS_INTERNAL, kInternal, "select_kth: rank out of range");
-    auto value_at = [&](int64_t i) { return abs_dev ? outliers::abs_dev(x[i], c) : x[i]; };
+    auto value_at = [&](int64_t i) { return f(x[i]); };
     auto key_at = [&](int64_t i) { return order_key(value_at(i)); };
     const int64_t nb = n_blocks(n);
     const int64_t kCollect = int64_t(1) << 20;
@@ -113,11 +102,11 @@ double select_kth(const double* x, int64_t n, int64_t k, const TsExec* ex, bool 
     return all[rank];
 }
 
-double median(const double* x, int64_t n, const TsExec* ex, bool abs_dev, double c) {
+double median(const double* x, int64_t n, const TsExec* ex, const outliers::Affine& f) {
     if (n <= 0) return 0;
-    double hi = select_kth(x, n, n / 2, ex, abs_dev, c);
+    double hi = select_kth(x, n, n / 2, ex, f);
     if (n % 2) return hi;
-    double lo = select_kth(x, n, n / 2 - 1, ex, abs_dev, c);
+    double lo = select_kth(x, n, n / 2 - 1, ex, f);
     return outliers::middle_mean(lo, hi);
 }
 

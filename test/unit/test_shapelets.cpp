@@ -31,29 +31,34 @@ struct Set {
 
 // ---- oracle: all pivots, direct distances (long double), direct gain ----------
 
+// Long-double statistics of a window relative to its first value (exact for
+// any offset: long doubles hold every difference of two doubles near each
+// other, and every square of a double's magnitude).
 bool flat_window(const double* w, int L, long double* mu_out, long double* sd_out) {
     long double s = 0;
-    for (int t = 0; t < L; ++t) s += w[t];
+    for (int t = 0; t < L; ++t) s += (long double)w[t] - w[0];
     long double mu = s / L, q = 0;
-    for (int t = 0; t < L; ++t) q += (w[t] - mu) * (w[t] - mu);
+    for (int t = 0; t < L; ++t) q += ((long double)w[t] - w[0] - mu) * ((long double)w[t] - w[0] - mu);
     long double sd = std::sqrt(q / L);
     *mu_out = mu;
     *sd_out = sd;
     bool constant = true;
     for (int t = 1; t < L; ++t) constant &= w[t] == w[0];
-    return constant || !(sd > 1e-13L * std::fabs(mu)) || sd < 1e-300L;
+    return constant || !(sd > std::ldexp(1.0L, -52) * std::fabs(w[0] + mu));
 }
 
+// The distance of two windows; below 2^-18 it is 0 (shapelets_detail.h).
 double window_dist(const double* a, const double* b, int L) {
     long double ma, sa, mb, sb;
     bool fa = flat_window(a, L, &ma, &sa), fb = flat_window(b, L, &mb, &sb);
     if (fa || fb) return (fa && fb) ? 0.0 : 1.0;
     long double q = 0;
     for (int t = 0; t < L; ++t) {
-        long double z = (a[t] - ma) / sa - (b[t] - mb) / sb;
+        long double z = ((long double)a[t] - a[0] - ma) / sa - ((long double)b[t] - b[0] - mb) / sb;
         q += z * z;
     }
-    return (double)std::sqrt(q / L);
+    const long double d = std::sqrt(q / L);
+    return d < std::ldexp(1.0L, -18) ? 0.0 : (double)std::min(d, 2.0L);
 }
 
 double oracle_distance(const double* a, int L, const std::vector<double>& x) {
@@ -350,7 +355,7 @@ TEST(shapelet_distance_flat_windows) {
     CHECK_EQ(d, 0.0);
     tsm_shapelet_distance(flat.data(), 4, ramp.data(), 6, &d, &st);  // flat shapelet, no flat window: 1
     CHECK_EQ(d, 1.0);
-    // offset flat runs with rounding noise count as flat too (std <= 1e-13 |mean|)
+    // offset flat runs with rounding noise count as flat too (std <= 2^-52 |mean|)
     std::vector<double> noisy = {1e8, 1e8 + 1.4901161193847656e-8, 1e8, 1e8, 1e8};
     tsm_shapelet_distance(ramp.data(), 4, noisy.data(), 5, &d, &st);
     CHECK_EQ(d, 1.0);
@@ -705,5 +710,237 @@ GPU_TEST(shapelets_gpu_every_tuning_matches_cpu) {
         CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
     }
     tuning() = saved;
+}
+#endif
+
+// ---- hostile data (issue #15): identical windows, glitch spikes, offsets,
+// ---- scales over the float64 range, denormals -------------------------------
+
+namespace {
+
+// A Set as the engine's Subset (every series in its frame).
+struct Engine {
+    std::vector<tsm::shp::Scaled> scaled;
+    tsm::shp::Subset sub;
+    explicit Engine(const Set& S) {
+        for (size_t i = 0; i < S.x.size(); ++i) scaled.push_back(tsm::shp::scaled_series(S.x[i].data(), S.x[i].size()));
+        sub.C = S.C;
+        for (size_t i = 0; i < S.x.size(); ++i) {
+            sub.x.push_back(S.x[i].data());
+            sub.scaled.push_back(&scaled[i]);
+            sub.n.push_back((int64_t)S.x[i].size());
+            sub.y.push_back(S.y[i]);
+            sub.row.push_back((int64_t)i);
+        }
+    }
+};
+
+// Every pivot's training distances (the engine's) against the oracle: equal
+// within 1e-9 relative, and 0 exactly where the oracle's is 0 (below the floor).
+void training_distances_match_oracle(const Set& S, const std::vector<int>& lengths, const char* what) {
+    Engine e(S);
+    int bad = 0;
+    for (int L : lengths)
+        for (int s = 0; s < (int)S.x.size(); ++s)
+            for (int p = 0; p + L <= (int)S.x[s].size(); p += 5) {
+                long double mu, sd;
+                if (flat_window(S.x[s].data() + p, L, &mu, &sd)) continue;  // never a candidate
+                const auto got = tsm::shp::pivot_distances(e.sub, s, p, L);
+                for (int j = 0; j < (int)S.x.size(); ++j) {
+                    const double want = j == s ? 0.0 : oracle_distance(S.x[s].data() + p, L, S.x[j]);
+                    const bool ok = std::isfinite(got[j]) &&
+                                    (want == 0 ? got[j] == 0 : std::fabs(got[j] - want) <= 1e-9 * want);
+                    if (!ok && bad++ < 5)
+                        std::printf("  %s: L %d pivot (%d, %d) to %d: %.17g, oracle %.17g\n", what, L, s, p, j, got[j],
+                                    want);
+                }
+            }
+    CHECK_EQ(bad, 0);
+}
+
+// The sine-and-noise set of the hostile tests: 6 series, 2 classes.
+Set wave_set(uint64_t seed, int n) {
+    std::mt19937_64 rng(seed);
+    Set S;
+    S.C = 2;
+    for (int i = 0; i < 6; ++i) {
+        std::vector<double> x(n);
+        const double f = 0.2 + 0.05 * (i % 3);
+        for (int t = 0; t < n; ++t) x[t] = std::sin(f * t) + 0.3 * std::sin(2.3 * t + i) + 0.01 * (double)(rng() % 1000) / 1000;
+        S.x.push_back(x);
+        S.y.push_back(i % 2);
+    }
+    return S;
+}
+
+double distance_of(const std::vector<double>& shp, const std::vector<double>& x) {
+    double d = -1;
+    TsStatus st;
+    tsm_shapelet_distance(shp.data(), (int32_t)shp.size(), x.data(), (int64_t)x.size(), &d, &st);
+    CHECK_OK(st);
+    return d;
+}
+
+}  // namespace
+
+// The repro of issue #15: four identical series labelled a, b, a, b.  Every
+// window of the ramp is a ramp, so every distance is exactly 0 (before the
+// fix, 1.49e-8 through the recurrence, and a "split" at 7.45e-9 with gain
+// 0.311).  No split separates anything: ts_shapelets returns no rows, and
+// the tree is one leaf with the class counts {2, 2} (majority: the first
+// label), which classifies all four as 'a' and claims no purity.
+TEST(shapelets_identical_series_have_no_split) {
+    Set S;
+    S.C = 2;
+    for (int i = 0; i < 4; ++i) {
+        S.x.push_back({1, 2, 3, 4, 5, 6, 7, 8});
+        S.y.push_back(i % 2);
+    }
+    Engine e(S);
+    for (int L : {3, 4})
+        for (int p = 0; p + L <= 8; ++p)
+            for (double d : tsm::shp::pivot_distances(e.sub, 0, p, L)) CHECK_EQ(d, 0.0);
+    auto r = run_shapelets(S, 3, 4, 1, 1, tsmt::cpu_exec());
+    CHECK_EQ(r.count, 0);
+    auto t = run_tree(S, 3, 4, 1, -1, 0, tsmt::cpu_exec());
+    CHECK_EQ(t.n_nodes, 1);
+    CHECK_EQ(t.nodes[0].kind, (int)TS_SHAPELET_LEAF);
+    CHECK_EQ(t.nodes[0].class_counts[0], 2);
+    CHECK_EQ(t.nodes[0].class_counts[1], 2);
+    CHECK_EQ(t.nodes[0].class_id, 0);
+}
+
+// A window copied into another series (and, scaled by 2^-600 or shifted by a
+// multiple of its own last place, into a third) is at distance exactly 0 in
+// training and in ts_shapelet_distance.
+TEST(shapelets_identical_windows_are_at_distance_zero) {
+    auto S = random_set(41, 6, 2, 300, 300, false);
+    for (int L : {5, 17, 60}) {
+        for (int t = 0; t < L; ++t) {
+            S.x[3][200 + t] = S.x[0][100 + t];
+            S.x[4][10 + t] = std::ldexp(S.x[0][100 + t], -600);
+        }
+        Engine e(S);
+        const auto d = tsm::shp::pivot_distances(e.sub, 0, 100, L);
+        CHECK_EQ(d[3], 0.0);
+        CHECK_EQ(d[4], 0.0);
+        const std::vector<double> shp(S.x[0].begin() + 100, S.x[0].begin() + 100 + L);
+        CHECK_EQ(distance_of(shp, S.x[3]), 0.0);
+        CHECK_EQ(distance_of(shp, S.x[4]), 0.0);
+    }
+}
+
+// A glitch of 1e9 (and of 1e15 times the signal) in a series leaves every
+// other window's distances alone: training distances equal the oracle within
+// 1e-9 relative, pivots in the spiked series and targets in it alike.
+TEST(shapelets_glitch_spike_elsewhere) {
+    for (double spike : {1e9, 1e15, -3e12}) {
+        auto S = wave_set(5, 400);
+        S.x[1][150] = spike;
+        S.x[4][390] = spike;
+        training_distances_match_oracle(S, {4, 40}, "spike");
+        const std::vector<double> shp(S.x[0].begin() + 30, S.x[0].begin() + 42);
+        for (int j = 0; j < 6; ++j) CHECK_REL(distance_of(shp, S.x[j]), oracle_distance(shp.data(), 12, S.x[j]), 1e-9);
+    }
+}
+
+// Offsets of 1e9 with a signal of 1e-6 (the values carry 8 units of 1e9's
+// last place), and mixed offsets between series.
+TEST(shapelets_offset_1e9_signal_1e6) {
+    auto S = wave_set(6, 200);
+    for (size_t i = 0; i < S.x.size(); ++i)
+        for (auto& v : S.x[i]) v = (i % 3 == 2 ? -5e8 : 1e9) + 1e-6 * v;
+    training_distances_match_oracle(S, {5, 20}, "offset");
+    const std::vector<double> shp(S.x[0].begin() + 30, S.x[0].begin() + 50);
+    for (int j = 0; j < 6; ++j) CHECK_REL(distance_of(shp, S.x[j]), oracle_distance(shp.data(), 20, S.x[j]), 1e-9);
+}
+
+// Each series scaled by its own power of two from 2^-1000 to 2^1000, one by
+// 2^1023 (values near ±1.2e308), and a denormal series: the same distances as the oracle, and
+// ts_shapelets gives the same rows (thresholds and gaps bit for bit) as on
+// the unscaled set.
+TEST(shapelets_scales_over_the_float64_range) {
+    const auto base = wave_set(7, 120);
+    std::mt19937_64 rng(8);
+    for (int rep = 0; rep < 3; ++rep) {
+        Set S = base;
+        for (size_t i = 0; i < S.x.size(); ++i) {
+            const int k = rep == 2 && i == 2 ? -1070 : (int)(rng() % 2001) - 1000;  // one denormal series
+            for (auto& v : S.x[i]) v = std::ldexp(v, k);
+        }
+        for (size_t t = 0; t < S.x[5].size(); ++t) S.x[5][t] = std::ldexp(base.x[5][t], 1023);  // up to ±1.2e308
+        training_distances_match_oracle(S, {3, 10, 30}, "scale");
+        if (rep < 2) same_shapelets(run_shapelets(S, 3, 30, 3, 4, tsmt::cpu_exec()),
+                                    run_shapelets(Set(base), 3, 30, 3, 4, tsmt::cpu_exec()), 0.0);
+    }
+}
+
+// Values spanning more than 2^470 within one series (a 1e200 glitch among
+// values near 1): the screen does not take it, its pairs are computed
+// directly; distances still equal the oracle, and every one is finite.
+TEST(shapelets_series_beyond_the_screen) {
+    auto S = wave_set(9, 150);
+    S.x[2][70] = 1e200;
+    S.x[3][10] = -1.7976931348623157e308;
+    Engine e(S);
+    CHECK(!e.scaled[2].screenable && !e.scaled[3].screenable && e.scaled[0].screenable);
+    training_distances_match_oracle(S, {6, 25}, "beyond");
+    auto r = run_shapelets(S, 6, 25, 1, 3, tsmt::cpu_exec());
+    for (int i = 0; i < r.count; ++i) CHECK(std::isfinite(r.items[i].threshold) && std::isfinite(r.items[i].gap));
+}
+
+#ifdef TSMINE_WITH_CUDA
+// The hostile sets on the GPU, with every tuning (start table or starts in
+// the kernel, one, two or four rows a lane): the CPU's rows bit for bit.
+// The glitch sets restart rows and columns (kRestartRatio) inside tiles and
+// across row groups; small distances go through settle_kernel.
+GPU_TEST(shapelets_gpu_hostile_equal_cpu) {
+    using tsm::shp::gpu::Tuning;
+    using tsm::shp::gpu::tuning;
+    const Tuning saved = tuning();
+    std::vector<Set> sets;
+    Set ident;
+    ident.C = 2;
+    for (int i = 0; i < 4; ++i) {
+        ident.x.push_back({1, 2, 3, 4, 5, 6, 7, 8});
+        ident.y.push_back(i % 2);
+    }
+    sets.push_back(ident);
+    Set spiky = wave_set(5, 700);  // longer than a row group (256 rows)
+    for (int at : {150, 300, 301, 640}) spiky.x[1][at] = 1e9;
+    spiky.x[4][20] = -3e12;
+    sets.push_back(spiky);
+    Set offset = wave_set(6, 200);
+    for (size_t i = 0; i < offset.x.size(); ++i)
+        for (auto& v : offset.x[i]) v = (i % 3 == 2 ? -5e8 : 1e9) + 1e-6 * v;
+    sets.push_back(offset);
+    Set scaled = wave_set(7, 150);
+    for (size_t i = 0; i < scaled.x.size(); ++i)
+        for (auto& v : scaled.x[i]) v = std::ldexp(v, i == 2 ? -1070 : (int)(i * 397 % 2001) - 1000);
+    sets.push_back(scaled);
+    const int64_t cap = saved.start_table_cap;
+    const std::pair<int64_t, int> cases[] = {{cap, saved.rows_per_lane}, {cap, 1}, {cap, 4}, {0, 1}, {0, 2}, {0, 4}};
+    for (const Set& S : sets) {
+        const TsShapelets c1 = run_shapelets(S, 3, 40, 1, 5, tsmt::cpu_exec());
+        const TsShapelets c2 = run_shapelets(S, 3, 40, 3, 90, tsmt::cpu_exec());
+        for (const auto& cs : cases) {
+            tuning().start_table_cap = cs.first;
+            tuning().rows_per_lane = cs.second;
+            same_shapelets(c1, run_shapelets(S, 3, 40, 1, 5, tsmt::gpu_exec()), 0.0);
+            same_shapelets(c2, run_shapelets(S, 3, 40, 3, 90, tsmt::gpu_exec()), 0.0);
+        }
+        tuning() = saved;
+        same_tree(run_tree(S, 3, 30, 2, 3, 1, tsmt::cpu_exec()), run_tree(S, 3, 30, 2, 3, 1, tsmt::gpu_exec()));
+        CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
+    }
+    CHECK_EQ(run_shapelets(ident, 3, 4, 1, 1, tsmt::gpu_exec()).count, 0);
+    // a series beyond the screen: the GPU declines (54000), auto would run the CPU
+    Set beyond = wave_set(9, 150);
+    beyond.x[2][70] = 1e200;
+    TsStatus st;
+    run_shapelets(beyond, 6, 25, 1, 3, tsmt::gpu_exec(), &st);
+    CHECK_EQ(st.code, (int)TS_GPU_LIMIT);
+    CHECK_EQ(std::string(st.sqlstate), std::string("54000"));
+    CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
 }
 #endif

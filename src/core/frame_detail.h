@@ -1,0 +1,72 @@
+// frame_detail.h — frames: exact power-of-two scaling, shared by the host and
+// the device (outliers_detail.h, shapelets_detail.h).
+//
+// The frame of a magnitude a is the e with a in [2^e, 2^(e+1)), at least
+// kMinFrame = −1022 (denormal magnitudes share the frame of the smallest
+// normal ones).  Multiplying a set of values by 2^−e, e the frame of their
+// largest magnitude, is exact (unless a value is more than 2^1022 times
+// smaller than the largest) and brings them into (−2, 2): sums, differences
+// and squares there cannot overflow, and denormal values are lifted into the
+// normal range.  Values x and 2^k·x give the same doubles in their frames.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "hd.h"
+
+namespace tsm {
+namespace frames {
+
+constexpr int kMinFrame = -1022;
+
+TSM_HD uint64_t bits_of(double v) {
+#ifdef __CUDA_ARCH__
+    return static_cast<uint64_t>(__double_as_longlong(v));
+#else
+    uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+#endif
+}
+TSM_HD double from_bits(uint64_t b) {
+#ifdef __CUDA_ARCH__
+    return __longlong_as_double(static_cast<long long>(b));
+#else
+    double v;
+    std::memcpy(&v, &b, sizeof v);
+    return v;
+#endif
+}
+
+// The frame of a magnitude a ≥ 0 (finite).
+TSM_HD int frame_of(double a) {
+    const int biased = static_cast<int>((bits_of(a) >> 52) & 0x7ff);
+    return biased == 0 ? kMinFrame : biased - 1023;
+}
+
+// 2^k exactly, k in [−1074, 1023].
+TSM_HD double pow2(int k) {
+    return k >= -1022 ? from_bits(static_cast<uint64_t>(k + 1023) << 52) : from_bits(uint64_t(1) << (k + 1074));
+}
+
+// x·2^k for k ≤ 0 (k may be far below −1074: then 0).  Exact while the result
+// is normal; a denormal result may round twice (host and device alike).
+TSM_HD double times_pow2_down(double x, int k) {
+    if (k >= -1022) return hd::mul(x, pow2(k));
+    if (k >= -2044) return hd::mul(hd::mul(x, pow2(-1022)), pow2(k + 1022));
+    return 0.0;
+}
+
+// x·2^k for k in [kMinFrame, 1023] (a frame's units back to the values' own).
+TSM_HD double times_pow2(double x, int k) { return hd::mul(x, pow2(k)); }
+
+// max(|a|, |b|) for finite values.
+TSM_HD double max_abs(double a, double b) {
+    const double x = fabs(a), y = fabs(b);
+    return x < y ? y : x;
+}
+
+}  // namespace frames
+}  // namespace tsm
