@@ -29,17 +29,24 @@
 //        every 32 rows lane t reduces row t and does one atomicMax;
 //      - columns: the running maximum travels with the column down the warp;
 //        lane 0 retires it to shared memory, flushed every 32 rows.
-//  * The recurrence's guard (mp_detail.h): each lane's diagonals lie in one
-//    guard tile column (kGuardDiags diagonals), and a group of 32 rows is one
-//    tile row, so before every group each lane decides its tile's mode with
+//  * The recurrence's guard (mp_detail.h).  guard_replay_kernel replays it
+//    before the sweep, a thread per (segment, guard tile column), with
 //    mp::guard_tile (the CPU's function, with the same state, so both restart
-//    at the same rows).  kTileRestart: the lane recomputes its co-moments of
-//    the row before the group directly (direct_comoment), and the step runs
-//    unchanged.  kTileDirect: the lane's co-moments are NaN for the group, so
-//    none of its keys wins (a NaN compares false), and direct_tiles_kernel
-//    computes the tile's pairs directly, as the CPU does; the next group
-//    starts from the direct co-moments of the tile's last row.  The step
-//    itself (its registers) is the same as without the guard.
+//    at the same rows): it computes the kTileDirect tiles' pairs directly, as
+//    the CPU does, and flags the tasks with a tile that is not kTileRecur.
+//    Each chunk of tasks is then swept by two launches of sweep_kernel: the
+//    plain one (GUARD = false: the recurrence alone, no guard code at all)
+//    takes the unflagged tasks, where the guard would change nothing; the
+//    guarded one the flagged tasks.  On ordinary data no task is flagged (the
+//    guarded launch's warps return at once).  In the guarded sweep each
+//    lane's diagonals lie in one guard tile column (kGuardDiags diagonals),
+//    and a group of 32 rows is one tile row, so before every group each lane
+//    replays its tile's mode.  kTileRestart: the lane recomputes its
+//    co-moments of the row before the group directly (direct_comoment), and
+//    the step runs unchanged.  kTileDirect: the lane's co-moments are NaN for
+//    the group, so none of its keys wins (a NaN compares false;
+//    guard_replay_kernel has those pairs); the next group starts from the
+//    direct co-moments of the tile's last row.
 //  * Preparation on the device, with the host's functions (mp_detail.h: the
 //    rescaling from the minimum, maximum and the host's series_samples, x',
 //    window statistics by chunks of kStatsChunk windows, a thread per chunk;
@@ -96,6 +103,7 @@ struct Params {
     const double* inv4;        // inv_norm / 4
     const mp::GuardStat* guard_rows;  // the guard's tables (mp_detail.h)
     const mp::GuardStat* guard_cols;
+    uint8_t* guarded;          // per task: 1 when one of its tiles is not kTileRecur (guard_replay_kernel)
     const int64_t* seg_start;  // first task of each segment (n_seg + 1 entries)
     u64* best;                 // best key per window (atomicMax)
     int64_t task_lo, task_hi;  // the tasks of this launch
@@ -259,10 +267,7 @@ __device__ __forceinline__ void load_columns(Lane& L, const Params& p) {
 // the column lane 31 takes in at step l (new_col = k0 + kBand + l at row 0).
 struct GroupData {
     double row_df, row_dg, row_inv, new_df, new_dg, new_inv4;
-    mp::GuardStat guard_row, guard_col;  // the guard's statistics of the lane's tile
-    __device__ __forceinline__ void load(const Params& p, int64_t rg, int lane, int64_t new_col, int64_t tile_k) {
-        guard_row = p.guard_rows[rg / mp::kGuardRows];
-        guard_col = p.guard_cols[(rg + tile_k - p.excl) / mp::kGuardRows];
+    __device__ __forceinline__ void load(const Params& p, int64_t rg, int lane, int64_t new_col) {
         row_df = __ldg(p.df + rg + lane);
         row_dg = __ldg(p.dg + rg + lane);
         row_inv = __ldg(p.inv_norm + rg + lane);
@@ -281,9 +286,10 @@ struct GroupData {
 };
 
 // The guard before the group from rg (the header says what each mode does).
-__device__ __forceinline__ void guard_group(Lane& L, const Params& p, int64_t rg, const GroupData& g) {
+__device__ __forceinline__ void guard_group(Lane& L, const Params& p, int64_t rg) {
     if (rg >= L.tile_r1) return;  // the lane's diagonals have ended
-    const int mode = mp::guard_tile(&L.guard_err, rg == L.r0, g.guard_row, g.guard_col, p.m);
+    const int mode = mp::guard_tile(&L.guard_err, rg == L.r0, p.guard_rows[rg / mp::kGuardRows],
+                                    p.guard_cols[(rg + L.tile_k - p.excl) / mp::kGuardRows], p.m);
     if (mode == mp::kTileDirect) {
         const double nan = __longlong_as_double(0x7FF8000000000000ll);  // quiet: survives the key mask
 #pragma unroll
@@ -342,11 +348,15 @@ __device__ __forceinline__ void flush_columns_in_flight(const Lane& L, const Par
     }
 }
 
+// One task per warp: the plain sweep (GUARD = false) takes the tasks that
+// guard_replay_kernel left unflagged, the guarded one the others.
+template <bool GUARD>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
     __shared__ Shared s_all[kWarpsPerBlock];
     const int warp = threadIdx.x >> 5;
     const int64_t task = p.task_lo + (int64_t)blockIdx.x * kWarpsPerBlock + warp;
     if (task >= p.task_hi) return;  // whole warp; the kernel has no block barrier
+    if ((p.guarded[task] != 0) != GUARD) return;  // the other launch's task
     const int seg = segment_of(p, task);
     const int64_t count = p.count;
     Lane L;
@@ -359,22 +369,24 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
     // rows where every diagonal of the band still exists
     const int64_t r_safe = max(L.r0, min(L.r1, count - L.k0 - kBand + 1));
     L.col0 = L.k0 + (int64_t)L.lane * D;
-    L.tile_k = L.k0 + (int64_t)(L.lane * D / mp::kGuardDiags) * mp::kGuardDiags;
-    L.tile_r1 = min(L.r0 + mp::kSegRows, count - L.tile_k);
-    L.guard_err = 0.0;
-    L.after_direct = false;
+    if (GUARD) {
+        L.tile_k = L.k0 + (int64_t)(L.lane * D / mp::kGuardDiags) * mp::kGuardDiags;
+        L.tile_r1 = min(L.r0 + mp::kSegRows, count - L.tile_k);
+        L.guard_err = 0.0;
+        L.after_direct = false;
+    }
 
     start_diagonals(L, p, count);
     load_columns(L, p);
     const int64_t new_col = L.k0 + kBand + L.lane;
     GroupData next;
-    next.load(p, L.r0, L.lane, new_col, L.tile_k);
+    next.load(p, L.r0, L.lane, new_col);
     for (int64_t rg = L.r0; rg < L.r1; rg += kGroup) {
         __syncwarp();
         next.stage(L.sh, L.lane);
-        guard_group(L, p, rg, next);
+        if (GUARD) guard_group(L, p, rg);
         __syncwarp();
-        next.load(p, rg + kGroup, L.lane, new_col, L.tile_k);  // the arrays are padded: no bound checks
+        next.load(p, rg + kGroup, L.lane, new_col);  // the arrays are padded: no bound checks
         sweep_group(L, p, rg, r_safe);
         __syncwarp();
         flush_group(L, p, rg);
@@ -398,20 +410,25 @@ __device__ void direct_tile(const Params& p, int64_t ra, int64_t rb, int64_t k) 
     }
 }
 
-// The tiles the sweep leaves to this kernel (kTileDirect): a thread per
-// (segment, guard tile column) replays the guard as the sweep and the CPU do;
-// e = segment · tile_cols + column, over [e_lo, e_hi) (direct_tiles_of_units).
-__global__ void direct_tiles_kernel(Params p, int64_t tile_cols, int64_t e_lo, int64_t e_hi) {
+// The guard before the sweep: a thread per (segment, guard tile column)
+// replays it as the guarded sweep and the CPU do, computes the kTileDirect
+// tiles (the sweep leaves them to this kernel) and flags the task (segment,
+// band) of every tile that is not kTileRecur; e = segment · tile_cols +
+// column, over [e_lo, e_hi) (guard_columns_of_units).
+__global__ void guard_replay_kernel(Params p, int64_t tile_cols, int64_t e_lo, int64_t e_hi) {
     for (int64_t e = e_lo + blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < e_hi;
          e += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t r0 = (e / tile_cols) * mp::kSegRows, k = p.excl + (e % tile_cols) * mp::kGuardDiags;
-        const int64_t r1 = min(r0 + mp::kSegRows, p.count - k);
+        const int64_t seg = e / tile_cols, k = p.excl + (e % tile_cols) * mp::kGuardDiags;
+        const int64_t r0 = seg * mp::kSegRows, r1 = min(r0 + mp::kSegRows, p.count - k);
         double err = 0.0;
+        bool flag = false;
         for (int64_t rg = r0; rg < r1; rg += mp::kGuardRows) {
             const int mode = mp::guard_tile(&err, rg == r0, p.guard_rows[rg / mp::kGuardRows],
                                             p.guard_cols[(rg + k - p.excl) / mp::kGuardRows], p.m);
+            flag |= mode != mp::kTileRecur;
             if (mode == mp::kTileDirect) direct_tile(p, rg, min(rg + mp::kGuardRows, r1), k);
         }
+        if (flag) p.guarded[p.seg_start[seg] + (k - p.excl) / kBand] = 1;  // r1 > r0: the task exists
     }
 }
 
@@ -512,7 +529,7 @@ size_t cub_scratch_bytes(int64_t n, int64_t count) {
 // Every device array of the call, in one allocation.  Arrays marked padded
 // have kPad zeros after their last window (cleared by upload).
 struct DeviceMemory {
-    int64_t n, count, excl;
+    int64_t n, count, excl, n_tasks;
     int64_t guard_n_rows, guard_n_cols;
     double* x;                     // the series
     double* xs;                    // the rescaled series (padded)
@@ -526,6 +543,7 @@ struct DeviceMemory {
     int64_t* next_const;           // count + 1 entries
     int64_t* const_scan;           // next_const's suffix minimum, reversed
     int64_t* seg_start;            // segment_starts
+    uint8_t* guarded;              // per task: the guard's flag (Params::guarded)
     u64* best;                     // the sweep's best key per window
     double* dist;                  // the result
     int64_t* index;
@@ -533,8 +551,8 @@ struct DeviceMemory {
     size_t scratch_bytes;
     Arena arena;
 
-    DeviceMemory(int64_t n_, int64_t count_, int64_t excl_, size_t seg_entries)
-        : n(n_), count(count_), excl(excl_) {
+    DeviceMemory(int64_t n_, int64_t count_, int64_t excl_, const std::vector<int64_t>& seg_start_)
+        : n(n_), count(count_), excl(excl_), n_tasks(seg_start_.back()) {
         const int64_t padded = count + kPad;
         guard_n_rows = mp::guard_row_entries(count);
         guard_n_cols = mp::guard_col_entries(count, excl);
@@ -550,7 +568,8 @@ struct DeviceMemory {
         arena.reserve(constant, count);
         arena.reserve(next_const, count + 1);
         arena.reserve(const_scan, count);
-        arena.reserve(seg_start, seg_entries);
+        arena.reserve(seg_start, seg_start_.size());
+        arena.reserve(guarded, n_tasks);
         arena.reserve(best, count);
         arena.reserve(dist, count);
         arena.reserve(index, count);
@@ -565,6 +584,7 @@ void upload(const DeviceMemory& d, const double* x, const std::vector<int64_t>& 
     check(cudaMemsetAsync(d.xs, 0, (d.n + kPad) * sizeof(double), s), "cudaMemsetAsync");
     for (double* a : {d.mu, d.df, d.dg, d.inv_norm, d.inv4}) check(cudaMemsetAsync(a, 0, padded_bytes, s), "cudaMemsetAsync");
     check(cudaMemsetAsync(d.best, 0, d.count * sizeof(u64), s), "cudaMemsetAsync");
+    check(cudaMemsetAsync(d.guarded, 0, d.n_tasks, s), "cudaMemsetAsync");
     check(cudaMemcpyAsync(d.x, x, d.n * sizeof(double), cudaMemcpyHostToDevice, s), "copy series");
     check(cudaMemcpyAsync(d.seg_start, seg_start.data(), seg_start.size() * sizeof(int64_t),
                           cudaMemcpyHostToDevice, s),
@@ -612,11 +632,11 @@ void tasks_of_units(const std::vector<int64_t>& seg_start, const mp::UnitRange& 
     *task_hi = u.seg1 >= n_seg ? seg_start.back() : seg_start[u.seg1] + u.band1 * bands_per_unit;
 }
 
-// The (segment, guard tile column) pairs of direct_tiles_kernel in a range of
+// The (segment, guard tile column) pairs of guard_replay_kernel in a range of
 // units: e in [e_lo, e_hi), e = segment · tile_cols + column, a unit being
 // kTileDiags / kGuardDiags columns of one segment (columns past a segment's
 // last diagonal hold no rows).
-void direct_tiles_of_units(const mp::UnitRange& u, int64_t n_seg, int64_t tile_cols, int64_t* e_lo, int64_t* e_hi) {
+void guard_columns_of_units(const mp::UnitRange& u, int64_t n_seg, int64_t tile_cols, int64_t* e_lo, int64_t* e_hi) {
     const int64_t cols_per_unit = mp::kTileDiags / mp::kGuardDiags;
     auto e_of = [&](int64_t seg, int64_t band) {
         return seg >= n_seg ? n_seg * tile_cols : seg * tile_cols + std::min(band * cols_per_unit, tile_cols);
@@ -638,8 +658,10 @@ void sweep_on_device(Params p, int64_t first, int64_t last, cudaStream_t s, cons
         p.task_lo = t0;
         p.task_hi = std::min(last, t0 + per_launch);
         const unsigned blocks = (unsigned)((p.task_hi - p.task_lo + kWarpsPerBlock - 1) / kWarpsPerBlock);
-        sweep_kernel<<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
+        sweep_kernel<false><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
         check(cudaGetLastError(), "matrix profile kernel launch");
+        sweep_kernel<true><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
+        check(cudaGetLastError(), "matrix profile guarded kernel launch");
         if (p.task_hi < last) {
             launched[launch & 1].record(s);
             if (launch > 0) wait(launched[(launch - 1) & 1], ex);
@@ -655,28 +677,28 @@ public:
     DeviceCall(const double* x, int64_t n, int m, int64_t excl, TsExec* ex)
         : ex_(ex), t_start_(start_device(ex)), count_(n - m + 1), excl_(excl), m_(m),
           codec_(mp::make_codec(count_)), seg_start_(segment_starts(count_, excl)),
-          d_(n, count_, excl, seg_start_.size()), timer_(s_) {
+          d_(n, count_, excl, seg_start_), timer_(s_) {
         const mp::CentreSamples samples = mp::series_samples(x, n);
         upload(d_, x, seg_start_, s_);
         timer_.start();
         prepare_on_device(d_, m, samples, s_);
     }
 
-    // The sweep of the units' tasks, then the guard's direct tiles among them.
+    // The guard of the units' tiles (their direct tiles, the tasks' flags), then the sweep of their tasks.
     void sweep(const mp::UnitRange& units) {
         int64_t first = 0, last = 0;
         tasks_of_units(seg_start_, units, &first, &last);
         const u64 key_mask = ~((1ull << codec_.shift) - 1ull);  // shift ≥ 10: room for the 10-bit tags
         const int n_seg = (int)seg_start_.size() - 1;
         const Params p{d_.xs, d_.mu, d_.df, d_.dg, d_.inv_norm, d_.inv4, d_.guard_rows, d_.guard_cols,
-                       d_.seg_start, d_.best, /*task_lo, task_hi: per launch*/ 0, 0, n_seg, count_, excl_, m_,
-                       key_mask, codec_};
-        sweep_on_device(p, first, last, s_, ex_);
+                       d_.guarded, d_.seg_start, d_.best, /*task_lo, task_hi: per launch*/ 0, 0, n_seg, count_, excl_,
+                       m_, key_mask, codec_};
         const int64_t tile_cols = (count_ - excl_ + mp::kGuardDiags - 1) / mp::kGuardDiags;
         int64_t e_lo = 0, e_hi = 0;
-        direct_tiles_of_units(units, n_seg, tile_cols, &e_lo, &e_hi);
-        direct_tiles_kernel<<<blocks_for(e_hi - e_lo, 128), 128, 0, s_>>>(p, tile_cols, e_lo, e_hi);
-        check(cudaGetLastError(), "matrix profile direct tiles launch");
+        guard_columns_of_units(units, n_seg, tile_cols, &e_lo, &e_hi);
+        guard_replay_kernel<<<blocks_for(e_hi - e_lo, 128), 128, 0, s_>>>(p, tile_cols, e_lo, e_hi);
+        check(cudaGetLastError(), "matrix profile guard launch");
+        sweep_on_device(p, first, last, s_, ex_);
     }
 
     void load_keys(const uint64_t* keys) {

@@ -165,12 +165,12 @@ TSM_HD double direct_distance(const double* xs, int64_t i, int64_t j, int m, dou
                               double is_i, double mu_j, double is_j) {
     double s = 0;
     for (int t = 0; t < m; ++t) {
-        double a = (xs[i + t] - mu_i) * is_i;
-        double b = (xs[j + t] - mu_j) * is_j;
-        double d = a - b;
-        s += d * d;
+        const double a = hd::mul(hd::sub(xs[i + t], mu_i), is_i);
+        const double b = hd::mul(hd::sub(xs[j + t], mu_j), is_j);
+        const double d = hd::sub(a, b);
+        s = hd::add(s, hd::mul(d, d));  // hd: nvcc would contract these into fma
     }
-    return sqrt(s);
+    return hd::sqrt(s);
 }
 
 // ---- units and centre: an exact power-of-two rescaling (host and device) ---

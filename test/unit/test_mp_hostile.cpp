@@ -296,9 +296,32 @@ TEST(match_extreme_magnitudes_and_scales) {
 // ---- GPU = CPU, bit for bit ---------------------------------------------------------
 
 namespace {
+// One window of both profiles, for the report of a difference.
+void print_window(const Profile& c, const Profile& g, int64_t i) {
+    if (i < 0 || i >= (int64_t)c.dist.size() || i >= (int64_t)g.dist.size()) return;
+    std::printf("      window %lld: CPU %.17g @ %lld, GPU %.17g @ %lld\n", (long long)i, c.dist[i],
+                (long long)c.index[i], g.dist[i], (long long)g.index[i]);
+}
+
 void gpu_equals_cpu(const std::vector<double>& x, int m, int64_t excl, const char* what) {
     const Profile c = profile(x, m, excl, tsmt::cpu_exec()), g = profile(x, m, excl, tsmt::gpu_exec());
-    if (!(c == g)) std::printf("    %s (m = %d): GPU and CPU differ\n", what, m);
+    if (!(c == g) && c.dist.size() == g.dist.size()) {
+        // where they differ: how many windows (by index, by distance bits only), the first one and its neighbours
+        int64_t first = -1, by_index = 0, by_bits = 0;
+        for (int64_t i = 0; i < (int64_t)c.dist.size(); ++i) {
+            const bool index_differs = c.index[i] != g.index[i];
+            const bool bits_differ = std::memcmp(&c.dist[i], &g.dist[i], sizeof(double)) != 0;
+            by_index += index_differs;
+            by_bits += !index_differs && bits_differ;
+            if ((index_differs || bits_differ) && first < 0) first = i;
+        }
+        std::printf("    %s (m = %d, n = %zu): GPU and CPU differ in %lld windows by neighbour, %lld more by "
+                    "distance bits only; the first:\n",
+                    what, m, x.size(), (long long)by_index, (long long)by_bits);
+        for (int64_t i = first - 1; i <= first + 1; ++i) print_window(c, g, i);
+    } else if (!(c == g)) {
+        std::printf("    %s (m = %d): GPU and CPU differ in size\n", what, m);
+    }
     CHECK(c == g);
 }
 }  // namespace
@@ -311,7 +334,9 @@ GPU_TEST(mp_gpu_equals_cpu_on_hostile_inputs) {
     auto big = signal(5000);
     for (auto& v : big) v *= 1.6e308;
     gpu_equals_cpu(big, 10, 4, "1.6e308");
-    gpu_equals_cpu(times_pow2(signal(5000), -1060), 10, 4, "subnormal");
+    auto coarse = signal(5000);  // multiples of 2^-12: ×2^-1060 keeps every bit (subnormal, ≥ 2^-1072)
+    for (auto& v : coarse) v = std::ldexp(std::round(std::ldexp(v, 12)), -12);
+    gpu_equals_cpu(times_pow2(coarse, -1060), 10, 4, "subnormal");
     auto s = signal(40000);
     for (auto& v : s) v = 1e9 + 1e-6 * v;
     gpu_equals_cpu(s, 100, 100, "1e9 + 1e-6 signal");
