@@ -66,8 +66,8 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
-#include <queue>
 #include <random>
+#include <set>
 
 #include "api_matrix_profile.h"
 #include "api_motifs.h"
@@ -657,12 +657,14 @@ std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t 
 
 namespace {
 
+// The whole distance profile of a window on the CPU, for a window of the
+// selection with too many candidates; the statistics of every window are
+// computed for the first such window.
 class CpuProfiler : public WindowProfiler {
   public:
-    CpuProfiler(const double* x, int64_t n, int m, TsExec* ex) : x_(x), N_(n - m + 1), m_(m), ex_(ex) {
-        zstats(x, n, m, zs_, ex);
-    }
+    CpuProfiler(const double* x, int64_t n, int m, TsExec* ex) : x_(x), n_(n), N_(n - m + 1), m_(m), ex_(ex) {}
     void profile(int64_t i, double* out) override {
+        if (zs_.count == 0) zstats(x_, n_, m_, zs_, ex_);
         const int64_t B = std::max<int64_t>(256, (int64_t(1) << 18) / m_);
         parallel_for(ex_, (N_ + B - 1) / B, [&](int64_t t) {
             int64_t lo = t * B, hi = std::min(N_, lo + B);
@@ -674,13 +676,39 @@ class CpuProfiler : public WindowProfiler {
 
   private:
     const double* x_;
-    int64_t N_;
+    int64_t n_, N_;
     int m_;
     TsExec* ex_;
     ZStats zs_;
 };
 
-// A heap entry of the selection: a lower bound of window owner's best pair
+// The statistics of the windows the selection compares on the host, each
+// computed the first time the window is compared (motif::window_zstat, as
+// zstats computes them), and the direct distance of two windows (zdist's
+// bits).  A round of comparisons holds each window once, so a window's
+// statistics are written by one task.
+class WindowStats {
+  public:
+    WindowStats(const double* x, int64_t N, int m) : x_(x), m_(m), mean_(N), inv_(N), constant_(N), have_(N, 0) {}
+    void need(int64_t j) {
+        if (have_[j]) return;
+        motif::window_zstat(x_ + j, m_, &mean_[j], &inv_[j], &constant_[j]);
+        have_[j] = 1;
+    }
+    // zdist_bounded of windows i and j (both needed first)
+    double distance(int64_t i, int64_t j, double lim2) const {
+        return zdist_bounded(x_ + i, mean_[i], inv_[i], constant_[i], x_ + j, mean_[j], inv_[j], constant_[j], m_,
+                             lim2);
+    }
+
+  private:
+    const double* x_;
+    const int m_;
+    std::vector<double> mean_, inv_;
+    std::vector<uint8_t> constant_, have_;
+};
+
+// An entry of the selection: a lower bound of window owner's best pair
 // (a = b = −1), or its exact best allowed pair.
 struct Entry {
     double d;
@@ -692,12 +720,25 @@ struct Entry {
         if (b != o.b) return b > o.b;
         return owner > o.owner;
     }
+    bool operator<(const Entry& o) const { return o > *this; }
 };
 
-// Greedy top-k from a profile, exactly.  A heap holds one entry per window:
-// first a lower bound (profile distance − slack), later the exact best allowed
-// partner (distance profile of the window, blocked windows and |i−j| < excl
-// left out; ties: smaller partner).  Popping the smallest key:
+// A window's best partner so far: the least (distance, window).
+struct Partner {
+    double d = std::numeric_limits<double>::infinity();
+    int64_t j = -1;
+    void offer(double dist, int64_t w) {
+        if (j < 0 ? dist <= d : (dist < d || (dist == d && w < j))) {
+            d = dist;
+            j = w;
+        }
+    }
+};
+
+// Greedy top-k from a profile, exactly.  An ordered set (keys_) holds one
+// entry per window: first a lower bound (profile distance − slack), later the
+// exact best allowed partner (blocked windows and |i−j| < excl left out;
+// ties: smaller partner).  Taking the smallest key:
 //   * blocked window: dropped;
 //   * lower bound: replaced by the window's exact best allowed pair;
 //   * exact pair whose partner got blocked since: recomputed (it can only grow);
@@ -705,37 +746,39 @@ struct Entry {
 //     has a key at least that of its window's entry (lower bounds stay lower
 //     bounds as windows get blocked), and lower bounds sort before exact pairs
 //     of the same distance.
-// The lower bounds enter the heap in batches, smallest first: every bound not
-// loaded yet ranks after `loaded_to_`, so while the heap's top ranks before it
-// the pops are those of a heap holding every bound (the result is the same),
-// and a batch is loaded only when the top passes it.  A batch is chosen by a
-// bounded heap over the profile: O(N log T), no sort of N.
+// The lower bounds enter the set in batches, smallest first: every bound not
+// loaded yet ranks after `loaded_to_`, so while the set's first entry ranks
+// before it the steps are those of a set holding every bound (the result is
+// the same), and a batch is loaded only when the first entry passes it.  A
+// batch is chosen by a bounded heap over the profile: O(N log T), no sort of N.
+// A window's exact pair compares it with the few windows whose keys are
+// small enough (exact_entry), not with all N.
 class ProfileSelection {
   public:
-    ProfileSelection(int64_t n, int m, const double* pd, int64_t k, int64_t excl, WindowProfiler& prof,
-                     const TsExec* ex)
-        : N_(n - m + 1), m_(m), pd_(pd), k_(k), excl_(excl), prof_(prof), ex_(ex),
-          slack_(motif::pruning_slack(m)), batch_((size_t)std::min<int64_t>(N_, std::max<int64_t>(256, 8 * k))),
-          blocked_(N_, 0),
-          dp_(N_) {}
+    ProfileSelection(const double* x, int64_t n, int m, const double* pd, const int64_t* pi, int64_t k,
+                     int64_t excl, WindowProfiler& prof, int64_t whole_profile_after, const TsExec* ex)
+        : N_(n - m + 1), m_(m), pd_(pd), pi_(pi), k_(k), excl_(excl), prof_(prof), whole_after_(whole_profile_after),
+          ex_(ex), slack_(motif::pruning_slack(m)),
+          batch_((size_t)std::min<int64_t>(N_, std::max<int64_t>(256, 8 * k))), blocked_(N_, 0), seen_(N_, 0),
+          stats_(x, N_, m) {}
 
     std::vector<MotifPair> run() {
         load_batch();
         std::vector<MotifPair> result;
         while ((int64_t)result.size() < k_) {
-            if (more_bounds_ && (heap_.empty() || heap_.top() > loaded_to_)) {
+            if (more_bounds_ && (keys_.empty() || *keys_.begin() > loaded_to_)) {
                 load_batch();
                 continue;
             }
-            if (heap_.empty()) break;
-            const Entry e = heap_.top();
-            heap_.pop();
+            if (keys_.empty()) break;
+            const Entry e = *keys_.begin();
+            keys_.erase(keys_.begin());
             const int64_t i = e.owner;
             if (blocked_[i]) continue;
             const int64_t partner = e.a < 0 ? -1 : (e.a == i ? e.b : e.a);
             if (e.a < 0 || blocked_[partner]) {
                 Entry f;
-                if (exact_entry(i, f)) heap_.push(f);
+                if (exact_entry(i, f)) keys_.insert(f);
                 continue;
             }
             result.push_back({e.a, e.b, e.d});
@@ -772,39 +815,136 @@ class ProfileSelection {
         }
         more_bounds_ = best.size() == batch_;
         if (!best.empty()) loaded_to_ = best.front();
-        for (const Entry& e : best) heap_.push(e);
+        keys_.insert(best.begin(), best.end());
         batch_ = (size_t)std::min<int64_t>(N_, (int64_t)batch_ * 8);
     }
 
-    // Window i's exact best allowed pair (ties: the smaller partner, scanned first).
+    // Window i's exact best allowed pair: the least (distance, partner) over
+    // the allowed windows j.  A window j with an entry in keys_ has a key of
+    // at most d(i, j): its lower bound, or the distance of its best allowed
+    // pair when that was computed, which d(i, j) cannot undercut (i was
+    // allowed then too: windows are only ever blocked, never freed).  A window
+    // without one is blocked, or has no allowed partner (so is not i's), or
+    // is not loaded yet (its bound ranks after loaded_to_).  So only windows
+    // whose keys are at most the best distance found so far can beat it: the
+    // scan of keys_ in order compares them with i, in rounds of candidates
+    // computed in parallel, and stops at the first larger key; bounds are
+    // loaded while the best reaches loaded_to_ (the scan then starts again,
+    // skipping the windows compared).  A first round of likely partners (the
+    // profile's neighbours of i and of the windows beside it, shifted) makes
+    // the best small from the start.  Past whole_after_ candidates, the
+    // profiler's whole distance profile of i is cheaper.
     bool exact_entry(int64_t i, Entry& e) {
-        prof_.profile(i, dp_.data());
         check_interrupt(ex_);
-        int64_t bj = -1;
-        double bd = 0;
-        for (int64_t j = 0; j < N_; ++j) {
-            if (blocked_[j] || !motif::far_enough(i, j, excl_)) continue;
-            if (bj < 0 || dp_[j] < bd) {
-                bd = dp_[j];
-                bj = j;
-            }
+        if (++stamp_ == 0) {  // the stamps wrapped: forget every mark
+            std::fill(seen_.begin(), seen_.end(), 0);
+            stamp_ = 1;
         }
-        if (bj < 0) return false;
-        e = {bd, std::min(i, bj), std::max(i, bj), i};
+        stats_.need(i);
+        Partner best;
+        likely_partners(i);
+        compare(i, best);
+        int64_t compared = (int64_t)candidates_.size();
+        size_t round = 64;
+        auto it = keys_.begin();
+        for (;;) {
+            gather(i, best.d, round, it);
+            if (candidates_.empty()) {
+                if (!more_bounds_ || loaded_to_.d > best.d) break;
+                load_batch();
+                it = keys_.begin();
+                continue;
+            }
+            compare(i, best);
+            compared += (int64_t)candidates_.size();
+            if (compared > whole_after_) return whole_profile_entry(i, e);
+            round = std::min<size_t>(round * 2, 8192);
+        }
+        if (best.j < 0) return false;
+        e = {best.d, std::min(i, best.j), std::max(i, best.j), i};
+        return true;
+    }
+
+    // The profile's neighbours of windows i − 1, i and i + 1, shifted to
+    // partners of i, where allowed: the first candidates of window i.
+    void likely_partners(int64_t i) {
+        candidates_.clear();
+        if (!pi_) return;
+        for (int64_t s = -1; s <= 1; ++s) {
+            if (i + s < 0 || i + s >= N_ || pi_[i + s] < 0) continue;
+            const int64_t j = pi_[i + s] - s;
+            if (j < 0 || j >= N_ || seen_[j] == stamp_ || blocked_[j] || !motif::far_enough(i, j, excl_)) continue;
+            seen_[j] = stamp_;
+            candidates_.push_back(j);
+        }
+    }
+
+    // The next candidates of window i from `it` on, in key order: windows not
+    // compared with i yet, not blocked (blocked ones met are dropped from
+    // keys_), far enough from i; at most `count`, none with a key above limit.
+    void gather(int64_t i, double limit, size_t count, std::set<Entry>::iterator& it) {
+        candidates_.clear();
+        while (it != keys_.end() && candidates_.size() < count && !(it->d > limit)) {
+            const int64_t j = it->owner;
+            if (blocked_[j]) {
+                it = keys_.erase(it);
+                continue;
+            }
+            ++it;
+            if (seen_[j] == stamp_ || !motif::far_enough(i, j, excl_)) continue;
+            seen_[j] = stamp_;
+            candidates_.push_back(j);
+        }
+    }
+
+    // The distances of window i to the candidates (abandoned past the best
+    // so far: those cannot win), in parallel; the least into best.
+    void compare(int64_t i, Partner& best) {
+        const size_t count = candidates_.size();
+        dist_.resize(count);
+        const double lim2 = motif::abandon_limit2(best.d, slack_);
+        const int64_t per = std::max<int64_t>(16, 4096 / m_);  // candidates a task
+        parallel_for(ex_, ((int64_t)count + per - 1) / per, [&](int64_t t) {
+            const size_t lo = (size_t)(t * per), hi = std::min(count, lo + (size_t)per);
+            for (size_t c = lo; c < hi; ++c) {
+                stats_.need(candidates_[c]);
+                dist_[c] = stats_.distance(i, candidates_[c], lim2);
+            }
+        });
+        for (size_t c = 0; c < count; ++c) best.offer(dist_[c], candidates_[c]);
+    }
+
+    // Window i's exact best allowed pair from its whole distance profile
+    // (ties: the smaller partner, scanned first).
+    bool whole_profile_entry(int64_t i, Entry& e) {
+        dist_.resize(N_);
+        prof_.profile(i, dist_.data());
+        check_interrupt(ex_);
+        Partner best;
+        for (int64_t j = 0; j < N_; ++j)
+            if (!blocked_[j] && motif::far_enough(i, j, excl_)) best.offer(dist_[j], j);
+        if (best.j < 0) return false;
+        e = {best.d, std::min(i, best.j), std::max(i, best.j), i};
         return true;
     }
 
     const int64_t N_;
     const int m_;
     const double* pd_;
+    const int64_t* pi_;
     const int64_t k_, excl_;
     WindowProfiler& prof_;
+    const int64_t whole_after_;
     const TsExec* ex_;
     const double slack_;
     size_t batch_;
     std::vector<uint8_t> blocked_;
-    std::vector<double> dp_;
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
+    std::vector<uint32_t> seen_;  // == stamp_: compared with the window of the current exact_entry
+    uint32_t stamp_ = 0;
+    WindowStats stats_;
+    std::vector<int64_t> candidates_;
+    std::vector<double> dist_;
+    std::set<Entry> keys_;
     Entry loaded_to_{-1.0, -1, -1, -1};  // ranks before every bound
     bool more_bounds_ = true;
 };
@@ -815,9 +955,11 @@ std::unique_ptr<WindowProfiler> make_cpu_profiler(const double* x, int64_t n, in
     return std::unique_ptr<WindowProfiler>(new CpuProfiler(x, n, m, ex));
 }
 
-std::vector<MotifPair> select_top_motifs_from_profile(int64_t n, int m, const double* pd, int64_t k, int64_t excl,
-                                                      WindowProfiler& prof, const TsExec* ex) {
-    return ProfileSelection(n, m, pd, k, excl, prof, ex).run();
+std::vector<MotifPair> select_top_motifs_from_profile(const double* x, int64_t n, int m, const double* pd,
+                                                      const int64_t* pi, int64_t k, int64_t excl,
+                                                      WindowProfiler& prof, int64_t whole_profile_after,
+                                                      const TsExec* ex) {
+    return ProfileSelection(x, n, m, pd, pi, k, excl, prof, whole_profile_after, ex).run();
 }
 
 }  // namespace tsm
@@ -899,14 +1041,22 @@ extern "C" int tsm_motifs_from_profile(const double* x, int64_t n, int32_t m, co
                     tsm::invalid(tsm::format("matrix profile index %lld at position %lld is out of range",
                                              (long long)profile_index[i], (long long)i));
         std::unique_ptr<tsm::WindowProfiler> prof;
+        // Past this many host distances for one window, the profiler's whole
+        // distance profile of it is cheaper: on the CPU, a whole profile costs
+        // N distances; on the GPU, one kernel, about what the host spends on
+        // a few percent of them (an estimate).
+        int64_t whole_profile_after = N / 4;
         if (tsm::use_gpu(ex, TS_WORK_MOTIFS, n, m)) {
 #ifdef TSMINE_WITH_CUDA
             prof = tsm::gpu::make_window_profiler(x, n, m, ex);
+            whole_profile_after = N / 32;
 #endif
         } else {
             prof = tsm::make_cpu_profiler(x, n, m, ex);
         }
-        fill_motifs(tsm::select_top_motifs_from_profile(n, m, profile_dist, k, exclusion, *prof, ex), ex, out);
+        fill_motifs(tsm::select_top_motifs_from_profile(x, n, m, profile_dist, profile_index, k, exclusion, *prof,
+                                                        whole_profile_after, ex),
+                    ex, out);
     });
 }
 

@@ -111,9 +111,12 @@ struct WindowProfiler {
 std::unique_ptr<WindowProfiler> make_cpu_profiler(const double* x, int64_t n, int m, TsExec* ex);
 
 // Exact top-k pairs (same rules as MK) from a matrix profile's distances
-// (lower bounds; recomputed exactly with prof).
-std::vector<MotifPair> select_top_motifs_from_profile(int64_t n, int m, const double* profile_dist,
-                                                      int64_t k, int64_t excl, WindowProfiler& prof,
+// (lower bounds) and neighbours (likely partners; may be NULL): the distances
+// of the pairs that can rank are computed exactly on the host, or, for a
+// window with more than whole_profile_after of them, with prof.
+std::vector<MotifPair> select_top_motifs_from_profile(const double* x, int64_t n, int m, const double* profile_dist,
+                                                      const int64_t* profile_index, int64_t k, int64_t excl,
+                                                      WindowProfiler& prof, int64_t whole_profile_after,
                                                       const TsExec* ex);
 
 // Match: the distance profile of a pattern (CPU), and the greedy selection.
