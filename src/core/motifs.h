@@ -102,8 +102,8 @@ std::vector<MotifPair> mk_ranks(int64_t N, int m, int64_t k, MkStats& S,
 std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t k, int64_t excl,
                                      int n_refs, TsExec* ex, MkStats* stats = nullptr);
 
-// Exact distance profile of window i (all N windows) — the primitive of
-// select_top_motifs_from_profile.
+// Exact distance profile of window i (all N windows): what
+// select_top_motifs_from_profile computes for a window with many candidates.
 struct WindowProfiler {
     virtual ~WindowProfiler() = default;
     virtual void profile(int64_t i, double* out) = 0;  // out: N distances
