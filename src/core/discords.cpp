@@ -484,7 +484,11 @@ RankedDiscords select_top_discords(const double* profile_dist, const int64_t* pr
 // r_t < 0.01·√m the next step uses r = 0 (exhaustive: every window), which
 // ends the schedule.  A high r is cheap (candidates are discarded at once),
 // so the cost is that of the last step or two; the 10% step bounds how far
-// the last r undershoots the k-th discord's distance.
+// the last r undershoots the k-th discord's distance.  A k of ceil(N / m) or
+// more (windows m apart: no series holds more) can only end at r = 0, so the
+// schedule starts there: the same rows, without the ~50 steps down to it,
+// whose low ones cost as much as r = 0 itself (k = 2^31 − 1, N = 16,384,
+// m = 16 on the CPU: 28 s before, 0.6 s).
 RankedDiscords pd3_discords(const double* x, int64_t n, int m, int64_t k, double min_distance,
                             int64_t excl, TsExec* ex) {
     Pd3Prep p;
@@ -504,7 +508,8 @@ RankedDiscords pd3_discords(const double* x, int64_t n, int m, int64_t k, double
         return rank_discords(std::move(rows), m, k, min_distance, false);
     }
     const double top = 2.0 * std::sqrt((double)m);
-    double r = top;
+    const int64_t N = n - m + 1;
+    double r = k >= (N + m - 1) / m ? 0.0 : top;  // more than the series holds: every window
     for (;;) {
         auto rows = runner->run(r);
         check_interrupt(ex);
