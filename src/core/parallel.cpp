@@ -266,3 +266,9 @@ bool cpu_has_fma() {
 #endif
 
 }  // namespace tsm
+
+extern "C" int tsm_cpu_threads_now(int cpu_threads) noexcept {
+    TsExec ex{};
+    ex.cpu_threads = cpu_threads;
+    return tsm::thread_count(&ex);
+}

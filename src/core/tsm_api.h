@@ -122,6 +122,11 @@ int			tsm_gpu_info(int ordinal, TsDeviceInfo *info, TsStatus *st) TSM_NOEXCEPT;
 /* Bytes of device memory tsmine holds right now (0 between calls). */
 int64_t		tsm_gpu_bytes_in_use(void) TSM_NOEXCEPT;
 
+/* The threads a CPU call may use now (parallel.h): cpu_threads when > 0,
+ * else (0) the CPUs of this process that the machine's other runnable threads
+ * leave idle, at least 1. */
+int			tsm_cpu_threads_now(int cpu_threads) TSM_NOEXCEPT;
+
 /* Number of device allocations made and freed since the backend started. */
 void		tsm_gpu_alloc_counts(int64_t *allocs, int64_t *frees) TSM_NOEXCEPT;
 

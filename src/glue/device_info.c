@@ -69,9 +69,8 @@ ts_device_info(PG_FUNCTION_ARGS)
 		values[0] = CStringGetTextDatum("cpu");
 		values[1] = CStringGetTextDatum("cpu");
 		nulls[2] = true;
-		values[3] = CStringGetTextDatum(psprintf("CPU, %ld hardware threads, tsmine uses %d (%s)",
-												 threads,
-												 tsm_guc_cpu_threads > 0 ? tsm_guc_cpu_threads : (int) threads,
+		values[3] = CStringGetTextDatum(psprintf("CPU, %ld hardware threads, tsmine may use %d now (%s)",
+												 threads, tsm_cpu_threads_now(tsm_guc_cpu_threads),
 												 st.message));
 		nulls[4] = true;
 		values[5] = Int64GetDatum((int64) pages * psize);

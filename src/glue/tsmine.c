@@ -59,8 +59,8 @@ _PG_init(void)
 							 &tsm_guc_gpu_busy, TSM_GPU_BUSY_CPU, gpu_busy_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("tsmine.cpu_threads",
-							"Threads the CPU path uses (0: every hardware thread).",
-							NULL,
+							"Threads the CPU path uses at most (0: the CPUs idle when a call starts).",
+							"Work under about a millisecond runs on one thread whatever the setting.",
 							&tsm_guc_cpu_threads, 0, 0, 1024,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("tsmine.gpu_memory_limit",
