@@ -52,8 +52,9 @@ declare -A per_tx=([lateral]=100 [single]=1 [large]=1)   # series a transaction
 
 opts="-c client_min_messages=warning"
 [ -n "${CPU_THREADS:-}" ] && opts="$opts -c tsmine.cpu_threads=$CPU_THREADS"
-echo "# pgbench_clients: $(date -u +%F) $(q -c 'SELECT version FROM ts_device_info() LIMIT 1') on $DEVICE"
-echo "# $(nproc) CPUs; tsmine.cpu_threads = ${CPU_THREADS:-$(q -c 'SHOW tsmine.cpu_threads')}; ${secs} s a run; $(q -c "SELECT name FROM ts_device_info() WHERE kind = 'cpu'")"
+threads=${CPU_THREADS:-$(q -c "SELECT count(*) FROM ts_device_info()" -c "SHOW tsmine.cpu_threads" | tail -1)}
+echo "# pgbench_clients: $(date -u +%F), tsmine $(q -c 'SELECT version FROM ts_device_info() LIMIT 1'), on $DEVICE"
+echo "# $(nproc) CPUs; tsmine.cpu_threads = $threads; ${secs} s a run"
 echo
 echo "| backend | workload | clients | tps | series/s | mean latency ms | failed |"
 echo "|---|---|---|---|---|---|---|"
