@@ -37,10 +37,13 @@ trap 'rm -rf "$dir"' EXIT
 q -c "SELECT setseed(0.5);
   DROP TABLE IF EXISTS tsm_load_points, tsm_load_series, tsm_load_train, tsm_load_model;
   CREATE TABLE tsm_load_points AS
-    SELECT id, i, sum(random() - 0.5) OVER (PARTITION BY id ORDER BY i) + sin(i * 0.05) AS v
+    SELECT id, i, timestamptz '2026-01-01' + i * interval '1 minute' AS ts,
+           sum(random() - 0.5) OVER (PARTITION BY id ORDER BY i) + sin(i * 0.05) AS v
     FROM generate_series(1, 100) id, generate_series(1, $n) i;
   CREATE INDEX ON tsm_load_points (id, i);
-  CREATE TABLE tsm_load_series AS SELECT id, array_agg(v ORDER BY i) AS s FROM tsm_load_points GROUP BY id;
+  CREATE INDEX ON tsm_load_points (id, ts);
+  CREATE TABLE tsm_load_series AS
+    SELECT id, array_agg(v ORDER BY i) AS s, array_agg(ts ORDER BY i) AS t FROM tsm_load_points GROUP BY id;
   CREATE UNIQUE INDEX ON tsm_load_series (id);
   CREATE TABLE tsm_load_train AS SELECT id, CASE WHEN id % 2 = 0 THEN 'bump' ELSE 'flat' END AS label,
       array_agg(sin(i * 0.3 + id) + CASE WHEN id % 2 = 0 AND i BETWEEN 20 AND 30 THEN 2 ELSE 0 END
@@ -68,6 +71,9 @@ SELECT count(*) FROM ts_shapelets('SELECT label, s FROM tsm_load_train ORDER BY 
 SELECT ts_shapelet_classify((SELECT m FROM tsm_load_model), (SELECT s FROM tsm_load_train WHERE id = :id % 16 + 1));
 SELECT count(*) FROM ts_shapelet_classify((SELECT m FROM tsm_load_model), 'SELECT id, s FROM tsm_load_train ORDER BY id');
 SELECT ts_shapelet_distance((SELECT s[1:16] FROM tsm_load_train WHERE id = 2), (SELECT s FROM tsm_load_train WHERE id = :id % 16 + 1)) >= 0;
+SELECT count(*) FROM ts_discords((SELECT t FROM tsm_load_series WHERE id = :id), (SELECT s FROM tsm_load_series WHERE id = :id), 64, 3);
+SELECT count(*) FROM ts_motifs(NULL::timestamptz, format('SELECT ts, v FROM tsm_load_points WHERE id = %s ORDER BY ts', :id), 64, 2);
+SELECT length(ts_plot((SELECT s FROM tsm_load_series WHERE id = :id), '{"discords": [100, 1000]}', 64));
 SELECT count(*) FROM ts_device_info();
 SELECT count(*) FROM ts_last_run();
 EOF

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/soak.sh — CALLS consecutive calls of every tsmine SQL function (each
-# form, each method) in ONE session, each call its own statement.  Every
-# CALLS/10 calls it samples the backend's resident memory (VmRSS of
+# form: array, query, timed; several methods) in ONE session, each call its
+# own statement.  Every CALLS/10 calls it samples the backend's resident memory (VmRSS of
 # /proc/<backend pid>/status: psql must run on the server's machine) and, from
 # ts_device_info(), the device memory tsmine holds (tsmine_memory, 0 between
 # calls) and the device's free memory.  Prints one row per function and exits
@@ -46,6 +46,15 @@ functions=(
   "ts_shapelet_distance|SELECT ts_shapelet_distance((SELECT a[1:16] FROM soak_s), (SELECT a FROM soak_s)) >= 0"
   "ts_shapelet_classify(scalar)|SELECT ts_shapelet_classify((SELECT m FROM soak_model), (SELECT s FROM soak_train WHERE id = 3))"
   "ts_shapelet_classify(batch)|SELECT count(*) FROM ts_shapelet_classify((SELECT m FROM soak_model), 'SELECT id, s FROM soak_train ORDER BY id')"
+  "ts_matrix_profile(times, array)|SELECT count(*) FROM ts_matrix_profile((SELECT t FROM soak_s), (SELECT a FROM soak_s), 32)"
+  "ts_matrix_profile_arrays(time_type, query)|SELECT cardinality(distance) FROM ts_matrix_profile_arrays(NULL::timestamptz, 'SELECT ts, v FROM soak_p ORDER BY ts', 32)"
+  "ts_discords(times, array)|SELECT count(*) FROM ts_discords((SELECT t FROM soak_s), (SELECT a FROM soak_s), 32, 3)"
+  "ts_motifs(time_type, query)|SELECT count(*) FROM ts_motifs(NULL::timestamptz, 'SELECT ts, v FROM soak_p ORDER BY ts', 32, 2)"
+  "ts_match(times, array)|SELECT count(*) FROM ts_match((SELECT t FROM soak_s), (SELECT a FROM soak_s), (SELECT a[100:131] FROM soak_s), k => 5)"
+  "ts_outliers(time_type, query)|SELECT count(*) FROM ts_outliers(NULL::timestamptz, 'SELECT ts, v FROM soak_p ORDER BY ts', 3)"
+  "ts_shapelets(time_type)|SELECT count(*) FROM ts_shapelets(NULL::timestamptz, 'SELECT label, t, s FROM soak_train ORDER BY id', 8, 16, 4, 2)"
+  "ts_plot(array)|SELECT length(ts_plot((SELECT a FROM soak_s), '{\"discords\": [100, 300]}', 32, width => 600, height => 200))"
+  "ts_plot(query, times)|SELECT length(ts_plot('SELECT ts, v FROM soak_p ORDER BY ts', '{\"outliers\": [5]}'))"
   "ts_device_info|SELECT count(*) FROM ts_device_info()"
   "ts_last_run|SELECT count(*) FROM ts_last_run()"
 )
@@ -58,10 +67,12 @@ script="$dir/soak.sql"
   echo "SET tsmine.backend = $soak_backend;"
   echo "SET client_min_messages = warning;"
   echo "SELECT setseed(0.5) \\g /dev/null"
-  echo "CREATE TEMP TABLE soak_p AS SELECT i, sum(random() - 0.5) OVER (ORDER BY i) + sin(i * 0.05) AS v FROM generate_series(1, $n) i;"
-  echo "CREATE TEMP TABLE soak_s AS SELECT array_agg(v ORDER BY i) AS a FROM soak_p;"
+  echo "CREATE TEMP TABLE soak_p AS SELECT i, timestamptz '2026-01-01' + i * interval '1 minute' AS ts,
+          sum(random() - 0.5) OVER (ORDER BY i) + sin(i * 0.05) AS v FROM generate_series(1, $n) i;"
+  echo "CREATE TEMP TABLE soak_s AS SELECT array_agg(v ORDER BY i) AS a, array_agg(ts ORDER BY i) AS t FROM soak_p;"
   echo "CREATE TEMP TABLE soak_train AS SELECT id, CASE WHEN id % 2 = 0 THEN 'bump' ELSE 'flat' END AS label,
-          array_agg(sin(i * 0.3 + id) + CASE WHEN id % 2 = 0 AND i BETWEEN 20 AND 30 THEN 2 ELSE 0 END + random() * 0.1 ORDER BY i) AS s
+          array_agg(sin(i * 0.3 + id) + CASE WHEN id % 2 = 0 AND i BETWEEN 20 AND 30 THEN 2 ELSE 0 END + random() * 0.1 ORDER BY i) AS s,
+          array_agg(timestamptz '2026-01-01' + i * interval '1 s' ORDER BY i) AS t
         FROM generate_series(1, 12) id, generate_series(1, 64) i GROUP BY id;"
   echo "CREATE TEMP TABLE soak_model AS SELECT ts_shapelet_tree('SELECT label, s FROM soak_train ORDER BY id', 8, 16, 4) AS m;"
   echo "CREATE TEMP TABLE soak_samples (ord int, fn text, calls int, rss_kb bigint, tsm_bytes bigint, free_bytes bigint);"
