@@ -68,7 +68,7 @@ typedef struct TsExec
 {
 	int			backend;		/* TsBackend: tsmine.backend (CPU in parallel workers) */
 	int			gpu_device;		/* CUDA ordinal */
-	int			cpu_threads;	/* 0: all hardware threads */
+	int			cpu_threads;	/* 0: the CPUs idle now (parallel.h) */
 	int64_t		gpu_memory_limit;	/* device bytes one call may hold; 0: no limit */
 	/* non-zero when the query was cancelled or timed out; may be NULL */
 	int			(*interrupted) (void);
