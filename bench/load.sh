@@ -74,6 +74,7 @@ SELECT ts_shapelet_distance((SELECT s[1:16] FROM tsm_load_train WHERE id = 2), (
 SELECT count(*) FROM ts_discords((SELECT t FROM tsm_load_series WHERE id = :id), (SELECT s FROM tsm_load_series WHERE id = :id), 64, 3);
 SELECT count(*) FROM ts_motifs(NULL::timestamptz, format('SELECT ts, v FROM tsm_load_points WHERE id = %s ORDER BY ts', :id), 64, 2);
 SELECT length(ts_plot((SELECT s FROM tsm_load_series WHERE id = :id), '{"discords": [100, 1000]}', 64));
+SELECT count(*) FROM ts_discords_from_tiles((SELECT s FROM tsm_load_series WHERE id = :id), (SELECT ts_matrix_profile_merge(ts_matrix_profile_tile(s, 64, g.tile, 4)) FROM tsm_load_series, generate_series(1, 4) g(tile) WHERE id = :id), 3);
 SELECT count(*) FROM ts_device_info();
 SELECT count(*) FROM ts_last_run();
 EOF
