@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Estimates against measured runs (issue 17): for every function whose cost
+# grows with its input, three sizes, ts_estimate's seconds beside the time the
+# call measured inside tsmine (ts_last_run: total_ms − input_ms, the best of
+# REPS runs in one session) on the configured backend, and their ratio.
+# Series: seeded random walks; shapelets: a seeded two-class training set.
+#   BACKEND=gpu|cpu  (default: gpu where one is usable, else cpu)
+#   THREADS=N        tsmine.cpu_threads for the CPU runs (default 0: every thread)
+#   REPS=N           runs per size (default 3)
+#   ONLY="ts_match ts_outliers"   the functions to run (default: all)
+# The sizes follow the backend (the GPU's are 16–64 times larger).  The last
+# lines count the rows whose ratio lies within a factor of 2.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/lib.sh
+BACKEND=${BACKEND:-$backend}
+THREADS=${THREADS:-0}
+REPS=${REPS:-3}
+ONLY=${ONLY:-ts_matrix_profile_arrays ts_discords ts_motifs ts_match ts_outliers ts_shapelets}
+settings="SET tsmine.backend = $BACKEND; SET tsmine.cpu_threads = $THREADS;"
+
+if [ "$BACKEND" = gpu ]; then
+  mp_sizes="18 19 20"; match_sizes="22 23 24"; out_sizes="24 25 26"; shp_lengths="256 384 512"; shp_count=100
+else
+  mp_sizes="13 14 15"; match_sizes="18 19 20"; out_sizes="22 23 24"; shp_lengths="64 96 128"; shp_count=20
+fi
+walk_sizes="$(printf '%s\n' $mp_sizes $match_sizes $out_sizes | sort -un | tr '\n' ' ')"
+
+echo "device: $DEVICE; backend $BACKEND, tsmine.cpu_threads = $THREADS, best of $REPS"
+echo
+q -c "DROP TABLE IF EXISTS bench_est_walk, bench_est_train;
+      CREATE TABLE bench_est_walk (log2n int, a float8[]);
+      CREATE TABLE bench_est_train (id int, label int, len int, series float8[]);" >/dev/null
+for e in $walk_sizes; do
+  q -c "SELECT setseed(0.$e); INSERT INTO bench_est_walk SELECT $e, array_agg(s ORDER BY i)
+        FROM (SELECT i, sum(random() - 0.5) OVER (ORDER BY i) AS s FROM generate_series(1, 1 << $e) i) w" >/dev/null
+done
+for L in $shp_lengths; do  # class 1 has a bump at a random place; noise everywhere
+  q -c "SELECT setseed(0.$L); INSERT INTO bench_est_train
+        SELECT s, s % 2, $L, array_agg(random() + CASE WHEN s % 2 = 1 AND t BETWEEN b AND b + 9 THEN 2 ELSE 0 END ORDER BY t)
+        FROM (SELECT s, (random() * ($L - 10))::int AS b FROM generate_series(1, $shp_count) s) c,
+             generate_series(1, $L) t GROUP BY s, b" >/dev/null
+done
+
+# measure SQL: the best (total_ms − input_ms) of REPS runs, in ms; the first
+# call of the session starts the GPU context, if any (not counted)
+measure() {
+  q -c "$settings
+        SELECT count(*) FROM ts_outliers(ARRAY[1, 2, 3]::float8[]);
+        CREATE TEMP TABLE r (ms float8);
+        DO \$\$ BEGIN FOR i IN 1..$REPS LOOP
+          EXECUTE \$q\$ SELECT count(*) FROM ($1) x \$q\$;
+          INSERT INTO r SELECT total_ms - coalesce(input_ms, 0) FROM ts_last_run();
+        END LOOP; END \$\$;
+        SELECT min(ms) FROM r;" | tail -1
+}
+
+# row FUNCTION METHOD N M K SQL [ESTIMATE ARGS]: one line of the table
+rows=0 within=0
+row() {
+  local f=$1 method=$2 n=$3 m=$4 k=$5 sql=$6 extra=${7:-}
+  local est ms
+  est=$(q -F' ' -c "$settings SELECT seconds, coalesce(method, '-'), backend FROM ts_estimate('$f', $n, $m, $k, '$method'$extra)" | tail -1)
+  ms=$(measure "$sql")
+  read -r es em eb <<<"$est"
+  awk -v f="$f" -v me="$em" -v n="$n" -v m="$m" -v k="$k" -v b="$eb" -v es="$es" -v ms="$ms" 'BEGIN {
+    r = es / (ms / 1000); printf "| %s | %s | %s | %s | %s | %s | %.3f | %.3f | %.2f |\n", f, me, n, m, k, b, es, ms / 1000, r }'
+  rows=$((rows + 1))
+  if awk -v es="$es" -v ms="$ms" 'BEGIN { r = es / (ms / 1000); exit !(r >= 0.5 && r <= 2) }'; then within=$((within + 1)); fi
+}
+
+walk() { echo "(SELECT a FROM bench_est_walk WHERE log2n = $1)"; }
+echo "| function | method | n | m | k | backend | estimate s | measured s | estimate / measured |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for f in $ONLY; do
+  case $f in
+    ts_matrix_profile_arrays)
+      for e in $mp_sizes; do row $f auto $((1 << e)) 100 1 "SELECT * FROM ts_matrix_profile_arrays($(walk $e), 100)"; done;;
+    ts_discords)
+      for method in matrix_profile pd3; do for k in 1 10; do for e in $mp_sizes; do
+        row $f $method $((1 << e)) 100 $k "SELECT * FROM ts_discords($(walk $e), 100, $k, method => '$method')"
+      done; done; done;;
+    ts_motifs)
+      for method in mk matrix_profile; do for e in $mp_sizes; do
+        row $f $method $((1 << e)) 100 1 "SELECT * FROM ts_motifs($(walk $e), 100, 1, method => '$method')"
+      done; done;;
+    ts_match)
+      for e in $match_sizes; do
+        row $f auto $((1 << e)) 100 1 "SELECT * FROM ts_match($(walk $e), (SELECT a[1000:1099] FROM bench_est_walk WHERE log2n = $e), k => 10)"
+      done;;
+    ts_outliers)
+      for method in sigma mad; do for e in $out_sizes; do
+        row $f $method $((1 << e)) NULL 1 "SELECT * FROM ts_outliers($(walk $e), 3, '$method')"
+      done; done;;
+    ts_shapelets)
+      for L in $shp_lengths; do
+        row $f auto "$L" "$L" 1 "SELECT * FROM ts_shapelets('SELECT label, series FROM bench_est_train WHERE len = $L ORDER BY id', 3, $L)" \
+            ", series_count => $shp_count, min_length => 3"
+      done;;
+  esac
+done
+echo
+echo "within a factor of 2: $within of $rows rows"
+q -c "DROP TABLE IF EXISTS bench_est_walk, bench_est_train" >/dev/null
