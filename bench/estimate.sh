@@ -8,8 +8,11 @@
 #   THREADS=N        tsmine.cpu_threads for the CPU runs (default 0: every thread)
 #   REPS=N           runs per size (default 3)
 #   ONLY="ts_match ts_outliers"   the functions to run (default: all)
-# The sizes follow the backend (the GPU's are 16–64 times larger).  The last
-# lines count the rows whose ratio lies within a factor of 2.
+#   M=N              the window and pattern length (default 100)
+#   MP_SIZES, MATCH_SIZES, OUT_SIZES="a b c"   log2 of the series lengths;
+#   SHP_LENGTHS, SHP_COUNT   the shapelet training set: lengths, series each
+# The default sizes follow the backend (the GPU's are 16–64 times larger).  The
+# last line counts the rows whose ratio lies within a factor of 2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -19,14 +22,17 @@ REPS=${REPS:-3}
 ONLY=${ONLY:-ts_matrix_profile_arrays ts_discords ts_motifs ts_match ts_outliers ts_shapelets}
 settings="SET tsmine.backend = $BACKEND; SET tsmine.cpu_threads = $THREADS;"
 
+M=${M:-100}
 if [ "$BACKEND" = gpu ]; then
   mp_sizes="18 19 20"; match_sizes="22 23 24"; out_sizes="24 25 26"; shp_lengths="256 384 512"; shp_count=100
 else
   mp_sizes="13 14 15"; match_sizes="18 19 20"; out_sizes="22 23 24"; shp_lengths="64 96 128"; shp_count=20
 fi
+mp_sizes=${MP_SIZES:-$mp_sizes} match_sizes=${MATCH_SIZES:-$match_sizes} out_sizes=${OUT_SIZES:-$out_sizes}
+shp_lengths=${SHP_LENGTHS:-$shp_lengths} shp_count=${SHP_COUNT:-$shp_count}
 walk_sizes="$(printf '%s\n' $mp_sizes $match_sizes $out_sizes | sort -un | tr '\n' ' ')"
 
-echo "device: $DEVICE; backend $BACKEND, tsmine.cpu_threads = $THREADS, best of $REPS"
+echo "device: $DEVICE; backend $BACKEND, tsmine.cpu_threads = $THREADS, best of $REPS, m = $M"
 echo
 q -c "DROP TABLE IF EXISTS bench_est_walk, bench_est_train;
       CREATE TABLE bench_est_walk (log2n int, a float8[]);
@@ -75,18 +81,18 @@ echo "|---|---|---|---|---|---|---|---|---|"
 for f in $ONLY; do
   case $f in
     ts_matrix_profile_arrays)
-      for e in $mp_sizes; do row $f auto $((1 << e)) 100 1 "SELECT * FROM ts_matrix_profile_arrays($(walk $e), 100)"; done;;
+      for e in $mp_sizes; do row $f auto $((1 << e)) $M 1 "SELECT * FROM ts_matrix_profile_arrays($(walk $e), $M)"; done;;
     ts_discords)
       for method in matrix_profile pd3; do for k in 1 10; do for e in $mp_sizes; do
-        row $f $method $((1 << e)) 100 $k "SELECT * FROM ts_discords($(walk $e), 100, $k, method => '$method')"
+        row $f $method $((1 << e)) $M $k "SELECT * FROM ts_discords($(walk $e), $M, $k, method => '$method')"
       done; done; done;;
     ts_motifs)
       for method in mk matrix_profile; do for e in $mp_sizes; do
-        row $f $method $((1 << e)) 100 1 "SELECT * FROM ts_motifs($(walk $e), 100, 1, method => '$method')"
+        row $f $method $((1 << e)) $M 1 "SELECT * FROM ts_motifs($(walk $e), $M, 1, method => '$method')"
       done; done;;
     ts_match)
       for e in $match_sizes; do
-        row $f auto $((1 << e)) 100 1 "SELECT * FROM ts_match($(walk $e), (SELECT a[1000:1099] FROM bench_est_walk WHERE log2n = $e), k => 10)"
+        row $f auto $((1 << e)) $M 1 "SELECT * FROM ts_match($(walk $e), (SELECT a[1000:$((999 + M))] FROM bench_est_walk WHERE log2n = $e), k => 10)"
       done;;
     ts_outliers)
       for method in sigma mad; do for e in $out_sizes; do

@@ -26,37 +26,50 @@ namespace {
 
 // ---- rates ---------------------------------------------------------------
 
+// CPU rates are those of one thread of the build machine; t threads do
+// t^0.6 times as much: the exponent that turns its one-thread matrix profile
+// (1.6e9 pairs/s) into the H100 host's 16-thread figure (8e9 pairs/s), the
+// only CPU rate measured on both machines.
+constexpr double kThreadScaling = 0.6;
+
 // Matrix profile, in pairs of windows (windows²/2): H100 kernels 1.03–1.11e12
 // pairs/s plus about 10 ms of set-up and transfers (2^18 and 2^20, m = 100
-// and 1024); CPU 4e8 pairs/s a thread (H100 host: 16 threads, 6.5–8e9 pairs/s).
+// and 1024); CPU 1.6e9 pairs/s on one thread (2^13 to 2^15, m = 100).
 constexpr double kMpGpuPairsPerS = 1.0e12, kMpGpuFixedS = 0.010;
-constexpr double kMpCpuPairsPerThreadS = 4.0e8, kMpCpuFixedS = 0.005;
+constexpr double kMpCpuPairsPerS = 1.6e9, kMpCpuFixedS = 0.005;
 
-// PD3, as a multiple of the matrix profile's time: its r schedule reruns the
-// scan, more often the more discords are asked for.  H100, 2^20-point random
-// walk: 1.8× the profile at k = 1, 5.3× at k = 100; build machine: CPU.
-constexpr double kPd3GpuBase = 1.5, kPd3GpuPerK = 0.04;
-constexpr double kPd3CpuBase = 1.0, kPd3CpuPerK = 0.02;
+// PD3 prunes by the data; on random walks its time grows as windows^1.2, and
+// with k through the r schedule's extra rounds.  CPU: 2^13 to 2^15, k = 1 and
+// 10; GPU (H100): the 2^20-point walk, k = 1 (944 ms) and 100 (2,789 ms).
+constexpr double kPd3Exponent = 1.2;
+constexpr double kPd3CpuRate = 1.5e6, kPd3CpuPerK = 0.1;
+constexpr double kPd3GpuRate = 2.0e7, kPd3GpuPerK = 0.02, kPd3GpuFixedS = 0.005;
 
-// MK, as a fraction of the matrix profile's time, per rank: H100, n = 4·10^5:
-// 0.6 (random walk) and 0.3 (ECG); build machine: CPU.
-constexpr double kMkGpuFraction = 0.6, kMkCpuFraction = 0.5;
+// MK prunes by the data too; on random walks about windows^1.5 a rank.  CPU:
+// 2^13 to 2^15; GPU (H100): n = 4·10^5, m = 128 (54 ms).
+constexpr double kMkExponent = 1.5;
+constexpr double kMkCpuRate = 1.75e7, kMkGpuRate = 4.7e9, kMkGpuFixedS = 0.005;
 
 // The exact distance profile of one window (ts_match, and each window that
-// ts_motifs' selection from a profile checks), in window·length products:
-// CPU about 1e9 a thread (build machine); GPU 2e11 (one warp a window).
-constexpr double kProfileCpuPerThreadS = 1.0e9, kProfileGpuPerS = 2.0e11, kProfileGpuFixedS = 0.003;
+// ts_motifs' selection from a profile checks), in window·length products,
+// and (CPU) the sort of the distances: CPU 6e8 on one thread (2^18 to 2^20,
+// m = 100); GPU 2e11 (one warp a window; not measured yet).
+constexpr double kProfileCpuPerS = 6.0e8, kSortCpuPerS = 2.0e8;
+constexpr double kProfileGpuPerS = 2.0e11, kProfileGpuFixedS = 0.003;
 
 // Outliers, per value: sigma two passes at memory speed, mad exact medians
-// (radix selection, several passes).  CPU (build machine) per thread; GPU
-// (H100): the series' transfer to the device (about 20 GB/s) dominates.
-constexpr double kSigmaCpuPerThreadS = 2.5e8, kMadCpuPerThreadS = 4.0e7;
+// (radix selection, several passes); CPU one thread, 2^22 to 2^24.  GPU: the
+// series' transfer to the device (about 20 GB/s) dominates (not measured yet).
+constexpr double kSigmaCpuPerS = 9.0e8, kMadCpuPerS = 9.0e7;
 constexpr double kOutliersGpuBytesPerS = 2.0e10, kOutliersGpuFixedS = 0.002;
 
 // Shapelets, in cell updates (pivots × series × series length): H100 about
-// 1e12 a second (UCR Trace, Car, OSULeaf); CPU (build machine) per thread.
+// 1e12 a second (UCR Trace, Car, OSULeaf); CPU one thread 1.5e9 (20 series of
+// 64 to 128 values), with about 10 ms of set-up.
 constexpr double kShapeletGpuPerS = 1.0e12, kShapeletGpuFixedS = 0.002;
-constexpr double kShapeletCpuPerThreadS = 1.5e9;
+constexpr double kShapeletCpuPerS = 1.5e9, kShapeletCpuFixedS = 0.010;
+
+double cpu_speed(int threads) { return std::pow((double)std::max(threads, 1), kThreadScaling); }
 
 // ---- costs ---------------------------------------------------------------
 
@@ -81,23 +94,24 @@ Cost matrix_profile(int64_t n, int64_t m, bool gpu, int threads) {
 }
 
 double profile_seconds(double products, bool gpu, int threads) {
-    return gpu ? kProfileGpuFixedS + products / kProfileGpuPerS : products / (kProfileCpuPerThreadS * threads);
+    return gpu ? kProfileGpuFixedS + products / kProfileGpuPerS : products / (kProfileCpuPerS * cpu_speed(threads));
 }
 
 Cost discords(const TsEstimateArgs& a, bool gpu, int threads) {
     Cost c = matrix_profile(a.n, a.m, gpu, threads);
     if (a.method != TS_DISCORDS_PD3) return c;  // auto: the matrix profile
-    const double k = (double)std::max<int64_t>(1, a.k);
-    c.seconds *= gpu ? kPd3GpuBase + kPd3GpuPerK * k : kPd3CpuBase + kPd3CpuPerK * k;
+    const double k = (double)std::max<int64_t>(1, a.k), w = window_count(a.n, a.m);
+    const double work = std::pow(w, kPd3Exponent);
+    c.seconds = gpu ? kPd3GpuFixedS + work * (1 + kPd3GpuPerK * k) / kPd3GpuRate
+                    : work * (1 + kPd3CpuPerK * k) / (kPd3CpuRate * cpu_speed(threads));
     // PD3's per-window arrays (distances, neighbours, bitmaps, statistics)
-    const double w = window_count(a.n, a.m);
     c.device = gpu ? 8.0 * a.n + 100.0 * w : 0;
     c.host = gpu ? 0 : 8.0 * a.n + 100.0 * w;
     c.method = "pd3";
     return c;
 }
 
-// mk: a fraction of the profile's time per rank, with its reference
+// mk: its time a rank, with its reference
 // distances (ten references: 80 bytes a window) and index; auto: MK within
 // the profile's time, else the profile after it.
 Cost motifs(const TsEstimateArgs& a, bool gpu, int threads) {
@@ -105,7 +119,8 @@ Cost motifs(const TsEstimateArgs& a, bool gpu, int threads) {
     Cost mp = matrix_profile(a.n, a.m, gpu, threads);
     mp.seconds += profile_seconds(2 * k * w * a.m, gpu, threads);  // the windows the selection checks
     Cost mk;
-    mk.seconds = mp.seconds * (gpu ? kMkGpuFraction : kMkCpuFraction) * k;
+    const double rank = std::pow(w, kMkExponent);
+    mk.seconds = k * (gpu ? kMkGpuFixedS + rank / kMkGpuRate : rank / (kMkCpuRate * cpu_speed(threads)));
     mk.device = gpu ? 8.0 * a.n + 150.0 * w : 0;
     mk.host = gpu ? 16.0 * w : 150.0 * w;
     mk.method = "mk";
@@ -122,7 +137,8 @@ Cost motifs(const TsEstimateArgs& a, bool gpu, int threads) {
 Cost match(const TsEstimateArgs& a, bool gpu, int threads) {
     const double w = window_count(a.n, a.m);
     Cost c;
-    c.seconds = profile_seconds(w * a.m, gpu, threads) + (gpu ? 0 : w * std::log2(std::max(w, 2.0)) * 5e-9);
+    c.seconds = profile_seconds(w * a.m, gpu, threads) +
+                (gpu ? 0 : w * std::log2(std::max(w, 2.0)) / (kSortCpuPerS * cpu_speed(threads)));
     c.device = gpu ? 8.0 * a.n + 65.0 * w : 0;
     c.host = gpu ? 16.0 * w : 25.0 * w;
     return c;
@@ -136,7 +152,7 @@ Cost outliers(const TsEstimateArgs& a, bool gpu, int threads) {
         c.seconds = kOutliersGpuFixedS + 8.0 * a.n / kOutliersGpuBytesPerS * (mad ? 2 : 1);
         c.device = (mad ? 24.0 : 9.0) * a.n;
     } else {
-        c.seconds = a.n / ((mad ? kMadCpuPerThreadS : kSigmaCpuPerThreadS) * threads);
+        c.seconds = a.n / ((mad ? kMadCpuPerS : kSigmaCpuPerS) * cpu_speed(threads));
         c.host = mad ? 16.0 * a.n : 0;
     }
     return c;
@@ -151,7 +167,8 @@ Cost shapelets(const TsEstimateArgs& a, bool gpu, int threads) {
     for (int64_t L = a.min_length; L <= a.m && L <= a.n; L += a.step) pivots += series * (len - L + 1);
     const double cells = pivots * series * len * (a.tree ? 2 : 1);
     Cost c;
-    c.seconds = gpu ? kShapeletGpuFixedS + cells / kShapeletGpuPerS : cells / (kShapeletCpuPerThreadS * threads);
+    c.seconds = gpu ? kShapeletGpuFixedS + cells / kShapeletGpuPerS
+                    : kShapeletCpuFixedS + cells / (kShapeletCpuPerS * cpu_speed(threads));
     const double values = series * len;
     c.device = gpu ? 64.0 * values + 8.0 * series * series : 0;
     c.host = (gpu ? 16.0 : 64.0) * values + 8.0 * series * series;
@@ -163,7 +180,7 @@ Cost shapelets(const TsEstimateArgs& a, bool gpu, int threads) {
 double matrix_profile_seconds(int64_t n, int64_t m, bool gpu, int threads) {
     const double w = window_count(n, m), pairs = w * w / 2;
     if (gpu) return kMpGpuFixedS + pairs / kMpGpuPairsPerS;
-    return kMpCpuFixedS + pairs / (kMpCpuPairsPerThreadS * std::max(threads, 1));
+    return kMpCpuFixedS + pairs / (kMpCpuPairsPerS * cpu_speed(threads));
 }
 
 }  // namespace estimate

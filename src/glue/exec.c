@@ -40,12 +40,13 @@ tsm_now_ms(void)
 /* Called by the core, on the backend's own thread, between chunks of work.
  * Reports the progress, then reads the flags only: the cancel itself is
  * raised by CHECK_FOR_INTERRUPTS once the core has returned and released what
- * it held. */
+ * it held.  A lost client (found when a NOTICE could not be sent) stops the
+ * call too: CHECK_FOR_INTERRUPTS then ends the session. */
 static int
 glue_interrupted(void)
 {
 	tsm_progress_poll();
-	return (QueryCancelPending || ProcDiePending) ? 1 : 0;
+	return (QueryCancelPending || ProcDiePending || ClientConnectionLost) ? 1 : 0;
 }
 
 /* Result memory for the core: never throws (NULL on failure), may be > 1 GB. */

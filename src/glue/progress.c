@@ -232,8 +232,6 @@ tsm_progress_poll(void)
 	if (!call.running)
 		return;
 	now = tsm_now_ms();
-	if (now < call.next_publish_ms && now < call.next_notice_ms)
-		return;
 	done = __atomic_load_n(&counters.done, __ATOMIC_RELAXED);
 	total = __atomic_load_n(&counters.total, __ATOMIC_RELAXED);
 	if (total != call.phase_total || done < call.last_done)
@@ -242,6 +240,8 @@ tsm_progress_poll(void)
 		call.phase_total = total;
 	}
 	call.last_done = done;
+	if (now < call.next_publish_ms && now < call.next_notice_ms)
+		return;
 	if (now >= call.next_publish_ms)
 	{
 		publish(now, done, total);
