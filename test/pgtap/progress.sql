@@ -73,9 +73,13 @@ DECLARE r record;
 BEGIN
   BEGIN
     SELECT * INTO r FROM dblink_get_result('other') AS t(c bigint);
-  EXCEPTION WHEN OTHERS THEN
-    PERFORM * FROM dblink_get_result('other', false) AS t(c bigint);
-    RETURN SQLSTATE;
+  EXCEPTION
+    WHEN query_canceled THEN  -- dblink raises the remote error as its own
+      PERFORM * FROM dblink_get_result('other', false) AS t(c bigint);
+      RETURN '57014';
+    WHEN OTHERS THEN
+      PERFORM * FROM dblink_get_result('other', false) AS t(c bigint);
+      RETURN SQLSTATE;
   END;
   PERFORM * FROM dblink_get_result('other', false) AS t(c bigint);
   RETURN '00000';
