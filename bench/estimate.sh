@@ -32,7 +32,8 @@ mp_sizes=${MP_SIZES:-$mp_sizes} match_sizes=${MATCH_SIZES:-$match_sizes} out_siz
 shp_lengths=${SHP_LENGTHS:-$shp_lengths} shp_count=${SHP_COUNT:-$shp_count}
 walk_sizes="$(printf '%s\n' $mp_sizes $match_sizes $out_sizes | sort -un | tr '\n' ' ')"
 
-echo "device: $DEVICE; backend $BACKEND, tsmine.cpu_threads = $THREADS, best of $REPS, m = $M"
+echo "device: $DEVICE; backend $BACKEND, tsmine.cpu_threads = $THREADS, best of $REPS, m = $M;" \
+     "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 q -c "DROP TABLE IF EXISTS bench_est_walk, bench_est_train;
       CREATE TABLE bench_est_walk (log2n int, a float8[]);
@@ -107,5 +108,5 @@ for f in $ONLY; do
   esac
 done
 echo
-echo "within a factor of 2: $within of $rows rows"
+echo "within a factor of 2: $within of $rows rows (load average at the end: $(cut -d' ' -f1-3 /proc/loadavg))"
 q -c "DROP TABLE IF EXISTS bench_est_walk, bench_est_train" >/dev/null
