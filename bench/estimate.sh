@@ -7,6 +7,11 @@
 #   BACKEND=gpu|cpu  (default: gpu where one is usable, else cpu)
 #   THREADS=N        tsmine.cpu_threads for the CPU runs (default 0: every thread)
 #   REPS=N           runs per size (default 3)
+#   CLOCK=wall|cpu   wall (default): the best run's time inside tsmine, as
+#                    above; cpu: the backend's mean CPU time for the call, less
+#                    that of reading the same series alone (/proc/self/stat,
+#                    10 ms ticks; one thread; a superuser), which other
+#                    processes on a shared machine do not inflate
 #   ONLY="ts_match ts_outliers"   the functions to run (default: all)
 #   M=N              the window and pattern length (default 100)
 #   MP_SIZES, MATCH_SIZES, OUT_SIZES="a b c"   log2 of the series lengths;
@@ -20,7 +25,10 @@ BACKEND=${BACKEND:-$backend}
 THREADS=${THREADS:-0}
 REPS=${REPS:-3}
 ONLY=${ONLY:-ts_matrix_profile_arrays ts_discords ts_motifs ts_match ts_outliers ts_shapelets}
+CLOCK=${CLOCK:-wall}
+[ "$CLOCK" = cpu ] && THREADS=1  # the process's CPU time is the call's time only on one thread
 settings="SET tsmine.backend = $BACKEND; SET tsmine.cpu_threads = $THREADS;"
+hz=$(getconf CLK_TCK)
 
 M=${M:-100}
 if [ "$BACKEND" = gpu ]; then
@@ -32,7 +40,7 @@ mp_sizes=${MP_SIZES:-$mp_sizes} match_sizes=${MATCH_SIZES:-$match_sizes} out_siz
 shp_lengths=${SHP_LENGTHS:-$shp_lengths} shp_count=${SHP_COUNT:-$shp_count}
 walk_sizes="$(printf '%s\n' $mp_sizes $match_sizes $out_sizes | sort -un | tr '\n' ' ')"
 
-echo "device: $DEVICE; backend $BACKEND, tsmine.cpu_threads = $THREADS, best of $REPS, m = $M;" \
+echo "device: $DEVICE; backend $BACKEND, tsmine.cpu_threads = $THREADS, $CLOCK time of $REPS runs, m = $M;" \
      "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 q -c "DROP TABLE IF EXISTS bench_est_walk, bench_est_train;
@@ -49,26 +57,35 @@ for L in $shp_lengths; do  # class 1 has a bump at a random place; noise everywh
              generate_series(1, $L) t GROUP BY s, b" >/dev/null
 done
 
-# measure SQL: the best (total_ms − input_ms) of REPS runs, in ms; the first
-# call of the session starts the GPU context, if any (not counted)
+# measure SQL CONTROL: in ms, the best (total_ms − input_ms) of REPS runs of
+# SQL, or (CLOCK=cpu) the mean of SQL's CPU time less CONTROL's (reading the
+# same input); the first call of the session starts the GPU context, if any
+# (not counted)
 measure() {
+  local cpu_ms="SELECT 0::float8"
+  [ "$CLOCK" = cpu ] && cpu_ms="SELECT (split_part(s, ' ', 14)::float8 + split_part(s, ' ', 15)::float8) * 1000.0 / $hz
+                                FROM pg_read_file('/proc/self/stat') s"
   q -c "$settings
         SELECT count(*) FROM ts_outliers(ARRAY[1, 2, 3]::float8[]);
-        CREATE TEMP TABLE r (ms float8);
-        DO \$\$ BEGIN FOR i IN 1..$REPS LOOP
+        CREATE FUNCTION pg_temp.cpu_ms() RETURNS float8 LANGUAGE sql AS \$f\$ $cpu_ms \$f\$;
+        CREATE TEMP TABLE r (wall float8, cpu float8);
+        DO \$\$ DECLARE c0 float8; c1 float8; BEGIN FOR i IN 1..$REPS LOOP
+          c0 := pg_temp.cpu_ms();
+          EXECUTE \$q\$ SELECT count(*) FROM ($2) x \$q\$;
+          c1 := pg_temp.cpu_ms();
           EXECUTE \$q\$ SELECT count(*) FROM ($1) x \$q\$;
-          INSERT INTO r SELECT total_ms - coalesce(input_ms, 0) FROM ts_last_run();
+          INSERT INTO r SELECT total_ms - coalesce(input_ms, 0), pg_temp.cpu_ms() - c1 - (c1 - c0) FROM ts_last_run();
         END LOOP; END \$\$;
-        SELECT min(ms) FROM r;" | tail -1
+        SELECT CASE WHEN '$CLOCK' = 'cpu' THEN avg(cpu) ELSE min(wall) END FROM r;" | tail -1
 }
 
-# row FUNCTION METHOD N M K SQL [ESTIMATE ARGS]: one line of the table
+# row FUNCTION METHOD N M K SQL CONTROL [ESTIMATE ARGS]: one line of the table
 rows=0 within=0
 row() {
-  local f=$1 method=$2 n=$3 m=$4 k=$5 sql=$6 extra=${7:-}
+  local f=$1 method=$2 n=$3 m=$4 k=$5 sql=$6 control=$7 extra=${8:-}
   local est ms
   est=$(q -F' ' -c "$settings SELECT seconds, coalesce(method, '-'), backend FROM ts_estimate('$f', $n, $m, $k, '$method'$extra)" | tail -1)
-  ms=$(measure "$sql")
+  ms=$(measure "$sql" "$control")
   read -r es em eb <<<"$est"
   ms=$(awk -v ms="$ms" 'BEGIN { print (ms > 0.001 ? ms : 0.001) }')  # a ratio, even for the fastest call
   awk -v f="$f" -v me="$em" -v n="$n" -v m="$m" -v k="$k" -v b="$eb" -v es="$es" -v ms="$ms" 'BEGIN {
@@ -78,32 +95,34 @@ row() {
 }
 
 walk() { echo "(SELECT a FROM bench_est_walk WHERE log2n = $1)"; }
+read_walk() { echo "SELECT array_length(a, 1) FROM bench_est_walk WHERE log2n = $1"; }  # the input alone
 echo "| function | method | n | m | k | backend | estimate s | measured s | estimate / measured |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for f in $ONLY; do
   case $f in
     ts_matrix_profile_arrays)
-      for e in $mp_sizes; do row $f auto $((1 << e)) $M 1 "SELECT * FROM ts_matrix_profile_arrays($(walk $e), $M)"; done;;
+      for e in $mp_sizes; do row $f auto $((1 << e)) $M 1 "SELECT * FROM ts_matrix_profile_arrays($(walk $e), $M)" "$(read_walk $e)"; done;;
     ts_discords)
       for method in matrix_profile pd3; do for k in 1 10; do for e in $mp_sizes; do
-        row $f $method $((1 << e)) $M $k "SELECT * FROM ts_discords($(walk $e), $M, $k, method => '$method')"
+        row $f $method $((1 << e)) $M $k "SELECT * FROM ts_discords($(walk $e), $M, $k, method => '$method')" "$(read_walk $e)"
       done; done; done;;
     ts_motifs)
       for method in mk matrix_profile; do for e in $mp_sizes; do
-        row $f $method $((1 << e)) $M 1 "SELECT * FROM ts_motifs($(walk $e), $M, 1, method => '$method')"
+        row $f $method $((1 << e)) $M 1 "SELECT * FROM ts_motifs($(walk $e), $M, 1, method => '$method')" "$(read_walk $e)"
       done; done;;
     ts_match)
       for e in $match_sizes; do
-        row $f auto $((1 << e)) $M 1 "SELECT * FROM ts_match($(walk $e), (SELECT a[1000:$((999 + M))] FROM bench_est_walk WHERE log2n = $e), k => 10)"
+        row $f auto $((1 << e)) $M 1 "SELECT * FROM ts_match($(walk $e), (SELECT a[1000:$((999 + M))] FROM bench_est_walk WHERE log2n = $e), k => 10)" \
+            "$(read_walk $e)"
       done;;
     ts_outliers)
       for method in sigma mad; do for e in $out_sizes; do
-        row $f $method $((1 << e)) NULL 1 "SELECT * FROM ts_outliers($(walk $e), 3, '$method')"
+        row $f $method $((1 << e)) NULL 1 "SELECT * FROM ts_outliers($(walk $e), 3, '$method')" "$(read_walk $e)"
       done; done;;
     ts_shapelets)
       for L in $shp_lengths; do
         row $f auto "$L" "$L" 1 "SELECT * FROM ts_shapelets('SELECT label, series FROM bench_est_train WHERE len = $L ORDER BY id', 3, $L)" \
-            ", series_count => $shp_count, min_length => 3"
+            "SELECT label, series FROM bench_est_train WHERE len = $L" ", series_count => $shp_count, min_length => 3"
       done;;
   esac
 done
