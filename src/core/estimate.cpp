@@ -38,10 +38,11 @@ constexpr double kThreadScaling = 0.6;
 constexpr double kMpGpuPairsPerS = 1.0e12, kMpGpuFixedS = 0.010;
 constexpr double kMpCpuPairsPerS = 1.6e9, kMpCpuFixedS = 0.005;
 
-// PD3 prunes by the data; on random walks its time grows as windows^1.2, and
-// with k through the r schedule's extra rounds.  CPU: 2^13 to 2^15, k = 1 and
-// 10; GPU (H100): the 2^20-point walk, k = 1 (944 ms) and 100 (2,789 ms).
-constexpr double kPd3Exponent = 1.2;
+// PD3 prunes by the data; on random walks its time grows as windows^1.2, as
+// (m/100)^0.3 with the window, and with k through the r schedule's extra
+// rounds.  CPU: 2^13 to 2^16, m = 100 and 400, k = 1 and 10; GPU (H100): the
+// 2^20-point walk, m = 100, k = 1 (944 ms) and 100 (2,789 ms).
+constexpr double kPd3Exponent = 1.2, kPd3WindowExponent = 0.3;
 constexpr double kPd3CpuRate = 1.5e6, kPd3CpuPerK = 0.1;
 constexpr double kPd3GpuRate = 2.0e7, kPd3GpuPerK = 0.02, kPd3GpuFixedS = 0.005;
 
@@ -101,7 +102,7 @@ Cost discords(const TsEstimateArgs& a, bool gpu, int threads) {
     Cost c = matrix_profile(a.n, a.m, gpu, threads);
     if (a.method != TS_DISCORDS_PD3) return c;  // auto: the matrix profile
     const double k = (double)std::max<int64_t>(1, a.k), w = window_count(a.n, a.m);
-    const double work = std::pow(w, kPd3Exponent);
+    const double work = std::pow(w, kPd3Exponent) * std::pow(a.m / 100.0, kPd3WindowExponent);
     c.seconds = gpu ? kPd3GpuFixedS + work * (1 + kPd3GpuPerK * k) / kPd3GpuRate
                     : work * (1 + kPd3CpuPerK * k) / (kPd3CpuRate * cpu_speed(threads));
     // PD3's per-window arrays (distances, neighbours, bitmaps, statistics)
