@@ -3,7 +3,8 @@
 -- string category, for an unknown literal when overloads take text and
 -- float8[].  The query form takes text whose first non-blank character is '{'
 -- (no SQL statement starts with one) as the float8[] it spells, so both
--- spellings give the same rows, for every function with a query form.
+-- spellings give the same rows, for every function with a query form (a timed
+-- query form, which needs times, raises an error instead).
 SET extra_float_digits = 0;
 
 -- what PostgreSQL resolves an untyped literal to, shown on two overloads of our own
@@ -60,6 +61,16 @@ SELECT ts_shapelet_tree($$SELECT * FROM (VALUES ('flat', '{0,0,1,0,0,1,0,0,1,0,0
                                               ('peak', '{0,0,0,0,0,0,5,9,5,0,0,0}'::float8[])) t(label, series)$$, 3, 3) AS model;
 SELECT c.* FROM tiny_model, ts_shapelet_classify(model, '{0,0,0,5,9,5,0,0,0,0,0,0}') c;
 SELECT ts_shapelet_classify(model, '{0,0,0,5,9,5,0,0,0,0,0,0}'::float8[]) FROM tiny_model;
+
+-- ts_plot: the picture of the literal is that of the array
+SELECT ts_plot('{1,2,1,2,1,2,1,2,100}') = ts_plot('{1,2,1,2,1,2,1,2,100}'::float8[]) AS same_picture;
+
+-- the timed forms: with a times array, an untyped literal is the series
+-- (the timed array form is the only one that takes an array first) ...
+SELECT pos, value, to_char("time", 'YYYY-MM-DD') AS "time" FROM ts_outliers('{2026-01-01,2026-01-02,2026-01-03,2026-01-04,2026-01-05,2026-01-06,2026-01-07,2026-01-08,2026-01-09}'::date[],
+                                                                           '{1,2,1,2,1,2,1,2,100}', 2);
+-- ... while the timed query form needs the times of its query: a literal there is an error
+SELECT * FROM ts_outliers(NULL::date, '{1,2,1,2,1,2,1,2,100}', 2);
 
 -- blanks before the brace, empty literals
 SELECT count(*) FROM ts_outliers(E' \n\t{1,2,1,2,1,2,1,2,100}', 2);
