@@ -67,6 +67,7 @@
 #include <vector>
 
 #include "gpu_runtime.h"
+#include "progress.h"
 #include "matrix_profile.h"
 #include "mp_detail.h"
 
@@ -654,6 +655,7 @@ void sweep_on_device(Params p, int64_t first, int64_t last, cudaStream_t s, cons
         (int64_t)(kMaxPairsPerLaunch / ((double)kBand * mp::kSegRows)) / kWarpsPerBlock * kWarpsPerBlock);
     Event launched[2];
     int64_t launch = 0;
+    progress_start(ex, last - first);
     for (int64_t t0 = first; t0 < last; t0 += per_launch, ++launch) {
         p.task_lo = t0;
         p.task_hi = std::min(last, t0 + per_launch);
@@ -665,6 +667,7 @@ void sweep_on_device(Params p, int64_t first, int64_t last, cudaStream_t s, cons
         if (p.task_hi < last) {
             launched[launch & 1].record(s);
             if (launch > 0) wait(launched[(launch - 1) & 1], ex);
+            progress_set(ex, t0 - first);  // the launches before this one have finished
         }
     }
 }

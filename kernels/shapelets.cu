@@ -56,6 +56,7 @@
 #include "api_shapelets.h"
 #include "error.h"
 #include "gpu_runtime.h"
+#include "progress.h"
 #include "shapelets.h"
 
 // Blocks per SM dist_kernel's registers are sized for (its __launch_bounds__;
@@ -1254,6 +1255,7 @@ struct LaunchClock {
     tsm::gpu::EventTimer timer;
     TsExec* ex;
     double kernel_ms = 0, since_wait = 0;  // since_wait: estimated cell updates
+    int64_t pivots_queued = 0;             // of the launches since the last wait (progress)
     bool timing = false;
     void start() {
         if (!timing) { timer.start(); timing = true; }
@@ -1261,6 +1263,8 @@ struct LaunchClock {
     void wait() {
         timer.stop();
         tsm::gpu::wait(stream, ex);
+        tsm::progress_add(ex, pivots_queued);
+        pivots_queued = 0;
         kernel_ms += timer.ms();
         timing = false;
         since_wait = 0;
@@ -1288,6 +1292,7 @@ void run_launches(const Device& dev, const Plan& plan, const KernelConfig& kc, c
             launch_scoring(dev, plan, li, win, table, kc, k, clock.stream);
             if (!kc.device_lists) copy_pivot_results(dev, plan.launches[li], h, clock.stream);
             clock.since_wait += plan.launches[li].cost;
+            clock.pivots_queued += plan.launches[li].pivots;
             const bool last = gi + 1 == plan.groups.size() && li + 1 == g.c1;
             if (kc.device_lists && last) {
                 merge_kernel<<<1, 1024, 0, clock.stream>>>(dev.lists, kc.n_lists * k, k, dev.best);

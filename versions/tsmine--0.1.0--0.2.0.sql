@@ -227,3 +227,43 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
 
 COMMENT ON FUNCTION ts_motifs_from_tiles(float8[], bigint[], int) IS
 'The top-k motif pairs of series from its merged tiles: what ts_motifs(series, m, k, exclusion_zone) returns, with the tiles'' m and exclusion_zone (give the tiles exclusion_zone => m for ts_motifs'' default).';
+
+-- ts_progress(): the calls running now, their fraction done and time left;
+-- ts_estimate(): what a call would cost before it runs (issue 17).  The
+-- array literals that the query forms take as arrays need no SQL change.
+
+CREATE FUNCTION ts_progress()
+RETURNS TABLE (
+    pid int,                    -- the backend running the call (join pg_stat_activity on pid)
+    function text,              -- the SQL function, e.g. 'ts_matrix_profile'
+    method text,                -- the method it runs now ('matrix_profile', 'pd3', 'mk'), or NULL
+    backend text,               -- 'gpu' or 'cpu'
+    started timestamptz,        -- when the call's work began (its series read)
+    seconds_running float8,
+    fraction float8,            -- of the work done, 0 to 1; NULL where the work depends on the data
+    seconds_left float8,        -- estimated from the rate so far; NULL while unknown
+    done bigint,                -- units of work done (the method's own units) ...
+    total bigint                -- ... of total; NULL where unknown
+)
+AS 'MODULE_PATHNAME', 'ts_progress'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION ts_progress() IS
+'One row per tsmine call running now in any session whose role the caller has the privileges of (every session with pg_read_all_stats): its pid (join pg_stat_activity), function, method, backend, start, the fraction of its work done and the estimated seconds left.';
+
+CREATE FUNCTION ts_estimate(function text, n bigint, m int DEFAULT NULL, k int DEFAULT 1, method text DEFAULT 'auto',
+                            backend text DEFAULT NULL, series_count bigint DEFAULT NULL, min_length int DEFAULT NULL,
+                            step int DEFAULT 1)
+RETURNS TABLE (
+    function text,
+    method text,                -- the method the call would run ('matrix_profile', 'pd3', 'mk', 'sigma', 'mad'), or NULL
+    backend text,               -- 'gpu' or 'cpu': where the call would run
+    seconds float8,             -- the work inside tsmine (reading a query and returning rows come on top)
+    device_bytes bigint,        -- GPU memory the call would hold at its peak (0 on the CPU)
+    host_bytes bigint           -- host memory it would allocate besides its input and result rows
+)
+AS 'MODULE_PATHNAME', 'ts_estimate'
+LANGUAGE C STABLE PARALLEL RESTRICTED CALLED ON NULL INPUT ROWS 1;
+
+COMMENT ON FUNCTION ts_estimate(text, bigint, int, int, text, text, bigint, int, int) IS
+'What a call would cost before it runs: for function (ts_matrix_profile, ts_matrix_profile_arrays, ts_discords, ts_motifs, ts_match, ts_outliers, ts_shapelets, ts_shapelet_tree), a series of n values, window or pattern length m, k results and method, the backend and method the call would use (backend NULL: as tsmine.backend says), its estimated seconds and its device and host memory, from the rates the automatic choices use. Shapelets: n values in each of series_count training series, lengths min_length..m by step.';

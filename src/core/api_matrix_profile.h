@@ -36,7 +36,8 @@ int			tsm_matrix_profile(const double *x, int64_t n, int32_t m, int64_t exclusio
 /*
  * About how long tsm_matrix_profile would take (ms) for n values and window m
  * with this exec's backend and threads, from the rates bench/RESULTS.md
- * measured (GPU: 1e12 pairs/s; CPU: 4e8 pairs/s per thread; n²/2 pairs).
+ * measured (estimate.cpp: GPU 1e12 pairs/s; CPU 1.6e9 pairs/s on one thread,
+ * t^0.6 times that on t threads; n²/2 pairs).
  * Automatic method choices use it as the time budget of the alternative.
  */
 double		tsm_matrix_profile_estimate_ms(int64_t n, int32_t m, const TsExec *exec) TSM_NOEXCEPT;

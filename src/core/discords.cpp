@@ -40,6 +40,7 @@
 #include "error.h"
 #include "finite.h"
 #include "parallel.h"
+#include "progress.h"
 #include "sliding.h"
 
 namespace tsm {
@@ -617,6 +618,7 @@ extern "C" int tsm_discords(const double* x, int64_t n, int32_t m, int64_t k, do
     if (code != TS_OK) return code;
     if (method == TS_DISCORDS_PD3) {
         ex->used_method = "pd3";
+        tsm::progress_unknown(ex);  // PD3's pruning depends on the data
         return tsm_discords_pd3(x, n, m, k, min_distance, exclusion, ex, out, st);
     }
     // auto: the matrix profile, which bench/discords.sh measured faster than

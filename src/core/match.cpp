@@ -18,6 +18,7 @@
 #include "motifs.h"
 #include "mp_detail.h"
 #include "parallel.h"
+#include "progress.h"
 
 namespace tsm {
 
@@ -46,6 +47,7 @@ void match_profile_cpu(const double* x, int64_t n, const double* pattern, int m,
     motif::window_zstat(pattern, m, &pmu, &pinv, &pc);
     dist.assign(N, 0.0);
     const int64_t B = std::max<int64_t>(256, (int64_t(1) << 18) / m);
+    progress_start(ex, N);
     parallel_for(ex, (N + B - 1) / B, [&](int64_t t) {
         int64_t lo = t * B, hi = std::min(N, lo + B);
         for (int64_t j = lo; j < hi; ++j) {
@@ -54,6 +56,7 @@ void match_profile_cpu(const double* x, int64_t n, const double* pattern, int m,
             motif::window_zstat(x + j, m, &mu, &inv, &c);
             dist[j] = zdist(pattern, pmu, pinv, pc, x + j, mu, inv, c, m);
         }
+        progress_add(ex, hi - lo);
     });
 }
 

@@ -12,8 +12,10 @@
 #include "api_matrix_profile.h"
 #include "dispatch.h"
 #include "error.h"
+#include "estimate.h"
 #include "finite.h"
 #include "parallel.h"
+#include "progress.h"
 #include "sliding.h"
 
 namespace tsm {
@@ -237,6 +239,7 @@ void cpu_sweep(const Prepared& P, const TsExec* ex, const UnitRange& units, std:
 #if defined(__x86_64__)
     const bool fma = cpu_has_fma();
 #endif
+    progress_start(ex, (int64_t)tasks.size());
     parallel_for(ex, (int64_t)tasks.size(), [&](int64_t ti) {
         thread_local std::vector<uint64_t> row_keys, col_keys;
         thread_local std::vector<double> cov;
@@ -256,6 +259,7 @@ void cpu_sweep(const Prepared& P, const TsExec* ex, const UnitRange& units, std:
             if (row_keys[r]) atomic_max(best[r0 + r], row_keys[r]);
         for (int64_t c = 0; c < cols; ++c)
             if (col_keys[c]) atomic_max(best[r0 + t.k0 + c], col_keys[c]);
+        progress_add(ex, 1);
     });
     keys.resize(count);
     for (int64_t i = 0; i < count; ++i) keys[i] = best[i].load(std::memory_order_relaxed);
@@ -361,15 +365,12 @@ void check_profile_args(const double* x, int64_t n, int m, int64_t exclusion) {
 
 extern "C" double tsm_matrix_profile_estimate_ms(int64_t n, int32_t m, const TsExec* exec) noexcept {
     TsExec probe = *exec;  // use_gpu records its choice in used_backend
-    const double windows = (double)std::max<int64_t>(0, n - m + 1);
-    const double pairs = windows * windows / 2;
     bool gpu = false;
     try {
         gpu = tsm::use_gpu(&probe, TS_WORK_MATRIX_PROFILE, n, m);
     } catch (...) {
     }
-    if (gpu) return 10.0 + pairs / 1e12 * 1e3;
-    return 5.0 + pairs / (4e8 * tsm::thread_count(exec)) * 1e3;
+    return 1e3 * tsm::estimate::matrix_profile_seconds(n, m, gpu, tsm::thread_count(exec));
 }
 
 extern "C" int tsm_matrix_profile(const double* x, int64_t n, int32_t m, int64_t exclusion, TsExec* ex,

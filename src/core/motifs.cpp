@@ -75,6 +75,7 @@
 #include "error.h"
 #include "finite.h"
 #include "parallel.h"
+#include "progress.h"
 
 namespace tsm {
 
@@ -1078,6 +1079,7 @@ int motifs_by_profile(const double* x, int64_t n, int32_t m, int64_t k, int64_t 
     TsProfile p;
     int code = tsm_matrix_profile(x, n, m, exclusion, ex, &p, st);
     if (code != TS_OK) return code;
+    tsm::progress_unknown(ex);  // the selection's work depends on the data
     return tsm_motifs_from_profile(x, n, m, p.dist, p.index, k, exclusion, ex, out, st);
 }
 
@@ -1096,6 +1098,7 @@ extern "C" int tsm_motifs(const double* x, int64_t n, int32_t m, int64_t k, int6
     if (method == TS_MOTIFS_AUTO && 2 * (int64_t)m > n) method = TS_MOTIFS_MK;
     if (method == TS_MOTIFS_MATRIX_PROFILE) return motifs_by_profile(x, n, m, k, exclusion, ex, out, st);
     ex->used_method = "mk";
+    tsm::progress_unknown(ex);  // MK's pruning depends on the data
     if (method == TS_MOTIFS_AUTO) ex->budget_ms = tsm_matrix_profile_estimate_ms(n, m, ex);
     code = tsm_motifs_mk(x, n, m, k, exclusion, n_references, ex, out, st);
     ex->budget_ms = 0;

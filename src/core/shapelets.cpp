@@ -14,6 +14,7 @@
 #include "error.h"
 #include "finite.h"
 #include "parallel.h"
+#include "progress.h"
 
 namespace tsm {
 namespace shp {
@@ -312,7 +313,10 @@ std::vector<Cand> discover_cpu(const Subset& d, const std::vector<int>& lengths,
         const std::vector<RowGroup> groups = row_groups(d, L);
         std::vector<TopK> part(groups.size(), TopK(k));
         parallel_for(ex, (int64_t)groups.size(),
-                     [&](int64_t t) { score_row_group(d, st, gt, partner, groups[t], part[t]); });
+                     [&](int64_t t) {
+                         score_row_group(d, st, gt, partner, groups[t], part[t]);
+                         progress_add(ex, groups[t].g1 - groups[t].g0);
+                     });
         for (auto& p : part) best.merge(p);
     }
     return best.take();
@@ -356,6 +360,7 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     for (int L : lengths)
         for (int64_t s = 0; s < N; ++s)
             if (d.n[s] >= L) pivots += d.n[s] - L + 1;
+    progress_start(ex, pivots);
     if (use_gpu(ex, TS_WORK_SHAPELETS, pivots * N)) {
 #ifdef TSMINE_WITH_CUDA
         return gpu::discover(d, lengths, k, partner, ex);

@@ -58,6 +58,22 @@ typedef enum TsBackend
 } TsBackend;
 
 /*
+ * How far a call has come, in units of work that its method counts (the
+ * matrix profile's sweep tasks, windows, shapelet candidates): the core sets
+ * total when its main work starts and advances done, from any of its threads
+ * (atomically), as chunks finish.  total is 0 until the main work starts (and
+ * for work too short to count), and -1 where the work depends on the data
+ * (PD3's and MK's pruning).  A later phase (the profile after MK ran past its
+ * budget) starts again with its own total.  The glue owns it and reads it in
+ * `interrupted`, which the core calls between chunks.
+ */
+typedef struct TsProgress
+{
+	int64_t		done;
+	int64_t		total;
+} TsProgress;
+
+/*
  * What the glue hands every entry point: the settings as they are, and
  * callbacks.  The core decides (dispatch.cpp): which backend runs the call,
  * whether to take a GPU slot, which method `auto` means, and the CPU
@@ -70,8 +86,11 @@ typedef struct TsExec
 	int			gpu_device;		/* CUDA ordinal */
 	int			cpu_threads;	/* 0: the CPUs idle now (parallel.h) */
 	int64_t		gpu_memory_limit;	/* device bytes one call may hold; 0: no limit */
-	/* non-zero when the query was cancelled or timed out; may be NULL */
+	/* non-zero when the query was cancelled or timed out; may be NULL.  Called
+	 * between chunks of work, so the glue also reports *progress from it. */
 	int			(*interrupted) (void);
+	/* the call's progress (see TsProgress); may be NULL */
+	TsProgress *progress;
 	/* allocator for result arrays; returns NULL on failure; never NULL */
 	void	   *(*alloc) (size_t bytes);
 	/* Takes (or confirms) this backend's GPU slot before the core's first GPU

@@ -88,4 +88,8 @@ tsm_compat_init_materialized_srf(FunctionCallInfo fcinfo, bits32 flags)
 #define MarkGUCPrefixReserved(prefix) EmitWarningsOnPlaceholders(prefix)
 #endif
 
+/* This backend's 0-based index among the MaxBackends (the progress slots):
+ * MyBackendId - 1 in 14 and 15 (17 replaced it with MyProcNumber). */
+#define tsm_compat_backend_index() ((int) MyBackendId - 1)
+
 #endif							/* TSM_COMPAT_H */

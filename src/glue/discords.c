@@ -181,7 +181,7 @@ matrix_profile_common(FunctionCallInfo fcinfo, bool query, bool timed, bool as_a
 		}
 		return (Datum) 0;
 	}
-	tsm_exec_prepare(&ex);
+	tsm_exec_prepare(&ex, function);
 	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
 	tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st);
 	tsm_exec_finish(function, &ex, s.n, &st, t0);
@@ -260,7 +260,7 @@ discords_common(FunctionCallInfo fcinfo, bool query, bool timed)
 	InitMaterializedSRF(fcinfo, 0);
 	if (s.n == 0)
 		return (Datum) 0;		/* an empty series has no windows */
-	tsm_exec_prepare(&ex);
+	tsm_exec_prepare(&ex, "ts_discords");
 	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
 	tsm_discords(s.x, s.n, m, k, r, excl, method, &ex, &d, &st);
 	tsm_exec_finish("ts_discords", &ex, s.n, &st, t0);

@@ -38,12 +38,15 @@ tsm_now_ms(void)
 }
 
 /* Called by the core, on the backend's own thread, between chunks of work.
- * Reads the flags only: the cancel itself is raised by CHECK_FOR_INTERRUPTS
- * once the core has returned and released what it held. */
+ * Reports the progress, then reads the flags only: the cancel itself is
+ * raised by CHECK_FOR_INTERRUPTS once the core has returned and released what
+ * it held.  A lost client (found when a NOTICE could not be sent) stops the
+ * call too: CHECK_FOR_INTERRUPTS then ends the session. */
 static int
 glue_interrupted(void)
 {
-	return (QueryCancelPending || ProcDiePending) ? 1 : 0;
+	tsm_progress_poll();
+	return (QueryCancelPending || ProcDiePending || ClientConnectionLost) ? 1 : 0;
 }
 
 /* Result memory for the core: never throws (NULL on failure), may be > 1 GB. */
@@ -108,7 +111,7 @@ tsm_exec_stage_results(TsExec *ex, size_t bytes)
 }
 
 void
-tsm_exec_prepare(TsExec *ex)
+tsm_exec_prepare(TsExec *ex, const char *function)
 {
 	memset(ex, 0, sizeof(*ex));
 	ex->alloc = glue_alloc;
@@ -122,11 +125,13 @@ tsm_exec_prepare(TsExec *ex)
 	 * workers may not take. */
 	if (IsParallelWorker())
 		ex->backend = TS_BACKEND_CPU;
+	tsm_progress_begin(function, ex);
 }
 
 void
 tsm_exec_finish(const char *function, const TsExec *ex, int64 n, const TsStatus *st, double started_ms)
 {
+	tsm_progress_end();
 	if (ex->cpu_fallback[0])
 		ereport(DEBUG1,
 				(errmsg_internal("tsmine: %s ran on the CPU instead: %s", function, ex->cpu_fallback)));

@@ -32,6 +32,7 @@ extern int	tsm_guc_max_gpu_backends;
 extern int	tsm_guc_gpu_busy;
 extern int	tsm_guc_cpu_threads;
 extern int	tsm_guc_gpu_memory_limit;	/* MB */
+extern int	tsm_guc_progress;	/* seconds; -1: no NOTICEs */
 
 /* ---- GPU slots (gpu_slots.c) ---- */
 /* TsExec.take_gpu_slot: takes (or keeps) one of tsmine.max_gpu_backends
@@ -40,14 +41,30 @@ extern int	tsm_guc_gpu_memory_limit;	/* MB */
 extern int	tsm_gpu_slot_take(int required, TsStatus *st);
 extern int	tsm_gpu_slot_held(void);	/* slot number, or -1 */
 
+/* ---- progress (progress.c) ---- */
+/* The call of `function` starts (right before the core call): points
+ * ex->progress at this backend's counters and shows the call in ts_progress();
+ * may raise an ERROR (the shared memory of the progress slots). */
+extern void tsm_progress_begin(const char *function, TsExec *ex);
+/* From the interrupted callback, under the core's frames: publishes the
+ * progress and sends a NOTICE when tsmine.progress says one is due; never
+ * raises an error. */
+extern void tsm_progress_poll(void);
+/* The call has ended (also on abort): ts_progress() no longer shows it. */
+extern void tsm_progress_end(void);
+
 /* ---- execution (exec.c) ---- */
-/* Fills *ex for a core call: the settings as they are and the callbacks (the
- * core decides the backend, the method and any fall-back). */
-extern void tsm_exec_prepare(TsExec *ex);
+/* Fills *ex for a core call of `function` (the SQL name): the settings as they
+ * are and the callbacks (the core decides the backend, the method and any
+ * fall-back); the call's progress starts being reported. */
+extern void tsm_exec_prepare(TsExec *ex, const char *function);
 /* After a core call: records the run for ts_last_run() and raises the status
  * as an ERROR if it is not TS_OK. */
 extern void tsm_exec_finish(const char *function, const TsExec *ex, int64 n, const TsStatus *st,
 							double started_ms);
+/* Raises a core status that is not TS_OK as an ERROR (57014 as PostgreSQL's
+ * own cancel or timeout error). */
+extern void tsm_raise_status(const TsStatus *st);
 extern double tsm_now_ms(void);
 /* Raises the status as an ERROR if it is not TS_OK (a cancel as the cancel
  * or timeout PostgreSQL has pending). */
@@ -132,7 +149,17 @@ extern void tsm_series_from_query(text *sql, const char *argname, TsmSeries *out
 /* Time the last series argument took to read (ms; -1 until one is read):
  * ts_last_run's input_ms. */
 extern double tsm_input_ms;
-/* The series argument: a float8[] (array form) or a text query (query form). */
+/* A text argument whose first non-blank character is '{' is an array literal,
+ * not a query (no SQL statement starts with '{'): the float8[] it spells
+ * (ERROR 22P02 when malformed); NULL for any other text.  Every query form
+ * reads its series through series_from_query (input.c: tsm_series_from_query
+ * and the timed variants), which takes such text as the array: an untyped
+ * literal '{1,2,3}' resolves to the text overload (PostgreSQL prefers text for
+ * an unknown literal), so this makes it mean what it looks like.  A timed
+ * query form, which needs times, raises 22023 for one. */
+extern ArrayType *tsm_array_literal(text *t);
+/* The series argument: a float8[] (array form) or a text query (query form;
+ * an array literal there is taken as the array). */
 extern void tsm_series_arg(FunctionCallInfo fcinfo, int argno, const char *argname, bool query,
 						   TsmSeries *out);
 

@@ -11,8 +11,10 @@
 #include "access/xact.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "parser/scansup.h"
 #include "tcop/dest.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/plancache.h"
@@ -260,17 +262,62 @@ tsm_spi_run_read_only(const char *query, const char *argname, DestReceiver *dest
 	return rc;
 }
 
+/* ---- array literals where a query goes --------------------------------- */
+
+ArrayType *
+tsm_array_literal(text *t)
+{
+	const char *p = VARDATA_ANY(t);
+	const char *end = p + VARSIZE_ANY_EXHDR(t);
+	char	   *literal;
+
+	while (p < end && scanner_isspace(*p))
+		p++;
+	if (p == end || *p != '{')
+		return NULL;
+	/* array_in raises 22P02 (malformed array literal) with the position */
+	literal = text_to_cstring(t);
+	return DatumGetArrayTypeP(OidFunctionCall3(F_ARRAY_IN, CStringGetDatum(literal),
+											   ObjectIdGetDatum(FLOAT8OID), Int32GetDatum(-1)));
+}
+
+/* The series of an array literal given where a query goes: the array's;
+ * a form that needs times from the query cannot take one. */
+static void
+series_from_literal(ArrayType *literal, const char *argname, TsmTimes *times, bool times_optional,
+					TsmSeries *out)
+{
+	if (times && !times_optional)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s is an array literal, which has no times", argname),
+				 errhint("Pass the times and the values as two arrays, (times, series), or a query that returns (time, value) rows.")));
+	if (times)
+		memset(times, 0, sizeof(*times));
+	tsm_series_from_array(literal, "series", out);
+}
+
 /* The query form: one numeric column, or (times not NULL) (time, value)
  * rows whose times are read into *times, of type time_type (InvalidOid: any
- * a time may have); with times_optional, one column will do too. */
+ * a time may have); with times_optional, one column will do too.  Every query
+ * form comes here: text that is an array literal is the array it spells. */
 static void
 series_from_query(text *sql, const char *argname, TsmTimes *times, Oid time_type, bool times_optional,
 				  TsmSeries *out)
 {
-	char	   *query = text_to_cstring(sql);
-	SeriesBuffer *buf = palloc0(sizeof(SeriesBuffer));
+	ArrayType  *literal = tsm_array_literal(sql);
+	char	   *query;
+	SeriesBuffer *buf;
 	SeriesReceiver rcv;
 	int			rc;
+
+	if (literal)
+	{
+		series_from_literal(literal, argname, times, times_optional, out);
+		return;
+	}
+	query = text_to_cstring(sql);
+	buf = palloc0(sizeof(SeriesBuffer));
 
 	buf->cb.func = series_buffer_free;
 	buf->cb.arg = buf;

@@ -58,7 +58,7 @@ motifs_common(FunctionCallInfo fcinfo, bool query, bool timed)
 	refs = PG_GETARG_INT32(TSM_AT(timed, 5));
 	tsm_form_series(fcinfo, query, timed, &s, &times);
 	InitMaterializedSRF(fcinfo, 0);
-	tsm_exec_prepare(&ex);
+	tsm_exec_prepare(&ex, "ts_motifs");
 	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
 	tsm_motifs(s.x, s.n, m, k, excl, method, refs, &ex, &mo, &st);
 	tsm_exec_finish("ts_motifs", &ex, s.n, &st, t0);
@@ -91,7 +91,7 @@ match_common(FunctionCallInfo fcinfo, bool query, bool timed)
 	if (s.n == 0)
 		return (Datum) 0;		/* an empty series has no windows */
 
-	tsm_exec_prepare(&ex);
+	tsm_exec_prepare(&ex, "ts_match");
 	tsm_match(s.x, s.n, pat.x, (int32) Min(pat.n, PG_INT32_MAX), maxd, k, excl, &ex, &mt, &st);
 	tsm_exec_finish("ts_match", &ex, s.n, &st, t0);
 

@@ -35,7 +35,7 @@ outliers_common(FunctionCallInfo fcinfo, bool query, bool timed)
 	tsm_form_series(fcinfo, query, timed, &s, &times);
 
 	InitMaterializedSRF(fcinfo, 0);
-	tsm_exec_prepare(&ex);
+	tsm_exec_prepare(&ex, "ts_outliers");
 	tsm_outliers(s.x, s.n, k, method, &ex, &out, &st);
 	tsm_exec_finish("ts_outliers", &ex, s.n, &st, t0);
 

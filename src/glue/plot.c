@@ -213,7 +213,7 @@ plot_common(FunctionCallInfo fcinfo, bool query)
 		o.profile = read_profile(PG_GETARG_ARRAYTYPE_P(3), &o.profile_n);
 	if (times.key && times.n > 0)
 		time_ticks(&times, o.width, &o);
-	tsm_exec_prepare(&ex);
+	tsm_exec_prepare(&ex, "ts_plot");
 	ex.used_backend = TS_BACKEND_CPU;
 	tsm_plot_svg(s.x, s.n, marks, n_marks, &o, &ex, &svg, &len, &st);
 	tsm_exec_finish("ts_plot", &ex, s.n, &st, t0);

@@ -83,7 +83,7 @@ ts_matrix_profile_tile(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("the partial profile of %lld windows does not fit in an array of at most 1 GB",
 						(long long) (s.n - m + 1))));
-	tsm_exec_prepare(&ex);
+	tsm_exec_prepare(&ex, "ts_matrix_profile_tile");
 	ex.alloc = prefixed_alloc;
 	tsm_matrix_profile_tile(s.x, s.n, m, excl, tile, tiles, &ex, &pp, &st);
 	tsm_exec_finish("ts_matrix_profile_tile", &ex, s.n, &st, t0);
@@ -142,7 +142,7 @@ profile_from_tiles(FunctionCallInfo fcinfo, const char *function, TsExec *ex, Ts
 
 	tsm_series_arg(fcinfo, 0, "series", false, s);
 	merged = partial_arg(fcinfo, 1, "merged");
-	tsm_exec_prepare(ex);
+	tsm_exec_prepare(ex, function);
 	tsm_exec_stage_results(ex, tsm_profile_bytes(s->n, 3));	/* m >= 3: at most n - 2 windows */
 	tsm_matrix_profile_from_tiles(s->x, s->n, PARTIAL_DATA(merged), PARTIAL_WORDS(merged), ex, p, m, excl, &st);
 	tsm_exec_finish(function, ex, s->n, &st, t0);

@@ -244,7 +244,7 @@ shapelets_common(FunctionCallInfo fcinfo, bool timed)
 	}
 	read_training(PG_GETARG_TEXT_PP(TSM_AT(timed, 0)), time_type, false, &t);
 	InitMaterializedSRF(fcinfo, 0);
-	tsm_exec_prepare(&ex);
+	tsm_exec_prepare(&ex, "ts_shapelets");
 	tsm_shapelets(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step, (int32) Min(k, PG_INT32_MAX), &ex, &out,
 				  &st);
 	tsm_exec_finish("ts_shapelets", &ex, t.total_values, &st, t0);
@@ -403,7 +403,7 @@ ts_shapelet_tree(PG_FUNCTION_ARGS)
 	TSM_REQUIRE_ARG(fcinfo, 5, "logical");
 	logical = PG_GETARG_BOOL(5);
 	read_training(PG_GETARG_TEXT_PP(0), InvalidOid, true, &t);
-	tsm_exec_prepare(&ex);
+	tsm_exec_prepare(&ex, "ts_shapelet_tree");
 	tsm_shapelet_tree(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step, depth,
 									   logical ? 1 : 0, &ex, &tree, &st);
 	tsm_exec_finish("ts_shapelet_tree", &ex, t.total_values, &st, t0);
@@ -638,6 +638,59 @@ ts_shapelet_classify(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(cstring_to_text(m->labels[cls]));
 }
 
+/* The series to classify in a batch, read into memory of the calling context. */
+typedef struct Batch
+{
+	int64		n;
+	const double **x;
+	int64	   *len;
+	char	  **ids;				/* NULL entries without an id column */
+} Batch;
+
+static void
+batch_alloc(Batch *b, int64 n)
+{
+	b->n = n;
+	b->x = palloc0(sizeof(double *) * Max(n, 1));
+	b->len = palloc0(sizeof(int64) * Max(n, 1));
+	b->ids = palloc0(sizeof(char *) * Max(n, 1));
+}
+
+/* series_sql's rows (series) or (id, series); an array literal there is one
+ * series, without an id (tsm_array_literal). */
+static void
+read_batch(text *sql, Batch *b)
+{
+	MemoryContext outer = CurrentMemoryContext;
+	ArrayType  *literal = tsm_array_literal(sql);
+	TupleDesc	desc;
+
+	if (literal)
+	{
+		TsmSeries	s;
+
+		tsm_series_from_array(literal, "series", &s);
+		batch_alloc(b, 1);
+		b->x[0] = s.x;
+		b->len[0] = s.n;
+		return;
+	}
+	desc = spi_select_series(text_to_cstring(sql), "series_sql", 1, 2, "(series float8[]) or (id, series float8[])");
+	MemoryContextSwitchTo(outer);
+	batch_alloc(b, (int64) SPI_processed);
+	for (int64 i = 0; i < b->n; i++)
+	{
+		b->x[i] = spi_copy_series(desc, i, "series_sql", outer, &b->len[i]);
+		if (desc->natts == 2)
+		{
+			char	   *id = SPI_getvalue(SPI_tuptable->vals[i], desc, 1);
+
+			b->ids[i] = id ? MemoryContextStrdup(outer, id) : NULL;
+		}
+	}
+	SPI_finish();
+}
+
 /* Batch form: series_sql returns (series) or (id, series); one row each. */
 PG_FUNCTION_INFO_V1(ts_shapelet_classify_query);
 Datum
@@ -645,13 +698,7 @@ ts_shapelet_classify_query(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Model	   *m;
-	char	   *query;
-	MemoryContext outer = CurrentMemoryContext;
-	TupleDesc	desc;
-	int64		n;
-	const double **x;
-	int64	   *len;
-	char	  **ids;
+	Batch		b;
 	int32	   *cls;
 	TsExec		ex;
 	TsStatus	st;
@@ -660,40 +707,23 @@ ts_shapelet_classify_query(PG_FUNCTION_ARGS)
 	TSM_REQUIRE_ARG(fcinfo, 0, "model");
 	TSM_REQUIRE_ARG(fcinfo, 1, "series_sql");
 	m = get_model(fcinfo, PG_GETARG_JSONB_P(0));
-	query = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	desc = spi_select_series(query, "series_sql", 1, 2, "(series float8[]) or (id, series float8[])");
-	n = (int64) SPI_processed;
-	MemoryContextSwitchTo(outer);
-	x = palloc0(sizeof(double *) * Max(n, 1));
-	len = palloc0(sizeof(int64) * Max(n, 1));
-	ids = palloc0(sizeof(char *) * Max(n, 1));
-	cls = palloc0(sizeof(int32) * Max(n, 1));
-	for (int64 i = 0; i < n; i++)
-	{
-		x[i] = spi_copy_series(desc, i, "series_sql", outer, &len[i]);
-		if (desc->natts == 2)
-		{
-			char	   *id = SPI_getvalue(SPI_tuptable->vals[i], desc, 1);
-
-			ids[i] = id ? MemoryContextStrdup(outer, id) : NULL;
-		}
-	}
-	SPI_finish();
+	read_batch(PG_GETARG_TEXT_PP(1), &b);
+	cls = palloc0(sizeof(int32) * Max(b.n, 1));
 	tsm_input_ms = tsm_now_ms() - t0;	/* ts_last_run's input_ms */
 
 	InitMaterializedSRF(fcinfo, 0);
-	tsm_exec_prepare(&ex);
+	tsm_exec_prepare(&ex, "ts_shapelet_classify");
 	ex.backend = TS_BACKEND_CPU;
-	tsm_shapelet_classify_batch(m->nodes, m->n_nodes, m->n_classes, x, len, n, &ex, cls, &st);
-	tsm_exec_finish("ts_shapelet_classify", &ex, n, &st, t0);
-	for (int64 i = 0; i < n; i++)
+	tsm_shapelet_classify_batch(m->nodes, m->n_nodes, m->n_classes, b.x, b.len, b.n, &ex, cls, &st);
+	tsm_exec_finish("ts_shapelet_classify", &ex, b.n, &st, t0);
+	for (int64 i = 0; i < b.n; i++)
 	{
 		Datum		values[3];
 		bool		nulls[3] = {false, false, false};
 
 		values[0] = Int64GetDatum(i + 1);
-		if (ids[i])
-			values[1] = CStringGetTextDatum(ids[i]);
+		if (b.ids[i])
+			values[1] = CStringGetTextDatum(b.ids[i]);
 		else
 			nulls[1] = true;
 		values[2] = CStringGetTextDatum(m->labels[cls[i]]);

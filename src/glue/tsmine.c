@@ -15,6 +15,7 @@ int			tsm_guc_max_gpu_backends = 4;
 int			tsm_guc_gpu_busy = TSM_GPU_BUSY_CPU;
 int			tsm_guc_cpu_threads = 0;
 int			tsm_guc_gpu_memory_limit = 0;
+int			tsm_guc_progress = -1;
 
 static const struct config_enum_entry backend_options[] = {
 	{"auto", TS_BACKEND_AUTO, false},
@@ -69,5 +70,12 @@ _PG_init(void)
 							"tsmine.backend = gpu.",
 							&tsm_guc_gpu_memory_limit, 0, 0, PG_INT32_MAX,
 							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable("tsmine.progress",
+							"After how long a tsmine call reports its progress in NOTICEs (-1: never).",
+							"A call that has run this long (counted from when its series has been read) "
+							"sends a NOTICE with the fraction done and the estimated time left, then one "
+							"more every as many seconds (at least 1). 0 reports from the start.",
+							&tsm_guc_progress, -1, -1, INT_MAX / 1000,
+							PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("tsmine");
 }

@@ -4,7 +4,7 @@ BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
-SELECT plan(17);
+SELECT plan(21);
 
 -- every function of the extension has a comment and is in C (aggregates: their functions are)
 SELECT is(
@@ -85,6 +85,26 @@ SELECT is(
      JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
    WHERE p.proargnames[1] IN ('times', 'time_type')),
   13, 'every series function has its timed forms (6 × 2, and ts_shapelets)');
+-- ts_progress reads shared memory of other sessions, ts_estimate reads the
+-- settings and which GPUs are visible: neither belongs in a parallel worker
+SELECT is(
+  (SELECT provolatile::text || proparallel::text FROM pg_proc WHERE oid = 'ts_progress()'::regprocedure),
+  'vr', 'ts_progress is VOLATILE PARALLEL RESTRICTED');
+SELECT is(
+  (SELECT provolatile::text || proparallel::text || proisstrict::text FROM pg_proc
+   WHERE oid = 'ts_estimate(text, bigint, int, int, text, text, bigint, int, int)'::regprocedure),
+  'srfalse', 'ts_estimate is STABLE PARALLEL RESTRICTED, not STRICT (a NULL function or n is an error)');
+SELECT is(
+  (SELECT prorows FROM pg_proc WHERE oid = 'ts_estimate(text, bigint, int, int, text, text, bigint, int, int)'::regprocedure),
+  1::real, 'ts_estimate returns one row');
+-- every function with a query form has an array form of the same name
+SELECT is(
+  (SELECT string_agg(DISTINCT q.proname, ', ') FROM pg_proc q JOIN pg_depend d ON d.objid = q.oid AND d.deptype = 'e'
+     JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
+   WHERE 'series_sql' = ANY (q.proargnames)
+     AND NOT EXISTS (SELECT 1 FROM pg_proc a WHERE a.proname = q.proname AND 'series' = ANY (a.proargnames)
+                     AND a.proargtypes[array_position(a.proargnames, 'series') - 1] = 'float8[]'::regtype)),
+  NULL, 'every query form has an array form, which an array literal in its place means');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -1,0 +1,268 @@
+// estimate.cpp — the rates behind the automatic choices (the matrix profile's
+// time, which is MK's budget in ts_motifs' auto) and ts_estimate's figures
+// for every function whose cost grows with its input.
+//
+// Each rate says where it was measured.  "H100" figures come from
+// bench/RESULTS.md's current tables (one H100, its host's 16-core CPU);
+// "build machine" figures from bench/estimate.sh on the 2-core CPU build
+// machine (bench/RESULTS.md, "Estimates against measured runs"), per thread.
+// Costs count the work inside tsmine: ts_last_run's total_ms − input_ms.
+#include "estimate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "api_discords.h"
+#include "api_estimate.h"
+#include "api_motifs.h"
+#include "error.h"
+#include "parallel.h"
+
+namespace tsm {
+namespace estimate {
+
+namespace {
+
+// ---- rates ---------------------------------------------------------------
+
+// CPU rates are those of one thread of the build machine; t threads do
+// t^0.6 times as much: the exponent that turns its one-thread matrix profile
+// (1.6e9 pairs/s) into the H100 host's 16-thread figure (8e9 pairs/s), the
+// only CPU rate measured on both machines.
+constexpr double kThreadScaling = 0.6;
+
+// Matrix profile, in pairs of windows (windows²/2): H100 kernels 1.03–1.11e12
+// pairs/s plus about 10 ms of set-up and transfers (2^18 and 2^20, m = 100
+// and 1024); CPU 1.6e9 pairs/s on one thread (2^13 to 2^15, m = 100).
+constexpr double kMpGpuPairsPerS = 1.0e12, kMpGpuFixedS = 0.010;
+constexpr double kMpCpuPairsPerS = 1.6e9, kMpCpuFixedS = 0.005;
+
+// PD3 prunes by the data; on random walks its time grows as windows^1.2, as
+// (m/100)^0.3 with the window, and with k through the r schedule's extra
+// rounds.  CPU: 2^13 to 2^16, m = 100 and 400, k = 1 and 10; GPU (H100): the
+// 2^20-point walk, m = 100, k = 1 (944 ms) and 100 (2,789 ms).
+constexpr double kPd3Exponent = 1.2, kPd3WindowExponent = 0.3;
+constexpr double kPd3CpuRate = 1.5e6, kPd3CpuPerK = 0.1;
+constexpr double kPd3GpuRate = 2.0e7, kPd3GpuPerK = 0.02, kPd3GpuFixedS = 0.005;
+
+// MK prunes by the data too; on random walks about windows^1.5 a rank.  CPU:
+// 2^13 to 2^15; GPU (H100): n = 4·10^5, m = 128 (54 ms).
+constexpr double kMkExponent = 1.5;
+constexpr double kMkCpuRate = 1.75e7, kMkGpuRate = 4.7e9, kMkGpuFixedS = 0.005;
+
+// The exact distance profile of one window (ts_match, and each window that
+// ts_motifs' selection from a profile checks), in window·length products,
+// and (CPU) the sort of the distances: CPU 6e8 on one thread (2^18 to 2^20,
+// m = 100); GPU 2e11 (one warp a window; not measured yet).
+constexpr double kProfileCpuPerS = 6.0e8, kSortCpuPerS = 2.0e8;
+constexpr double kProfileGpuPerS = 2.0e11, kProfileGpuFixedS = 0.003;
+
+// Outliers, per value: sigma two passes at memory speed, mad exact medians
+// (radix selection, several passes); CPU one thread, 2^22 to 2^24.  GPU: the
+// series' transfer to the device (about 20 GB/s) dominates (not measured yet).
+constexpr double kSigmaCpuPerS = 9.0e8, kMadCpuPerS = 9.0e7;
+constexpr double kOutliersGpuBytesPerS = 2.0e10, kOutliersGpuFixedS = 0.002;
+
+// Shapelets, in cell updates (pivots × series × series length): H100 about
+// 1e12 a second (UCR Trace, Car, OSULeaf); CPU one thread 1.5e9 (20 series of
+// 64 to 128 values), with about 10 ms of set-up.
+constexpr double kShapeletGpuPerS = 1.0e12, kShapeletGpuFixedS = 0.002;
+constexpr double kShapeletCpuPerS = 1.5e9, kShapeletCpuFixedS = 0.010;
+
+double cpu_speed(int threads) { return std::pow((double)std::max(threads, 1), kThreadScaling); }
+
+// ---- costs ---------------------------------------------------------------
+
+struct Cost {
+    double seconds = 0, device = 0, host = 0;
+    const char* method = nullptr;
+};
+
+double window_count(int64_t n, int64_t m) { return (double)std::max<int64_t>(0, n - m + 1); }
+
+// The profile's arrays (matrix_profile.cu's DeviceMemory, matrix_profile.cpp's
+// Prepared): 16 bytes a value and 89 a window on the device; 8 and 105 on the
+// CPU; the result (16 a window) on the host either way.
+Cost matrix_profile(int64_t n, int64_t m, bool gpu, int threads) {
+    const double w = window_count(n, m);
+    Cost c;
+    c.seconds = matrix_profile_seconds(n, m, gpu, threads);
+    c.device = gpu ? 16.0 * n + 89.0 * w : 0;
+    c.host = gpu ? 16.0 * w : 8.0 * n + 105.0 * w;
+    c.method = "matrix_profile";
+    return c;
+}
+
+double profile_seconds(double products, bool gpu, int threads) {
+    return gpu ? kProfileGpuFixedS + products / kProfileGpuPerS : products / (kProfileCpuPerS * cpu_speed(threads));
+}
+
+Cost discords(const TsEstimateArgs& a, bool gpu, int threads) {
+    Cost c = matrix_profile(a.n, a.m, gpu, threads);
+    if (a.method != TS_DISCORDS_PD3) return c;  // auto: the matrix profile
+    const double k = (double)std::max<int64_t>(1, a.k), w = window_count(a.n, a.m);
+    const double work = std::pow(w, kPd3Exponent) * std::pow(a.m / 100.0, kPd3WindowExponent);
+    c.seconds = gpu ? kPd3GpuFixedS + work * (1 + kPd3GpuPerK * k) / kPd3GpuRate
+                    : work * (1 + kPd3CpuPerK * k) / (kPd3CpuRate * cpu_speed(threads));
+    // PD3's per-window arrays (distances, neighbours, bitmaps, statistics)
+    c.device = gpu ? 8.0 * a.n + 100.0 * w : 0;
+    c.host = gpu ? 0 : 8.0 * a.n + 100.0 * w;
+    c.method = "pd3";
+    return c;
+}
+
+// mk: its time a rank, with its reference
+// distances (ten references: 80 bytes a window) and index; auto: MK within
+// the profile's time, else the profile after it.
+Cost motifs(const TsEstimateArgs& a, bool gpu, int threads) {
+    const double w = window_count(a.n, a.m), k = (double)std::max<int64_t>(1, a.k);
+    Cost mp = matrix_profile(a.n, a.m, gpu, threads);
+    mp.seconds += profile_seconds(2 * k * w * a.m, gpu, threads);  // the windows the selection checks
+    Cost mk;
+    const double rank = std::pow(w, kMkExponent);
+    mk.seconds = k * (gpu ? kMkGpuFixedS + rank / kMkGpuRate : rank / (kMkCpuRate * cpu_speed(threads)));
+    mk.device = gpu ? 8.0 * a.n + 150.0 * w : 0;
+    mk.host = gpu ? 16.0 * w : 150.0 * w;
+    mk.method = "mk";
+    if (a.method == TS_MOTIFS_MK || (a.method == TS_MOTIFS_AUTO && 2 * (int64_t)a.m > a.n)) return mk;
+    if (a.method == TS_MOTIFS_MATRIX_PROFILE) return mp;
+    if (mk.seconds <= mp.seconds) return mk;
+    mp.seconds *= 2;  // MK ran for the profile's time first
+    mp.device = std::max(mp.device, mk.device);
+    mp.host = std::max(mp.host, mk.host);
+    return mp;
+}
+
+// the distance of every window, sorted (on the GPU with its buffers)
+Cost match(const TsEstimateArgs& a, bool gpu, int threads) {
+    const double w = window_count(a.n, a.m);
+    Cost c;
+    c.seconds = profile_seconds(w * a.m, gpu, threads) +
+                (gpu ? 0 : w * std::log2(std::max(w, 2.0)) / (kSortCpuPerS * cpu_speed(threads)));
+    c.device = gpu ? 8.0 * a.n + 65.0 * w : 0;
+    c.host = gpu ? 16.0 * w : 25.0 * w;
+    return c;
+}
+
+Cost outliers(const TsEstimateArgs& a, bool gpu, int threads) {
+    const bool mad = a.method == TS_OUTLIERS_MAD;
+    Cost c;
+    c.method = mad ? "mad" : "sigma";
+    if (gpu) {
+        c.seconds = kOutliersGpuFixedS + 8.0 * a.n / kOutliersGpuBytesPerS * (mad ? 2 : 1);
+        c.device = (mad ? 24.0 : 9.0) * a.n;
+    } else {
+        c.seconds = a.n / ((mad ? kMadCpuPerS : kSigmaCpuPerS) * cpu_speed(threads));
+        c.host = mad ? 16.0 * a.n : 0;
+    }
+    return c;
+}
+
+// Every length's pivots against every series; a tree splits each level's
+// series among its nodes, so its levels together cost at most about twice
+// the root's discovery (halving subsets: N² + 2(N/2)² + ... ≤ 2N²).
+Cost shapelets(const TsEstimateArgs& a, bool gpu, int threads) {
+    const double series = (double)a.series_count, len = (double)a.n;
+    double pivots = 0;
+    for (int64_t L = a.min_length; L <= a.m && L <= a.n; L += a.step) pivots += series * (len - L + 1);
+    const double cells = pivots * series * len * (a.tree ? 2 : 1);
+    Cost c;
+    c.seconds = gpu ? kShapeletGpuFixedS + cells / kShapeletGpuPerS
+                    : kShapeletCpuFixedS + cells / (kShapeletCpuPerS * cpu_speed(threads));
+    const double values = series * len;
+    c.device = gpu ? 64.0 * values + 8.0 * series * series : 0;
+    c.host = (gpu ? 16.0 : 64.0) * values + 8.0 * series * series;
+    return c;
+}
+
+}  // namespace
+
+double matrix_profile_seconds(int64_t n, int64_t m, bool gpu, int threads) {
+    const double w = window_count(n, m), pairs = w * w / 2;
+    if (gpu) return kMpGpuFixedS + pairs / kMpGpuPairsPerS;
+    return kMpCpuFixedS + pairs / (kMpCpuPairsPerS * cpu_speed(threads));
+}
+
+}  // namespace estimate
+}  // namespace tsm
+
+namespace {
+
+using tsm::estimate::Cost;
+
+// The checks a call would make on these sizes (the messages are the calls').
+void check_sizes(const TsEstimateArgs& a) {
+    if (a.n < 0) tsm::invalid("n must be at least 0");
+    if (a.work == TS_WORK_OUTLIERS) return;
+    if (a.m < (a.work == TS_WORK_SHAPELETS ? 2 : 3))
+        tsm::invalid(tsm::format("m must be at least 3, not %d", (int)a.m),
+                     "m is the window, pattern or (shapelets) maximum length.");
+    if (a.work == TS_WORK_SHAPELETS) {
+        if (a.series_count < 2) tsm::invalid("at least two training series are needed");
+        if (a.min_length < 2 || a.min_length > a.m || a.step < 1)
+            tsm::invalid(tsm::format("shapelet lengths %d..%d by %d are not valid", (int)a.min_length, (int)a.m,
+                                     (int)a.step),
+                         "Give min_length >= 2, at most m (the maximum length), and step >= 1.");
+        return;
+    }
+    if (a.k < 1) tsm::invalid(tsm::format("k must be at least 1, not %lld", (long long)a.k));
+    const bool profile = a.work == TS_WORK_MATRIX_PROFILE || a.work == TS_WORK_DISCORDS ||
+                         (a.work == TS_WORK_MOTIFS && a.method == TS_MOTIFS_MATRIX_PROFILE);
+    if (profile ? 2 * (int64_t)a.m > a.n : a.m > a.n)
+        tsm::invalid(tsm::format("window length m = %d does not fit a series of %lld values", (int)a.m,
+                                 (long long)a.n),
+                     profile ? "The windows of a matrix profile need n >= 2m." : "The pattern needs n >= m.");
+}
+
+Cost cost_of(const TsEstimateArgs& a, bool gpu, int threads) {
+    switch (a.work) {
+        case TS_WORK_OUTLIERS: return tsm::estimate::outliers(a, gpu, threads);
+        case TS_WORK_MATRIX_PROFILE: return tsm::estimate::matrix_profile(a.n, a.m, gpu, threads);
+        case TS_WORK_DISCORDS: return tsm::estimate::discords(a, gpu, threads);
+        case TS_WORK_MOTIFS: return tsm::estimate::motifs(a, gpu, threads);
+        case TS_WORK_MATCH: return tsm::estimate::match(a, gpu, threads);
+        case TS_WORK_SHAPELETS: return tsm::estimate::shapelets(a, gpu, threads);
+        default: tsm::invalid("unknown function");
+    }
+}
+
+// The size tsm_gpu_worthwhile compares (shapelets: pivots × series).
+int64_t work_size(const TsEstimateArgs& a) {
+    if (a.work != TS_WORK_SHAPELETS) return a.n;
+    int64_t pivots = 0;
+    for (int64_t L = a.min_length; L <= a.m && L <= a.n; L += a.step) pivots += a.series_count * (a.n - L + 1);
+    return pivots * a.series_count;
+}
+
+// The backend a call would use, as dispatch.cpp decides it, but without
+// taking a GPU slot or starting a context: in auto mode, the GPU when the
+// build has CUDA, a GPU is visible, the work gains and it fits the memory
+// limit.  A slot that turns out to be taken makes the call run on the CPU.
+bool on_gpu(const TsEstimateArgs& a, const TsExec* ex, const Cost& gpu_cost) {
+    if (ex->backend != TS_BACKEND_AUTO) return ex->backend == TS_BACKEND_GPU;
+    if (!tsm_built_with_cuda() || !tsm_gpu_worthwhile(a.work, work_size(a), a.m)) return false;
+    TsStatus st;
+    if (tsm_gpu_count(&st) == 0) return false;
+    return ex->gpu_memory_limit <= 0 || gpu_cost.device <= (double)ex->gpu_memory_limit;
+}
+
+}  // namespace
+
+extern "C" int tsm_estimate(const TsEstimateArgs* args, const TsExec* ex, TsEstimate* out, TsStatus* st) noexcept {
+    return tsm::guard(st, [&] {
+        std::memset(out, 0, sizeof *out);
+        out->backend = TS_BACKEND_CPU;
+        if (args->n == 0 && args->work != TS_WORK_SHAPELETS) return;  // an empty series: no work
+        check_sizes(*args);
+        const int threads = tsm::thread_count(ex);
+        const Cost gpu = cost_of(*args, true, threads);
+        const bool use_gpu = on_gpu(*args, ex, gpu);
+        const Cost c = use_gpu ? gpu : cost_of(*args, false, threads);
+        out->backend = use_gpu ? TS_BACKEND_GPU : TS_BACKEND_CPU;
+        out->method = c.method;
+        out->seconds = c.seconds;
+        out->device_bytes = c.device;
+        out->host_bytes = c.host;
+    });
+}
