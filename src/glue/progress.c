@@ -20,6 +20,7 @@
 #include "glue.h"
 
 #include <math.h>
+#include <pthread.h>
 
 #include "access/xact.h"
 #include "catalog/pg_authid.h"
@@ -66,6 +67,7 @@ static TsProgress counters;
 static struct
 {
 	bool		running;
+	pthread_t	thread;			/* the backend's own: the only one that may report */
 	const TsExec *ex;
 	char		function[48];
 	double		started_ms;
@@ -229,7 +231,9 @@ tsm_progress_poll(void)
 	int64		done,
 				total;
 
-	if (!call.running)
+	/* the core polls from the calling thread only (tsm_api.h); should any
+	 * other thread ever come here, it must not touch PostgreSQL */
+	if (!call.running || !pthread_equal(call.thread, pthread_self()))
 		return;
 	now = tsm_now_ms();
 	done = __atomic_load_n(&counters.done, __ATOMIC_RELAXED);
@@ -301,6 +305,7 @@ tsm_progress_begin(const char *function, TsExec *ex)
 	memset(&call, 0, sizeof(call));
 	ex->progress = &counters;
 	call.ex = ex;
+	call.thread = pthread_self();
 	strlcpy(call.function, function, sizeof(call.function));
 	call.started_ms = call.phase_ms = tsm_now_ms();
 	call.started = GetCurrentTimestamp();
