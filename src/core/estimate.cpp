@@ -38,13 +38,14 @@ constexpr double kThreadScaling = 0.6;
 constexpr double kMpGpuPairsPerS = 1.0e12, kMpGpuFixedS = 0.010;
 constexpr double kMpCpuPairsPerS = 1.6e9, kMpCpuFixedS = 0.005;
 
-// PD3 prunes by the data; on random walks its time grows as windows^1.2, as
-// (m/100)^0.3 with the window, and with k through the r schedule's extra
-// rounds.  CPU: 2^13 to 2^16, m = 100 and 400, k = 1 and 10; GPU (H100): the
-// 2^20-point walk, m = 100, k = 1 (944 ms) and 100 (2,789 ms).
-constexpr double kPd3Exponent = 1.2, kPd3WindowExponent = 0.3;
+// PD3 prunes by the data; on random walks its time grows as windows^1.2 on
+// the CPU (windows^1.55 on the GPU, whose refinement runs at low occupancy),
+// as (m/100)^0.3 with the window, and with k through the r schedule's extra
+// rounds.  CPU: 2^13 to 2^16, m = 100 and 400, k = 1 and 10; GPU (H100,
+// bench/estimate.sh, 2026-11-24): 2^18 to 2^20, m = 100, k = 1 and 10.
+constexpr double kPd3Exponent = 1.2, kPd3GpuExponent = 1.55, kPd3WindowExponent = 0.3;
 constexpr double kPd3CpuRate = 1.5e6, kPd3CpuPerK = 0.1;
-constexpr double kPd3GpuRate = 2.0e7, kPd3GpuPerK = 0.02, kPd3GpuFixedS = 0.005;
+constexpr double kPd3GpuRate = 1.08e9, kPd3GpuPerK = 0.05, kPd3GpuFixedS = 0.005;
 
 // MK prunes by the data too; on random walks about windows^1.5 a rank.  CPU:
 // 2^13 to 2^15; GPU (H100): n = 4·10^5, m = 128 (54 ms).
@@ -54,15 +55,19 @@ constexpr double kMkCpuRate = 1.75e7, kMkGpuRate = 4.7e9, kMkGpuFixedS = 0.005;
 // The exact distance profile of one window (ts_match, and each window that
 // ts_motifs' selection from a profile checks), in window·length products,
 // and (CPU) the sort of the distances: CPU 6e8 on one thread (2^18 to 2^20,
-// m = 100); GPU 2e11 (one warp a window; not measured yet).
+// m = 100); GPU 2e11 (one warp a window).  ts_match on the GPU as a whole
+// (distances, selection, the copy back): 4e9 window·length products a second
+// (H100, bench/estimate.sh, 2026-11-24: 2^22 to 2^24 points, m = 100).
 constexpr double kProfileCpuPerS = 6.0e8, kSortCpuPerS = 2.0e8;
 constexpr double kProfileGpuPerS = 2.0e11, kProfileGpuFixedS = 0.003;
+constexpr double kMatchGpuPerS = 4.0e9;
 
 // Outliers, per value: sigma two passes at memory speed, mad exact medians
 // (radix selection, several passes); CPU one thread, 2^22 to 2^24.  GPU: the
-// series' transfer to the device (about 20 GB/s) dominates (not measured yet).
+// series' transfer to the device and the frames dominate, sigma and mad alike
+// (H100, bench/estimate.sh, 2026-11-24: 2^22 to 2^24, 6 GB/s of series).
 constexpr double kSigmaCpuPerS = 9.0e8, kMadCpuPerS = 9.0e7;
-constexpr double kOutliersGpuBytesPerS = 2.0e10, kOutliersGpuFixedS = 0.002;
+constexpr double kOutliersGpuBytesPerS = 6.0e9, kOutliersGpuFixedS = 0.002;
 
 // Shapelets, in cell updates (pivots × series × series length): H100 about
 // 1e12 a second (UCR Trace, Car, OSULeaf); CPU one thread 1.5e9 (20 series of
@@ -102,7 +107,7 @@ Cost discords(const TsEstimateArgs& a, bool gpu, int threads) {
     Cost c = matrix_profile(a.n, a.m, gpu, threads);
     if (a.method != TS_DISCORDS_PD3) return c;  // auto: the matrix profile
     const double k = (double)std::max<int64_t>(1, a.k), w = window_count(a.n, a.m);
-    const double work = std::pow(w, kPd3Exponent) * std::pow(a.m / 100.0, kPd3WindowExponent);
+    const double work = std::pow(w, gpu ? kPd3GpuExponent : kPd3Exponent) * std::pow(a.m / 100.0, kPd3WindowExponent);
     c.seconds = gpu ? kPd3GpuFixedS + work * (1 + kPd3GpuPerK * k) / kPd3GpuRate
                     : work * (1 + kPd3CpuPerK * k) / (kPd3CpuRate * cpu_speed(threads));
     // PD3's per-window arrays (distances, neighbours, bitmaps, statistics)
@@ -138,8 +143,9 @@ Cost motifs(const TsEstimateArgs& a, bool gpu, int threads) {
 Cost match(const TsEstimateArgs& a, bool gpu, int threads) {
     const double w = window_count(a.n, a.m);
     Cost c;
-    c.seconds = profile_seconds(w * a.m, gpu, threads) +
-                (gpu ? 0 : w * std::log2(std::max(w, 2.0)) / (kSortCpuPerS * cpu_speed(threads)));
+    c.seconds = gpu ? kProfileGpuFixedS + w * a.m / kMatchGpuPerS
+                    : profile_seconds(w * a.m, gpu, threads) +
+                          w * std::log2(std::max(w, 2.0)) / (kSortCpuPerS * cpu_speed(threads));
     c.device = gpu ? 8.0 * a.n + 65.0 * w : 0;
     c.host = gpu ? 16.0 * w : 25.0 * w;
     return c;
@@ -150,7 +156,7 @@ Cost outliers(const TsEstimateArgs& a, bool gpu, int threads) {
     Cost c;
     c.method = mad ? "mad" : "sigma";
     if (gpu) {
-        c.seconds = kOutliersGpuFixedS + 8.0 * a.n / kOutliersGpuBytesPerS * (mad ? 2 : 1);
+        c.seconds = kOutliersGpuFixedS + 8.0 * a.n / kOutliersGpuBytesPerS;
         c.device = (mad ? 24.0 : 9.0) * a.n;
     } else {
         c.seconds = a.n / ((mad ? kMadCpuPerS : kSigmaCpuPerS) * cpu_speed(threads));
