@@ -1008,6 +1008,7 @@ class ProfileSelection {
     WindowProfiler& prof_;
     const int64_t whole_after_;
     const TsExec* ex_;
+    const double slack_;  // of the distances' early abandoning
     size_t batch_;
     std::vector<uint8_t> blocked_;
     std::vector<uint32_t> seen_;  // == stamp_: compared with the window of the current exact_entry
