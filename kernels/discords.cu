@@ -1,9 +1,12 @@
 // discords.cu — PD3 (Kraeva & Zymbler 2023) on the GPU: candidate
-// selection, bitmap conjunction, refinement, collection.  The algorithm is
-// the CPU path's (src/core/discords.cpp), and so is the arithmetic: both call
-// the functions of src/core/discords_detail.h (co-moments, distances, the
-// discard and nearest-neighbour rules), so both find the same d² and the same
-// neighbours, bit for bit.  The layout is the GPU's:
+// selection, bitmap conjunction, refinement, collection, and the
+// verification of the discards.  The algorithm is the CPU path's
+// (src/core/discords.cpp), and so is the arithmetic: both call the functions
+// of src/core/discords_detail.h (co-moments, restarts at rough windows,
+// distances, the discard, verification and nearest-neighbour rules) and of
+// motifs_detail.h (the exact distances of the verification), so both propose
+// the same candidates with the same partners, bit for bit.  The layout is
+// the GPU's:
 //
 //  * A segment of pd3::kSegmentRows = 32·kRowsPerLane consecutive windows
 //    (candidate rows) is owned by one warp; lane l holds rows
@@ -14,12 +17,18 @@
 //    co-moment down one row: within a lane in registers, across lanes with
 //    one shuffle; the segment's top row (lane 0, row 0) takes the direct
 //    co-moment (PD3's QTcol).  Per 32 columns, each lane stages one column's
-//    df, dg, 1/σ and top-row co-moment in shared memory (PD3's QTcol / chunk
-//    staging), which the warp then reads as broadcasts.
+//    df, dg, 1/σ, rough flag and top-row co-moment in shared memory (PD3's
+//    QTcol / chunk staging), which the warp then reads as broadcasts.  A
+//    rough column (warp-uniform) takes every row's co-moment directly; in a
+//    segment with rough rows (a warp-uniform flag) their lanes do too.
 //  * Selection: columns j >= a + exclusion; a pair closer than r clears the
 //    row's alive bit (Bitmap.Subseq) and, through a warp vote, the column's
-//    Bitmap.Neighbor.  A warp whose rows are all discarded stops (PD3's early
-//    termination), checked every 32 columns.
+//    Bitmap.Neighbor, recording the smallest such row (atomicMin).  A warp
+//    whose rows are all discarded stops (PD3's early termination), checked
+//    every 32 columns.
+//  * Verification (undone): a warp per excluded window, the exact distances
+//    to its partners (motif::warp_zdist on the scaled series, with window
+//    statistics computed on the device by motif::k_window_zstats).
 //  * Refinement: the same scan over columns j <= i − exclusion, only for
 //    segments that hold candidates.
 //  * Launches cover a window of W columns for all segments (≲ 20–50 ms of
@@ -28,12 +37,14 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <vector>
 
 #include "discords.h"
 #include "discords_detail.h"
 #include "gpu_runtime.h"
+#include "motifs_detail.h"
 
 namespace tsm {
 namespace gpu {
@@ -49,16 +60,18 @@ static_assert(kRowsPerLane * 32 == kSegmentRows, "a segment is one row block per
 // What a launch of pd3_scan reads and writes (one side: right in the
 // selection, left in the refinement).
 struct ScanArgs {
-    const double* x;
+    const double* x;      // the centred series (the profile's preparation)
     const double* mean;
     const double* isd;    // 0 for constant windows
     const double* df;
     const double* dg;
+    const uint8_t* rough; // pd3::rough_window
     double* carry;        // C(row, last column scanned)
     double* best_d2;      // the side's nearest neighbour so far
     int* best_nn;
     uint8_t* alive;       // Bitmap.Subseq (candidates in the refinement)
     uint8_t* neighbor;    // Bitmap.Neighbor
+    int* col_row;         // the smallest row that discarded the column
     uint8_t* seg_done;
     int* pending;         // segments with columns left after this launch
     int64_t windows, excl, nseg;
@@ -72,17 +85,20 @@ struct LaneRows {
     double best_d2[kRowsPerLane];
     int best_nn[kRowsPerLane];
     unsigned alive;  // bit r: row r is still a candidate
+    unsigned rough;  // bit r: row r (not the segment's top row) is rough
 };
 
 // 32 columns staged by the warp (one per lane).
 struct StagedColumns {
     double df[32], dg[32], isd[32], top[32];  // top: the top row's co-moment
+    uint8_t rough[32];
 };
 
 __device__ __forceinline__ int lane_row(int lane, int r) { return lane * kRowsPerLane + r; }
 
 __device__ __forceinline__ void load_rows(const ScanArgs& d, const pd3::SegmentPlan& sp, int lane, LaneRows& lr) {
     lr.alive = 0;
+    lr.rough = 0;
 #pragma unroll
     for (int r = 0; r < kRowsPerLane; ++r) {
         const int row = lane_row(lane, r);
@@ -95,6 +111,7 @@ __device__ __forceinline__ void load_rows(const ScanArgs& d, const pd3::SegmentP
         lr.best_d2[r] = act ? d.best_d2[i] : INFINITY;
         lr.best_nn[r] = act ? d.best_nn[i] : -1;
         if (act && d.alive[i]) lr.alive |= 1u << r;
+        if (act && row > 0 && d.rough[i]) lr.rough |= 1u << r;
     }
 }
 
@@ -121,15 +138,17 @@ __device__ __forceinline__ void stage_columns(const ScanArgs& d, const pd3::Segm
         st.df[lane] = d.df[j];
         st.dg[lane] = d.dg[j];
         st.isd[lane] = d.isd[j];
+        st.rough[lane] = d.rough[j];
         st.top[lane] = direct_comoment(d.x, sp.first_row, j, d.m, mean_top, d.mean[j]);
     }
     __syncwarp();
 }
 
-// The lane's co-moments with column j (staged as column t).
+// The lane's co-moments with column j (staged as column t); seg_rough: the
+// segment has rough rows (warp-uniform).
 __device__ __forceinline__ void advance_column(const ScanArgs& d, const pd3::SegmentPlan& sp, int64_t j, int lane,
-                                               const StagedColumns& st, int t, LaneRows& lr) {
-    if (j == sp.start) {  // the segment's first column: every row directly
+                                               const StagedColumns& st, int t, bool seg_rough, LaneRows& lr) {
+    if (j == sp.start || st.rough[t]) {  // the segment's first column, a rough one: every row directly
         const double mean_j = d.mean[j];
 #pragma unroll
         for (int r = 0; r < kRowsPerLane; ++r) {
@@ -145,27 +164,50 @@ __device__ __forceinline__ void advance_column(const ScanArgs& d, const pd3::Seg
     for (int r = kRowsPerLane - 1; r >= 1; --r)
         lr.comoment[r] = comoment_next(lr.comoment[r - 1], lr.df[r], lr.dg[r], df_j, dg_j);
     lr.comoment[0] = lane == 0 ? st.top[t] : comoment_next(above, lr.df[0], lr.dg[0], df_j, dg_j);
+    if (seg_rough) {
+#pragma unroll
+        for (int r = 0; r < kRowsPerLane; ++r)
+            if ((lr.rough >> r) & 1u) {
+                const int64_t i = sp.first_row + lane_row(lane, r);
+                lr.comoment[r] = direct_comoment(d.x, i, j, d.m, d.mean[i], d.mean[j]);
+            }
+    }
 }
 
-// The lane's rows [lo, hi) of the segment against column j; returns whether a
-// pair discarded its row (and so the column).
+// The lane's rows [lo, hi) of the segment against column j; returns the
+// smallest of them whose pair discarded it (and so the column), −1 for none.
 template <bool ColumnConstant>
-__device__ __forceinline__ bool visit_column(int lane, int lo, int hi, int j, double isd2_j, double md, double m2,
-                                             double r2, LaneRows& lr) {
+__device__ __forceinline__ int visit_column(int lane, int lo, int hi, int j, double isd2_j, double md, double m2,
+                                            double r2, LaneRows& lr) {
     // Branch-free (no jumps per row): a row that does not pair with the column
     // changes nothing (the pairing is ANDed into the compares' predicates).
-    bool close = false;
+    // Rows in descending order, so the last discarding one is the smallest.
+    int closer = -1;
 #pragma unroll
-    for (int r = 0; r < kRowsPerLane; ++r) {
+    for (int r = kRowsPerLane - 1; r >= 0; --r) {
         const int row = lane_row(lane, r);
         const bool paired = (row >= lo) & (row < hi);
         const double d2 = ColumnConstant ? pd3::constant_column_d2(lr.isd[r], md)
                                          : pd3::pair_d2_unbased(lr.comoment[r], lr.isd[r], isd2_j, md, m2);
         const bool discard = pd3::visit_pair(paired, d2, r2, j, lr.best_d2[r], lr.best_nn[r]);
         lr.alive &= discard ? ~(1u << r) : ~0u;
-        close |= discard;
+        closer = pd3::close_row(discard, row, closer);
     }
-    return close;
+    return closer;
+}
+
+// Bitmap.Neighbor of column j after the warp's rows visited it (closer: each
+// lane's smallest discarding row): cleared, recording the warp's smallest
+// such row (the lowest lane's), when any pair discarded it.
+__device__ __forceinline__ void record_column(const ScanArgs& d, int64_t first_row, int64_t j, int lane,
+                                              int closer) {
+    const unsigned votes = __ballot_sync(kFullMask, closer >= 0);
+    if (votes == 0) return;  // warp-uniform
+    const int row = __shfl_sync(kFullMask, closer, __ffs(votes) - 1);
+    if (lane == 0) {
+        d.neighbor[j] = 0;
+        atomicMin(&d.col_row[j], (int)(first_row + row));
+    }
 }
 
 // Scans columns [c_lo, c_hi) ∩ the segment's columns; see the file comment.
@@ -181,6 +223,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, 3) pd3_scan(ScanArgs d, i
         const double md = d.m, m2 = hd::mul(2.0, md);
         LaneRows lr;
         load_rows(d, sp, lane, lr);
+        const bool seg_rough = __any_sync(kFullMask, lr.rough != 0);
         StagedColumns& st = staged[warp];
         const double mean_top = d.mean[sp.first_row];  // the top row's, loaded once
         for (int64_t j0 = sp.lo; j0 < sp.hi; j0 += 32) {
@@ -189,15 +232,15 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, 3) pd3_scan(ScanArgs d, i
             for (int t = 0; t < count; ++t) {
                 const int64_t j = j0 + t;
                 const double isd_j = st.isd[t];  // read with df_j, dg_j, before the recurrence
-                advance_column(d, sp, j, lane, st, t, lr);
+                advance_column(d, sp, j, lane, st, t, seg_rough, lr);
                 int lo, hi;
                 pd3::paired_rows(Select, sp, j, d.excl, &lo, &hi);
                 // compiled once per kind of column (the branch is warp-uniform)
-                const bool close = isd_j == 0.0
+                const int closer = isd_j == 0.0
                                        ? visit_column<true>(lane, lo, hi, (int)j, 0.0, md, m2, d.r2, lr)
                                        : visit_column<false>(lane, lo, hi, (int)j, pd3::column_isd2(isd_j), md, m2,
                                                              d.r2, lr);
-                if (Select && __any_sync(kFullMask, close) && lane == 0) d.neighbor[j] = 0;
+                if (Select) record_column(d, sp.first_row, j, lane, closer);
             }
             __syncwarp();
             if (!__any_sync(kFullMask, lr.alive != 0)) {  // PD3's early termination
@@ -213,12 +256,13 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, 3) pd3_scan(ScanArgs d, i
     }
 }
 
-__global__ void pd3_init(uint8_t* alive, uint8_t* neighbor, double* right_d2, double* left_d2, int* right_nn,
-                         int* left_nn, uint8_t* seg_done, int64_t windows, int64_t nseg) {
+__global__ void pd3_init(uint8_t* alive, uint8_t* neighbor, int* col_row, double* right_d2, double* left_d2,
+                         int* right_nn, int* left_nn, uint8_t* seg_done, int64_t windows, int64_t nseg) {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < windows) {
         alive[i] = 1;
         neighbor[i] = 1;
+        col_row[i] = INT_MAX;  // none: Bitmap.Neighbor says whether there is one
         right_d2[i] = INFINITY;
         left_d2[i] = INFINITY;
         right_nn[i] = -1;
@@ -227,21 +271,67 @@ __global__ void pd3_init(uint8_t* alive, uint8_t* neighbor, double* right_d2, do
     if (i < nseg) seg_done[i] = 0;
 }
 
-// Bitmap conjunction and which segments hold candidates (a block per segment).
-__global__ void pd3_conj(uint8_t* alive, const uint8_t* neighbor, uint8_t* seg_done, int64_t windows) {
+// Bitmap conjunction (into alive and cand, the refinement's candidates; the
+// selection's Subseq into kept) and which segments hold candidates (a block
+// per segment).
+__global__ void pd3_conj(uint8_t* alive, uint8_t* kept, uint8_t* cand, const uint8_t* neighbor, uint8_t* seg_done,
+                         int64_t windows) {
     const int64_t i = (int64_t)blockIdx.x * kSegmentRows + threadIdx.x;
     int v = 0;
     if (i < windows) {
+        kept[i] = alive[i];
         v = pd3::candidate(alive[i], neighbor[i]);
-        alive[i] = (uint8_t)v;
+        alive[i] = cand[i] = (uint8_t)v;
     }
     const int any = __syncthreads_or(v);
     if (threadIdx.x == 0) seg_done[blockIdx.x] = any ? 0 : 1;
 }
 
-// Survivors with their NN.
+// The windows the run excluded whose every discard fails (pd3::discard_partners,
+// discard_holds), a warp each, with the smallest exact distance to a partner.
+struct UndoneArgs {
+    const double* xe;  // the scaled series and its window statistics (motifs_detail.h)
+    const double* zmean;
+    const double* zinv;
+    const uint8_t* zcst;
+    const uint8_t *kept, *neighbor, *cand, *alive;
+    const int *right_nn, *col_row, *left_nn;
+    int64_t windows;
+    int m;
+    double r;
+    int* count;
+    int64_t* pos;
+    double* u;
+};
+
+__global__ void pd3_undone(UndoneArgs a) {
+    const int lane = threadIdx.x & 31;
+    const int64_t warps = (int64_t)gridDim.x * blockDim.x / 32;
+    for (int64_t i = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32; i < a.windows; i += warps) {
+        int64_t q[3];
+        pd3::discard_partners(a.kept[i], a.neighbor[i], a.cand[i], a.alive[i], a.right_nn[i], a.col_row[i],
+                              a.left_nn[i], q);
+        bool holds = false, any = false;
+        double least = (double)INFINITY;
+        for (int t = 0; t < 3 && !holds; ++t) {  // warp-uniform
+            if (q[t] < 0) continue;
+            any = true;
+            const double d = motif::warp_zdist(a.xe + i, a.zmean[i], a.zinv[i], a.zcst[i], a.xe + q[t],
+                                               a.zmean[q[t]], a.zinv[q[t]], a.zcst[q[t]], a.m, lane);
+            holds = pd3::discard_holds(d, a.r);
+            least = fmin(least, d);
+        }
+        if (lane == 0 && any && !holds) {
+            const int slot = atomicAdd(a.count, 1);
+            a.pos[slot] = i;
+            a.u[slot] = least;
+        }
+    }
+}
+
+// The survivors with their NN (the scan's) as partners.
 __global__ void pd3_collect(const uint8_t* alive, const double* left_d2, const int* left_nn, const double* right_d2,
-                            const int* right_nn, int64_t windows, int* count, int64_t* pos, double* d2, int* nn) {
+                            const int* right_nn, int64_t windows, int* count, int64_t* pos, int* nn) {
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     double best;
     int j;
@@ -249,40 +339,33 @@ __global__ void pd3_collect(const uint8_t* alive, const double* left_d2, const i
         return;
     const int slot = atomicAdd(count, 1);
     pos[slot] = i;
-    d2[slot] = best;
     nn[slot] = j;
 }
 
 // The device arrays of a runner, in one allocation.
 struct DeviceArrays {
     Arena arena;
-    double *x = nullptr, *mean = nullptr, *isd = nullptr, *df = nullptr, *dg = nullptr, *carry = nullptr;
-    double *right_d2 = nullptr, *left_d2 = nullptr, *out_d2 = nullptr;  // NN d² right / left, survivors'
-    int *right_nn = nullptr, *left_nn = nullptr, *out_nn = nullptr;     // NN indices
-    int* pending = nullptr;
-    uint8_t *alive = nullptr, *neighbor = nullptr, *seg_done = nullptr;  // the bitmaps
+    double *xs = nullptr, *mean = nullptr, *isd = nullptr, *df = nullptr, *dg = nullptr, *carry = nullptr;
+    double *xe = nullptr, *zmean = nullptr, *zinv = nullptr;          // the exact distances' input
+    double *right_d2 = nullptr, *left_d2 = nullptr;                    // NN d² right / left
+    int *right_nn = nullptr, *left_nn = nullptr, *out_nn = nullptr;   // NN indices, survivors' partners
+    int *col_row = nullptr, *pending = nullptr;
+    uint8_t *alive = nullptr, *neighbor = nullptr, *kept = nullptr, *cand = nullptr, *seg_done = nullptr;
+    uint8_t *rough = nullptr, *zcst = nullptr;
     int64_t* out_pos = nullptr;
+    double* out_u = nullptr;  // undone windows' u
 
     void allocate(int64_t n, int64_t windows, int64_t nseg) {
-        const size_t o_x = arena.take<double>(n), o_mean = arena.take<double>(windows);
-        const size_t o_isd = arena.take<double>(windows), o_df = arena.take<double>(windows);
-        const size_t o_dg = arena.take<double>(windows), o_carry = arena.take<double>(windows);
-        const size_t o_right_d2 = arena.take<double>(windows), o_left_d2 = arena.take<double>(windows);
-        const size_t o_right_nn = arena.take<int>(windows), o_left_nn = arena.take<int>(windows);
-        const size_t o_alive = arena.take<uint8_t>(windows), o_neighbor = arena.take<uint8_t>(windows);
-        const size_t o_seg_done = arena.take<uint8_t>(nseg), o_pending = arena.take<int>(2);
-        const size_t o_out_pos = arena.take<int64_t>(windows), o_out_d2 = arena.take<double>(windows);
-        const size_t o_out_nn = arena.take<int>(windows);
+        for (double** a : {&xs, &xe}) arena.reserve(*a, n);
+        for (double** a : {&mean, &isd, &df, &dg, &carry, &zmean, &zinv, &right_d2, &left_d2, &out_u})
+            arena.reserve(*a, windows);
+        for (int** a : {&right_nn, &left_nn, &out_nn, &col_row}) arena.reserve(*a, windows);
+        for (uint8_t** a : {&alive, &neighbor, &kept, &cand, &rough, &zcst}) arena.reserve(*a, windows);
+        arena.reserve(seg_done, nseg);
+        arena.reserve(pending, 2);
+        arena.reserve(out_pos, windows);
         require_bytes(arena.off, "PD3 discord search");
         arena.allocate("PD3 discord search");
-        x = arena.at<double>(o_x), mean = arena.at<double>(o_mean), isd = arena.at<double>(o_isd);
-        df = arena.at<double>(o_df), dg = arena.at<double>(o_dg), carry = arena.at<double>(o_carry);
-        right_d2 = arena.at<double>(o_right_d2), left_d2 = arena.at<double>(o_left_d2);
-        right_nn = arena.at<int>(o_right_nn), left_nn = arena.at<int>(o_left_nn);
-        alive = arena.at<uint8_t>(o_alive), neighbor = arena.at<uint8_t>(o_neighbor);
-        seg_done = arena.at<uint8_t>(o_seg_done), pending = arena.at<int>(o_pending);
-        out_pos = arena.at<int64_t>(o_out_pos), out_d2 = arena.at<double>(o_out_d2);
-        out_nn = arena.at<int>(o_out_nn);
     }
 };
 
@@ -304,67 +387,98 @@ class GpuPd3 final : public Pd3Runner {
         const double t0 = now_ms();
         dev_.allocate(p.n, windows_, nseg_);
         const cudaMemcpyKind up = cudaMemcpyHostToDevice;
-        copy_async(dev_.x, p.x, p.n, up, *stream_, "upload");
-        copy_async(dev_.mean, p.mean.data(), windows_, up, *stream_, "upload");
-        copy_async(dev_.isd, p.isd.data(), windows_, up, *stream_, "upload");
-        copy_async(dev_.df, p.df.data(), windows_, up, *stream_, "upload");
-        copy_async(dev_.dg, p.dg.data(), windows_, up, *stream_, "upload");
+        const mp::Prepared& P = p.mp;
+        copy_async(dev_.xs, P.xs.data(), p.n, up, *stream_, "upload");
+        copy_async(dev_.mean, P.mu.data(), windows_, up, *stream_, "upload");
+        copy_async(dev_.isd, P.inv_std.data(), windows_, up, *stream_, "upload");
+        copy_async(dev_.df, P.df.data(), windows_, up, *stream_, "upload");
+        copy_async(dev_.dg, P.dg.data(), windows_, up, *stream_, "upload");
+        copy_async(dev_.rough, p.rough.data(), windows_, up, *stream_, "upload");
+        copy_async(dev_.xe, p.xe.data(), p.n, up, *stream_, "upload");
+        motif::k_window_zstats<<<motif::grid_for(windows_, 256), 256, 0, *stream_>>>(dev_.xe, windows_, p.m, dev_.zmean,
+                                                                                     dev_.zinv, dev_.zcst);
+        check(cudaGetLastError(), "window statistics");
         wait(*stream_, ex_);
         ex_->device_ms += now_ms() - t0;
     }
 
-    std::vector<DiscordRow> run(double r) override {
+    std::vector<Candidate> run(double r) override {
         const double t0 = now_ms();
         EventTimer timer(*stream_);
         timer.start();
         const double r2 = pd3::discard_below(r);
         const int tb = 256;
         const int64_t gN = (std::max(windows_, nseg_) + tb - 1) / tb;
-        pd3_init<<<(unsigned)gN, tb, 0, *stream_>>>(dev_.alive, dev_.neighbor, dev_.right_d2, dev_.left_d2,
-                                                     dev_.right_nn, dev_.left_nn, dev_.seg_done, windows_, nseg_);
+        pd3_init<<<(unsigned)gN, tb, 0, *stream_>>>(dev_.alive, dev_.neighbor, dev_.col_row, dev_.right_d2,
+                                                     dev_.left_d2, dev_.right_nn, dev_.left_nn, dev_.seg_done,
+                                                     windows_, nseg_);
         check(cudaGetLastError(), "pd3_init");
         scan(true, r2);
-        pd3_conj<<<(unsigned)nseg_, kSegmentRows, 0, *stream_>>>(dev_.alive, dev_.neighbor, dev_.seg_done, windows_);
+        pd3_conj<<<(unsigned)nseg_, kSegmentRows, 0, *stream_>>>(dev_.alive, dev_.kept, dev_.cand, dev_.neighbor,
+                                                                 dev_.seg_done, windows_);
         check(cudaGetLastError(), "pd3_conj");
         scan(false, r2);
         check(cudaMemsetAsync(dev_.pending, 0, sizeof(int), *stream_), "cudaMemsetAsync");
         pd3_collect<<<(unsigned)((windows_ + tb - 1) / tb), tb, 0, *stream_>>>(
             dev_.alive, dev_.left_d2, dev_.left_nn, dev_.right_d2, dev_.right_nn, windows_, dev_.pending,
-            dev_.out_pos, dev_.out_d2, dev_.out_nn);
+            dev_.out_pos, dev_.out_nn);
         check(cudaGetLastError(), "pd3_collect");
         timer.stop();
-        std::vector<DiscordRow> rows = download_survivors();
+        std::vector<Candidate> rows = download_survivors();
         ex_->kernel_ms += timer.ms();
         ex_->device_ms += now_ms() - t0;
         return rows;
     }
 
+    std::vector<std::pair<int64_t, double>> undone(double r) override {
+        const double t0 = now_ms();
+        check(cudaMemsetAsync(dev_.pending, 0, sizeof(int), *stream_), "cudaMemsetAsync");
+        const UndoneArgs a{dev_.xe,       dev_.zmean,   dev_.zinv,     dev_.zcst,   dev_.kept,     dev_.neighbor,
+                           dev_.cand,     dev_.alive,   dev_.right_nn, dev_.col_row, dev_.left_nn, windows_,
+                           p_.m,          r,            dev_.pending,  dev_.out_pos, dev_.out_u};
+        pd3_undone<<<motif::grid_for(windows_ * 32, 256), 256, 0, *stream_>>>(a);
+        check(cudaGetLastError(), "pd3_undone");
+        int count = 0;
+        copy_async(&count, dev_.pending, 1, cudaMemcpyDeviceToHost, *stream_, "download");
+        wait(*stream_, ex_);
+        std::vector<int64_t> pos(count);
+        std::vector<double> u(count);
+        copy_async(pos.data(), dev_.out_pos, count, cudaMemcpyDeviceToHost, *stream_, "download");
+        copy_async(u.data(), dev_.out_u, count, cudaMemcpyDeviceToHost, *stream_, "download");
+        wait(*stream_, ex_);
+        std::vector<std::pair<int64_t, double>> out(count);
+        for (int t = 0; t < count; ++t) out[t] = {pos[t], u[t]};
+        ex_->device_ms += now_ms() - t0;
+        return out;
+    }
+
   private:
-    std::vector<DiscordRow> download_survivors() {
+    std::vector<Candidate> download_survivors() {
         const cudaMemcpyKind down = cudaMemcpyDeviceToHost;
         int count = 0;
         copy_async(&count, dev_.pending, 1, down, *stream_, "download");
         wait(*stream_, ex_);
         std::vector<int64_t> pos(count);
-        std::vector<double> d2(count);
         std::vector<int> nn(count);
         copy_async(pos.data(), dev_.out_pos, count, down, *stream_, "download");
-        copy_async(d2.data(), dev_.out_d2, count, down, *stream_, "download");
         copy_async(nn.data(), dev_.out_nn, count, down, *stream_, "download");
         wait(*stream_, ex_);
-        std::vector<DiscordRow> rows(count);
-        for (int t = 0; t < count; ++t) rows[t] = found_row(pos[t], d2[t], nn[t]);
+        std::vector<Candidate> rows(count);
+        for (int t = 0; t < count; ++t) rows[t] = {pos[t], nn[t]};
         return rows;
     }
 
     void scan(bool select, double r2) {
         const pd3::Columns cols = pd3::scan_columns(select, windows_, p_.excl);
-        // ≈ 2^34 pair updates a launch at most (every row busy): ~10–40 ms on an H100
+        // ≈ 2^34 pair updates a launch at most (every row busy): ~10–40 ms on an H100;
+        // a multiple of 32 columns, so the warps' checks fall where the CPU's do
         int64_t W = (int64_t(1) << 34) / std::max<int64_t>(windows_, 1);
         W = std::max<int64_t>(256, (W + 31) / 32 * 32);
-        const ScanArgs d{dev_.x, dev_.mean, dev_.isd, dev_.df, dev_.dg, dev_.carry,
-                         select ? dev_.right_d2 : dev_.left_d2, select ? dev_.right_nn : dev_.left_nn,
-                         dev_.alive, dev_.neighbor, dev_.seg_done, dev_.pending, windows_, p_.excl, nseg_, p_.m, r2};
+        const ScanArgs d{dev_.xs,      dev_.mean,  dev_.isd,      dev_.df,       dev_.dg,
+                         dev_.rough,   dev_.carry, select ? dev_.right_d2 : dev_.left_d2,
+                         select ? dev_.right_nn : dev_.left_nn,  dev_.alive,    dev_.neighbor,
+                         dev_.col_row, dev_.seg_done, dev_.pending, windows_,   p_.excl,
+                         nseg_,        p_.m,      r2};
         const unsigned blocks = (unsigned)((nseg_ + kWarpsPerBlock - 1) / kWarpsPerBlock);
         for (int64_t c = cols.begin; c < cols.end; c += W) {
             check(cudaMemsetAsync(dev_.pending, 0, sizeof(int), *stream_), "cudaMemsetAsync");

@@ -2,8 +2,10 @@
 // window (a warp per window: motif::warp_zdist, the CPU's distance bit for
 // bit, motifs_detail.h), sorted by (distance, position) with CUB's stable
 // radix sort; the greedy non-overlap pass is the host's (match_greedy).  Also
-// the exact distance profiles of single windows used by
-// select_top_motifs_from_profile.
+// the WindowProfiler of the GPU (motifs.h): exact distance profiles of single
+// windows, distances of given pairs (a warp per pair), and exact nearest
+// neighbours (a grid of warps over the columns of each window, merged by
+// motif::nearer in a fixed order: the CPU's answer whatever the schedule).
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -51,6 +53,84 @@ __global__ void k_window_stat_of(const double* __restrict__ mean, const double* 
     qstat[2] = cst[q];
 }
 
+// out[t] = d(a[t], b[t]) (a null: a[t] = t; b[t] < 0: +inf): a warp per pair.
+__global__ void k_pairs(const double* __restrict__ x, int m, const double* __restrict__ mean,
+                        const double* __restrict__ inv, const uint8_t* __restrict__ cst, const int64_t* a,
+                        const int64_t* b, int64_t count, double* out) {
+    const int lane = threadIdx.x & 31;
+    const int64_t warps = (int64_t)gridDim.x * blockDim.x / 32;
+    for (int64_t t = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32; t < count; t += warps) {
+        const int64_t i = a ? a[t] : t, j = b[t];
+        double d = (double)INFINITY;
+        if (j >= 0)  // warp-uniform
+            d = motif::warp_zdist(x + i, mean[i], inv[i], cst[i], x + j, mean[j], inv[j], cst[j], m, lane);
+        if (lane == 0) out[t] = d;
+    }
+}
+
+constexpr int kNearestThreads = 256;
+
+// Window w[blockIdx.y]'s nearest neighbour among the columns its block's warps
+// take (warp g of G takes j ≡ g mod G, ascending), pairs abandoned beyond the
+// smaller of upper and the warp's best; the block's best into part.  Every
+// warp of the window stops once one found a pair below floor (below[y]).
+__global__ void __launch_bounds__(kNearestThreads) k_nearest_part(
+    const double* __restrict__ x, int64_t N, int m, const double* __restrict__ mean, const double* __restrict__ inv,
+    const uint8_t* __restrict__ cst, const int64_t* __restrict__ w, int64_t excl, const double* __restrict__ upper,
+    double floor, int* below, double slack, double* part_d, int64_t* part_j) {
+    __shared__ double sd[kNearestThreads / 32];
+    __shared__ int64_t sj[kNearestThreads / 32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, per_block = kNearestThreads / 32;
+    const int64_t i = w[blockIdx.y];
+    const double mi = mean[i], vi = inv[i], lim = upper[blockIdx.y];
+    const bool ci = cst[i];
+    double bd = (double)INFINITY;
+    int64_t bj = -1;
+    const int64_t G = (int64_t)gridDim.x * per_block;
+    volatile int* stop = below + blockIdx.y;
+    for (int64_t j = (int64_t)blockIdx.x * per_block + warp; j < N; j += G) {
+        if (__shfl_sync(motif::kFullMask, *stop, 0)) break;  // warp-uniform
+        if (!motif::far_enough(i, j, excl)) continue;  // warp-uniform
+        const double lim2 = motif::abandon_limit2(fmin(lim, bd), slack);
+        const double d = motif::warp_zdist(x + i, mi, vi, ci, x + j, mean[j], inv[j], cst[j], m, lane, lim2);
+        if (d < (double)INFINITY && motif::nearer(d, j, bd, bj)) {
+            bd = d;
+            bj = j;
+        }
+        if (d < floor && lane == 0) *stop = 1;
+    }
+    if (lane == 0) {
+        sd[warp] = bd;
+        sj[warp] = bj;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int v = 1; v < per_block; ++v)
+            if (motif::nearer(sd[v], sj[v], bd, bj)) {
+                bd = sd[v];
+                bj = sj[v];
+            }
+        part_d[(int64_t)blockIdx.y * gridDim.x + blockIdx.x] = bd;
+        part_j[(int64_t)blockIdx.y * gridDim.x + blockIdx.x] = bj;
+    }
+}
+
+// The parts of each window merged in block order: a thread per window.
+__global__ void k_nearest_merge(const double* part_d, const int64_t* part_j, int parts, int64_t count,
+                                double* dist, int64_t* index) {
+    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (t >= count) return;
+    double bd = (double)INFINITY;
+    int64_t bj = -1;
+    for (int p = 0; p < parts; ++p)
+        if (motif::nearer(part_d[t * parts + p], part_j[t * parts + p], bd, bj)) {
+            bd = part_d[t * parts + p];
+            bj = part_j[t * parts + p];
+        }
+    dist[t] = bd;
+    index[t] = bj;
+}
+
 __global__ void k_iota64(int64_t* v, int64_t N) {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < N; i += (int64_t)gridDim.x * blockDim.x)
         v[i] = i;
@@ -82,9 +162,29 @@ struct DeviceSeries {
     }
 };
 
+// The profiler's inputs and outputs on the device, one allocation for its
+// life: N windows or pairs a call at most, and the parts of nearest's merge
+// (count · parts <= max(N, 4096), see nearest).
+struct ProfilerScratch {
+    Arena ar;
+    int64_t *a = nullptr, *b = nullptr, *part_j = nullptr;
+    double *upper = nullptr, *out = nullptr, *part_d = nullptr;
+    int* below = nullptr;  // nearest: a window's search found a pair below floor
+    explicit ProfilerScratch(int64_t N) {
+        const int64_t P = std::max<int64_t>(N, 4096);
+        ar.reserve(below, N);
+        for (int64_t** v : {&a, &b}) ar.reserve(*v, N);
+        for (double** v : {&upper, &out}) ar.reserve(*v, N);
+        ar.reserve(part_d, P);
+        ar.reserve(part_j, P);
+        require_bytes(ar.off, "distance profile");
+        ar.allocate("distance profile");
+    }
+};
+
 class GpuProfiler : public WindowProfiler {
   public:
-    GpuProfiler(const double* x, int64_t n, int m, TsExec* ex) : ex_(ex), s_(x, n, m, st_, ex) {}
+    GpuProfiler(const double* x, int64_t n, int m, TsExec* ex) : ex_(ex), s_(x, n, m, st_, ex), w_(s_.N) {}
     void profile(int64_t i, double* out) override {
         const double t0 = now_ms();
         k_window_stat_of<<<1, 1, 0, st_>>>(s_.mean, s_.inv, s_.cst, i, s_.qstat);
@@ -94,11 +194,56 @@ class GpuProfiler : public WindowProfiler {
         check(cudaMemcpy(out, s_.dist, s_.N * sizeof(double), cudaMemcpyDeviceToHost), "copy profile");
         ex_->device_ms += now_ms() - t0;
     }
+    void pair_distances(const int64_t* a, const int64_t* b, int64_t count, double* out) override {
+        if (count == 0) return;
+        const double t0 = now_ms();
+        fits(count);
+        if (a) upload(w_.a, a, count);
+        upload(w_.b, b, count);
+        k_pairs<<<grid_for(count * 32, 256), 256, 0, st_>>>(s_.x, s_.m, s_.mean, s_.inv, s_.cst, a ? w_.a : nullptr,
+                                                           w_.b, count, w_.out);
+        launched("pair distances");
+        download(out, w_.out, count);
+        ex_->device_ms += now_ms() - t0;
+    }
+    void nearest(const int64_t* w, int64_t count, int64_t excl, const double* upper, double floor, double* dist,
+                 int64_t* index) override {
+        if (count == 0) return;
+        const double t0 = now_ms();
+        fits(count);
+        upload(w_.a, w, count);
+        upload(w_.upper, upper, count);
+        check(cudaMemsetAsync(w_.below, 0, count * sizeof(int), st_), "cudaMemsetAsync");
+        // about 2^12 blocks in all (count · parts <= max(count, 4096)), each warp at least 32 columns
+        const int parts = (int)std::max<int64_t>(1, std::min<int64_t>((s_.N + 2047) / 2048, 4096 / count));
+        k_nearest_part<<<dim3((unsigned)parts, (unsigned)count), kNearestThreads, 0, st_>>>(
+            s_.x, s_.N, s_.m, s_.mean, s_.inv, s_.cst, w_.a, excl, w_.upper, floor, w_.below,
+            motif::pruning_slack(s_.m), w_.part_d, w_.part_j);
+        launched("nearest neighbours");
+        k_nearest_merge<<<grid_for(count, 256), 256, 0, st_>>>(w_.part_d, w_.part_j, parts, count, w_.out, w_.b);
+        launched("nearest neighbours");
+        download(dist, w_.out, count);
+        check(cudaMemcpy(index, w_.b, count * sizeof(int64_t), cudaMemcpyDeviceToHost), "copy neighbours");
+        ex_->device_ms += now_ms() - t0;
+    }
 
   private:
+    void fits(int64_t count) const {
+        if (count > s_.N) throw Error(TS_INTERNAL, kInternal, "window profiler: more pairs than windows");
+    }
+    template <class T>
+    void upload(T* dev, const T* host, int64_t count) {
+        check(cudaMemcpyAsync(dev, host, count * sizeof(T), cudaMemcpyHostToDevice, st_), "copy input");
+    }
+    void download(double* host, const double* dev, int64_t count) {
+        wait(st_, ex_);
+        check(cudaMemcpy(host, dev, count * sizeof(double), cudaMemcpyDeviceToHost), "copy distances");
+    }
+
     TsExec* ex_;
     Stream st_;
     DeviceSeries s_;
+    ProfilerScratch w_;
 };
 
 }  // namespace

@@ -2,15 +2,21 @@
  * api_discords.h — exact time-series discords (issue 3): the C boundary.
  *
  * Distance: z-normalised Euclidean distance between windows of length m,
- * d = sqrt(2m(1 − ρ)) (the square root of PD3's formula (7)).  Constant
- * windows follow STUMPY: two constant windows are at distance 0, a constant
- * and a non-constant one at sqrt(m).
+ * d = sqrt(2m(1 − ρ)) (the square root of PD3's formula (7)), computed
+ * directly from the two windows' z-normalised values (the motifs' distance,
+ * motifs_detail.h: each window's exact statistics, on the series scaled by
+ * a power of two), so the same for x and 2^k·x and unchanged by an offset or
+ * by a spike outside the two windows.  Constant windows follow STUMPY: two
+ * constant windows are at distance 0, a constant and a non-constant one at
+ * sqrt(m).
  *
  * A window's nearest neighbour (NN) is its closest non-self-match j, i.e.
  * |i − j| >= exclusion (the boundary counts: |i − j| == exclusion is a
  * neighbour).  Ties between neighbours: the smaller j.  Windows that have
  * no non-self-match at all (possible in the middle of a series when
  * exclusion > (n − m)/2) have no NN distance and are never reported.
+ * Every method ranks by these NN distances, computed the same way
+ * (discords_detail.h, "The ranking rule"), so all return the same rows.
  *
  * Two modes, the same for both entry points:
  *  - range mode (min_distance = r, finite, >= 0): every window whose NN
@@ -49,7 +55,7 @@ typedef enum TsDiscordMethod
 /*
  * ts_discords: the one entry of the SQL function.  Checks the arguments,
  * chooses the method (TsDiscordMethod; ex->used_method says which ran) and
- * the backend, then PD3 or the matrix profile and the selection from it.
+ * the backend, then PD3 or the matrix profile, and the ranking rule.
  * Arguments and modes as tsm_discords_pd3 below.  When the method may be the
  * profile, result memory of tsm_matrix_profile's size comes from ex->alloc.
  */
@@ -75,18 +81,17 @@ int			tsm_discords_pd3(const double *x, int64_t n, int32_t m, int64_t k,
 							 double min_distance, int64_t exclusion, TsExec *ex,
 							 TsDiscords *out, TsStatus *st) TSM_NOEXCEPT;
 
+
 /*
- * The same selection from a full matrix profile computed elsewhere (method
- * 'matrix_profile'): dist[i], index[i] are window i's NN distance and NN
- * index (count windows).  Entries with a non-finite distance or a negative
- * index (no neighbour) are skipped.  Modes, ranking and ties as above; the
- * overlap rule of top-k mode uses m.  Runs on the CPU (it is O(count log count)).
- * Errors (22023): m < 3; count < 0; k < 1 other than -1; min_distance < 0 or
- * infinite; top-k mode with k = -1; NULL pointers with count > 0.
+ * Discords from a matrix profile computed elsewhere (ts_matrix_profile_tile's
+ * tiles, merged) with the same m and exclusion: the ranking rule over every
+ * window, each proposed with its profile neighbour (index[i], -1 where it
+ * has none; n - m + 1 entries, checked) — the rows tsm_discords returns with
+ * method matrix_profile.  Arguments, modes and errors as tsm_discords_pd3
+ * (m <= n/2 is not required).
  */
-int			tsm_discords_from_profile(const double *dist, const int64_t *index,
-									  int64_t count, int32_t m, int64_t k,
-									  double min_distance, TsExec *ex,
+int			tsm_discords_from_profile(const double *x, int64_t n, int32_t m, const int64_t *index,
+									  int64_t k, double min_distance, int64_t exclusion, TsExec *ex,
 									  TsDiscords *out, TsStatus *st) TSM_NOEXCEPT;
 
 #ifdef __cplusplus

@@ -6,7 +6,8 @@
  * Distance: z-normalised Euclidean distance of windows of length m, computed
  * directly from the z-normalised values (d² = Σδ² − (Σδ)²/m, δ = za − zb), so
  * exactly repeated windows are at distance exactly 0, near-identical ones ~0,
- * and an offset of 1e8 changes nothing.  Constant windows (every value equal,
+ * and an offset of 1e8 changes nothing; on the series scaled by a power of
+ * two (motifs_detail.h), so the same for x and 2^k·x over the float64 range.  Constant windows (every value equal,
  * or a spread that vanishes in rounding): STUMPY's rule, two constant windows
  * are at 0, a constant and a non-constant one at sqrt(m).
  * Positions are 0-based window starts.  Non-finite input values are an error.
@@ -61,15 +62,17 @@ int			tsm_motifs_mk(const double *x, int64_t n, int32_t m, int64_t k, int64_t ex
 
 /*
  * The same answer from a matrix profile computed with the same exclusion
- * (profile_dist[i] = min over |i-j| >= exclusion of d(i, j), N entries;
- * +inf where a window has no neighbour).  profile_dist is used only as a
- * lower bound: every reported distance is recomputed exactly here (distance
- * profiles of the windows that are candidates), so the result equals
- * tsm_motifs_mk's.  profile_index is checked (-1 or 0..N-1) but not needed.
+ * (profile_index[i]: window i's nearest neighbour, -1 where it has none; N
+ * entries, checked).  The profile is used only for lower bounds: its
+ * neighbour j of window i gives d(i, j), and window i's best pair is at
+ * least sqrt(d(i, j)^2 - 2m*tau) (tau: motifs_detail.h,
+ * kProfileRhoTolerance); every reported distance is computed exactly here
+ * (distance profiles of the windows that are candidates), so the result
+ * equals tsm_motifs_mk's.
  */
-int			tsm_motifs_from_profile(const double *x, int64_t n, int32_t m, const double *profile_dist,
-									const int64_t *profile_index, int64_t k, int64_t exclusion,
-									TsExec *ex, TsMotifs *out, TsStatus *st) TSM_NOEXCEPT;
+int			tsm_motifs_from_profile(const double *x, int64_t n, int32_t m, const int64_t *profile_index,
+									int64_t k, int64_t exclusion, TsExec *ex, TsMotifs *out,
+									TsStatus *st) TSM_NOEXCEPT;
 
 typedef struct TsMatches
 {

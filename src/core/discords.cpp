@@ -1,23 +1,27 @@
 // discords.cpp — exact discords: PD3 on the CPU, the top-k schedule, the
-// ranking/selection rules and the C entry points.
+// ranking rule's selection (discords_detail.h), discords from a matrix
+// profile, and the C entry points.
 //
 // PD3 (Kraeva & Zymbler 2023) on the CPU, the same algorithm and, through
 // discords_detail.h, the same arithmetic and rules as the GPU path
-// (kernels/discords.cu), so both find the same d² and neighbours:
-//  1. preprocessing: window means, 1/σ and the recurrence terms (Pd3Prep).
+// (kernels/discords.cu), so both propose the same candidates:
+//  1. preprocessing: the matrix profile's preparation of the scaled series
+//     and the rough flags (Pd3Prep).
 //  2. candidate selection: a task scans one segment of pd3::kSegmentRows rows
 //     (candidates) against the columns to its right, j >= a + exclusion, in
 //     order, keeping the segment's co-moments in stack arrays (see
 //     discords_detail.h for how they are computed).  A pair (i, j) with
-//     d < r discards row i (Bitmap.Subseq) and window j (Bitmap.Neighbor).  A
-//     segment whose rows are all discarded stops early (checked every
-//     kColumnBlock columns).  Surviving rows saw every right-hand
-//     neighbour, so they also know their exact nearest right neighbour.
+//     d < r discards row i (Bitmap.Subseq) and window j (Bitmap.Neighbor),
+//     provisionally.  A segment whose rows are all discarded stops early
+//     (checked every kAliveCheck columns).
 //  3. bitmap conjunction: candidates = Subseq ∧ Neighbor.
 //  4. refinement: segments holding candidates scan the columns to their left
 //     (i − j >= exclusion) the same way; a candidate with a neighbour closer
-//     than r is dropped, the others get their exact nearest left neighbour.
-//     NN = the nearer of left and right (a tie goes left: smaller index).
+//     than r is dropped.
+//  The survivors, with their scan neighbours, go to the ranking rule
+//  (ExactRanking), which gives each window it needs its exact NN distance;
+//  when they would decide the answer, the discards are verified (undone) with
+//  exact distances first.
 // Long scans are cut into column windows (≲ 50 ms of work per task); the
 // co-moments of a segment's rows at the last column carry over.  The scan of
 // a segment is compiled twice, for FMA hardware and without (sweep_fma
@@ -26,6 +30,7 @@
 #include "discords.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -41,61 +46,23 @@
 #include "finite.h"
 #include "parallel.h"
 #include "progress.h"
-#include "sliding.h"
 
 namespace tsm {
 
 void pd3_prepare(const double* x, int64_t n, int m, int64_t excl, Pd3Prep& p, const TsExec* ex) {
     if (m < 1 || n < m) throw Error(TS_INTERNAL, kInternal, "pd3_prepare: window longer than series");
-    const int64_t N = n - m + 1;
-    p.x = x;
     p.n = n;
-    p.N = N;
+    p.N = n - m + 1;
     p.m = m;
     p.excl = excl;
-    p.mean.resize(N);
-    p.isd.resize(N);
-    p.constant.resize(N);
-    for_each_stats_chunk(ex, N, [&](int64_t i0, int64_t i1) {
-        pd3::prepare_chunk(x, m, i0, i1, p.mean.data(), p.isd.data(), p.constant.data());
-    });
-    p.df.resize(N);
-    p.dg.resize(N);
-    const int64_t blocks = (N + kStatsBlock - 1) / kStatsBlock;
-    parallel_for(ex, blocks, [&](int64_t b) {
-        const int64_t i1 = std::min(N, (b + 1) * kStatsBlock);
-        for (int64_t i = b * kStatsBlock; i < i1; ++i)
-            pd3::prepare_window(x, p.mean.data(), m, i, p.df.data(), p.dg.data());
-    });
-}
-
-// Fully direct: both windows' means two-pass (the shared exact restart of
-// the window statistics, relative to the window's first value: exact for
-// offset data), then the centred co-moment and spreads; the reported
-// distances do not depend on the sliding statistics.
-double pair_distance(const Pd3Prep& p, int64_t i, int64_t j) {
-    if (j < i) std::swap(i, j);  // symmetric to the last bit: d(i, j) == d(j, i)
-    const bool ci = p.constant[i], cj = p.constant[j];
-    if (ci && cj) return 0.0;
-    if (ci || cj) return std::sqrt((double)p.m);
-    const double* a = p.x + i;
-    const double* b = p.x + j;
-    const int m = p.m;
-    double ma, mb, sd_unused;
-    detail::stats_restart(a, 0, m, a[0], ma, sd_unused);
-    detail::stats_restart(b, 0, m, b[0], mb, sd_unused);
-    double c = 0, qa = 0, qb = 0;
-    for (int k = 0; k < m; ++k) {
-        double u = (a[k] - a[0]) - ma, v = (b[k] - b[0]) - mb;
-        c += u * v;
-        qa += u * u;
-        qb += v * v;
+    p.xe = unit_scaled(x, n);
+    mp::prepare(x, n, m, excl, ex, p.mp);
+    p.rough.assign(p.N, 0);
+    const mp::Prepared& P = p.mp;
+    for (int64_t i = 1; i < p.N; ++i) {
+        const double h = mp::step_magnitude(P.inv_norm.data(), P.df.data(), P.dg.data(), i);
+        p.rough[i] = pd3::rough_window(h, mp::window_norm(P.inv_norm[i])) ? 1 : 0;
     }
-    if (!(qa > 0) || !(qb > 0)) return std::sqrt((double)m);  // spread lost in rounding
-    double d2 = 2.0 * m * (1.0 - c / std::sqrt(qa * qb));
-    if (d2 < 0) d2 = 0;
-    if (d2 > 4.0 * m) d2 = 4.0 * m;
-    return std::sqrt(d2);
 }
 
 namespace {
@@ -105,17 +72,35 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int kSegmentRows = pd3::kSegmentRows;
 // Columns a segment handles as a block: their top-row co-moments are computed
-// together (direct_block), and after each block the segment checks whether
-// any row is left (PD3's early termination).
+// together (direct_block).
 constexpr int kColumnBlock = 8;
+// A segment checks whether any row is left (PD3's early termination) after
+// each column j with (j − start) % kAliveCheck = kAliveCheck − 1, and at the
+// end of a column window (a multiple of kAliveCheck columns from the start):
+// where the GPU's warps check, so both stop a segment at the same column and
+// its discarded rows keep the same scan neighbours (the verification's partners).
+constexpr int kAliveCheck = 32;
 constexpr int kChains = 4;  // direct co-moments computed in lockstep (direct_block)
 
 // ---- the CPU path of PD3 ----------------------------------------------------
 
+// The prepared arrays the scan reads (Pd3Prep).
+struct ScanSeries {
+    const double *xs, *mu, *isd, *df, *dg;
+    const uint8_t* rough;
+    int64_t N, excl;
+    int m;
+};
+
+ScanSeries scan_series_of(const Pd3Prep& p) {
+    const mp::Prepared& P = p.mp;
+    return {P.xs.data(), P.mu.data(), P.inv_std.data(), P.df.data(), P.dg.data(), p.rough.data(), p.N, p.excl, p.m};
+}
+
 // What the scan of one side reads and writes (right: candidate selection,
 // left: refinement), per window.
 struct SideScan {
-    const Pd3Prep* prep;
+    const ScanSeries* in;
     bool select;
     double r2;                        // discard below (pd3::discard_below)
     double* carry;                    // C(row, last column scanned), between column windows
@@ -123,6 +108,7 @@ struct SideScan {
     int64_t* best_nn;
     uint8_t* alive;                   // Bitmap.Subseq (the candidates in the refinement)
     std::atomic<uint8_t>* neighbor;   // Bitmap.Neighbor
+    std::atomic<int64_t>* col_row;    // the smallest row that discarded the column (pd3::close_row)
 };
 
 // A segment's rows while it scans (a task's stack).
@@ -134,10 +120,12 @@ struct SegmentRows {
     double best_d2[kSegmentRows];
     int64_t best_nn[kSegmentRows];
     uint8_t alive[kSegmentRows];
+    int rough_rows[kSegmentRows];   // rows r >= 1 whose window is rough
+    int n_rough = 0;
 };
 
 TSM_SCAN_INLINE void load_rows(const SideScan& sc, const pd3::SegmentPlan& sp, SegmentRows& sr) {
-    const Pd3Prep& p = *sc.prep;
+    const ScanSeries& p = *sc.in;
     const int64_t a = sp.first_row;
     const double md = p.m, m2 = hd::mul(2.0, md);
     for (int r = 0; r < sp.rows; ++r) {
@@ -146,6 +134,7 @@ TSM_SCAN_INLINE void load_rows(const SideScan& sc, const pd3::SegmentPlan& sp, S
         sr.best_d2[r] = sc.best_d2[a + r];
         sr.best_nn[r] = sc.best_nn[a + r];
         sr.alive[r] = sc.alive[a + r];
+        if (r > 0 && p.rough[a + r]) sr.rough_rows[sr.n_rough++] = r;
     }
 }
 
@@ -164,16 +153,16 @@ TSM_SCAN_INLINE void store_rows(const SideScan& sc, const pd3::SegmentPlan& sp, 
 // bits), which hides the latency of the fused multiply-add: one chain alone
 // waits for it at every term.
 template <int DI, int DJ>
-TSM_SCAN_INLINE void direct_block(const Pd3Prep& p, int64_t i0, int64_t j0, int count, double* out) {
-    const double* x = p.x;
+TSM_SCAN_INLINE void direct_block(const ScanSeries& p, int64_t i0, int64_t j0, int count, double* out) {
+    const double* x = p.xs;
     int c0 = 0;
     for (; c0 + kChains <= count; c0 += kChains) {
         const int64_t i = i0 + c0 * DI, j = j0 + c0 * DJ;
         double acc[kChains], mu_i[kChains], mu_j[kChains];
         for (int c = 0; c < kChains; ++c) {
             acc[c] = 0.0;
-            mu_i[c] = p.mean[i + c * DI];
-            mu_j[c] = p.mean[j + c * DJ];
+            mu_i[c] = p.mu[i + c * DI];
+            mu_j[c] = p.mu[j + c * DJ];
         }
         for (int t = 0; t < p.m; ++t)
             for (int c = 0; c < kChains; ++c)
@@ -181,26 +170,45 @@ TSM_SCAN_INLINE void direct_block(const Pd3Prep& p, int64_t i0, int64_t j0, int 
         for (int c = 0; c < kChains; ++c) out[c0 + c] = acc[c];
     }
     for (int c = c0; c < count; ++c)
-        out[c] = direct_comoment(x, i0 + c * DI, j0 + c * DJ, p.m, p.mean[i0 + c * DI], p.mean[j0 + c * DJ]);
+        out[c] = direct_comoment(x, i0 + c * DI, j0 + c * DJ, p.m, p.mu[i0 + c * DI], p.mu[j0 + c * DJ]);
 }
 
 // The co-moments of every row of the segment with column j; top: the top
-// row's, computed directly (PD3's QTcol).
-TSM_SCAN_INLINE void advance_column(const Pd3Prep& p, const pd3::SegmentPlan& sp, int64_t j, double top,
+// row's, computed directly (PD3's QTcol).  Direct for every row in the
+// segment's first column and in a rough column, for the rough rows elsewhere.
+TSM_SCAN_INLINE void advance_column(const ScanSeries& p, const pd3::SegmentPlan& sp, int64_t j, double top,
                                     SegmentRows& sr) {
     const int64_t a = sp.first_row;
-    if (j == sp.start) {  // the segment's first column: every row directly
+    if (j == sp.start || p.rough[j]) {
         direct_block<1, 0>(p, a, j, sp.rows, sr.comoment);
         return;
     }
-    const double* __restrict df = p.df.data() + a;
-    const double* __restrict dg = p.dg.data() + a;
+    const double* __restrict df = p.df + a;
+    const double* __restrict dg = p.dg + a;
     const double* __restrict prev = sr.comoment;
     double* __restrict next = sr.spare;
     const double df_j = p.df[j], dg_j = p.dg[j];
     next[0] = top;
     for (int r = 1; r < sp.rows; ++r) next[r] = comoment_next(prev[r - 1], df[r], dg[r], df_j, dg_j);
+    for (int t = 0; t < sr.n_rough; ++t) {
+        const int r = sr.rough_rows[t];
+        next[r] = direct_comoment(p.xs, a + r, j, p.m, p.mu[a + r], p.mu[j]);
+    }
     std::swap(sr.comoment, sr.spare);
+}
+
+inline void atomic_min(std::atomic<int64_t>& a, int64_t v) {
+    int64_t cur = a.load(std::memory_order_relaxed);
+    while (v < cur && !a.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
+    }
+}
+
+// d² of row r of the segment and column j (isd2_j: column_isd2).
+template <bool ColumnConstant>
+TSM_SCAN_INLINE double row_d2(const double* __restrict isd_rows, int r, double isd2_j, double md,
+                              const SegmentRows& sr) {
+    return ColumnConstant ? pd3::constant_column_d2(isd_rows[r], md)
+                          : pd3::pair_d2(sr.comoment[r], isd_rows[r], sr.base[r], isd2_j);
 }
 
 // Rows [lo, hi) of the segment against column j; returns whether a pair
@@ -219,6 +227,28 @@ TSM_SCAN_INLINE bool visit_column(const double* __restrict isd_rows, int lo, int
     return close;
 }
 
+// The smallest row from lo on whose pair with column j discards it (one does).
+template <bool ColumnConstant>
+TSM_SCAN_INLINE int first_discarding_row(const double* __restrict isd_rows, int lo, double isd2_j, double md,
+                                         double r2, const SegmentRows& sr) {
+    int r = lo;
+    while (!(row_d2<ColumnConstant>(isd_rows, r, isd2_j, md, sr) < r2)) ++r;
+    return r;
+}
+
+// Column j discarded by some row of [lo, hi): Bitmap.Neighbor cleared, and
+// the column's row lowered to the smallest such row (pd3::close_row) — not
+// looked for when the row recorded already is no larger than lo's.
+inline void record_column(const SideScan& sc, const pd3::SegmentPlan& sp, int64_t j, int lo,
+                          const double* __restrict isd_rows, double isd_j, double md, const SegmentRows& sr) {
+    sc.neighbor[j].store(0, std::memory_order_relaxed);
+    if (sc.col_row[j].load(std::memory_order_relaxed) <= sp.first_row + lo) return;
+    const int r = isd_j == 0.0
+                      ? first_discarding_row<true>(isd_rows, lo, 0.0, md, sc.r2, sr)
+                      : first_discarding_row<false>(isd_rows, lo, pd3::column_isd2(isd_j), md, sc.r2, sr);
+    atomic_min(sc.col_row[j], sp.first_row + r);
+}
+
 TSM_SCAN_INLINE bool none_alive(const SegmentRows& sr, int rows) {
     bool any = false;
     for (int r = 0; r < rows; ++r) any |= sr.alive[r] != 0;
@@ -229,11 +259,11 @@ TSM_SCAN_INLINE bool none_alive(const SegmentRows& sr, int rows) {
 // row of it was discarded.  Compiled once per target (scan_fma / scan_generic).
 template <int Target>
 TSM_SCAN_INLINE bool scan_body(const SideScan& sc, const pd3::SegmentPlan& sp) {
-    const Pd3Prep& p = *sc.prep;
+    const ScanSeries& p = *sc.in;
     SegmentRows sr;
     load_rows(sc, sp, sr);
     const double md = p.m;
-    const double* isd_rows = p.isd.data() + sp.first_row;
+    const double* isd_rows = p.isd + sp.first_row;
     double top[kColumnBlock];  // the top row's co-moments with the block's columns
     bool dead = false;
     for (int64_t j = sp.lo; j < sp.hi && !dead; ++j) {
@@ -246,8 +276,8 @@ TSM_SCAN_INLINE bool scan_body(const SideScan& sc, const pd3::SegmentPlan& sp) {
         const bool close = isd_j == 0.0
                                ? visit_column<true>(isd_rows, lo, hi, j, 0.0, md, sc.r2, sr)
                                : visit_column<false>(isd_rows, lo, hi, j, pd3::column_isd2(isd_j), md, sc.r2, sr);
-        if (sc.select && close) sc.neighbor[j].store(0, std::memory_order_relaxed);
-        if (slot == kColumnBlock - 1 || j + 1 == sp.hi) dead = none_alive(sr, sp.rows);
+        if (sc.select && close) record_column(sc, sp, j, lo, isd_rows, isd_j, md, sr);
+        if ((j - sp.start) % kAliveCheck == kAliveCheck - 1 || j + 1 == sp.hi) dead = none_alive(sr, sp.rows);
     }
     store_rows(sc, sp, sr);
     return dead;
@@ -262,7 +292,7 @@ bool scan_generic(const SideScan& sc, const pd3::SegmentPlan& sp) { return scan_
 
 // Segment s within the column window [c_lo, c_hi); returns whether it is finished.
 bool scan_segment(const SideScan& sc, int64_t s, int64_t c_lo, int64_t c_hi) {
-    const Pd3Prep& p = *sc.prep;
+    const ScanSeries& p = *sc.in;
     const pd3::SegmentPlan sp = pd3::plan_segment(sc.select, s, p.N, p.excl, c_lo, c_hi);
     bool dead = false;
     if (sp.lo < sp.hi) {
@@ -278,7 +308,7 @@ bool scan_segment(const SideScan& sc, int64_t s, int64_t c_lo, int64_t c_hi) {
 
 class CpuPd3 final : public Pd3Runner {
   public:
-    CpuPd3(const Pd3Prep& p, TsExec* ex) : p_(p), ex_(ex) {
+    CpuPd3(const Pd3Prep& p, WindowProfiler& exact, TsExec* ex) : in_(scan_series_of(p)), exact_(exact), ex_(ex) {
         N_ = p.N;
         nseg_ = (N_ + kSegmentRows - 1) / kSegmentRows;
         carry_.assign(N_, 0.0);
@@ -287,24 +317,66 @@ class CpuPd3 final : public Pd3Runner {
         right_nn_.assign(N_, -1);
         left_nn_.assign(N_, -1);
         alive_.assign(N_, 1);
+        cand_.assign(N_, 0);
+        kept_.assign(N_, 0);
         neighbor_.reset(new std::atomic<uint8_t>[N_]);
+        col_row_.reset(new std::atomic<int64_t>[N_]);
         seg_done_.assign(nseg_, 0);
     }
 
-    std::vector<DiscordRow> run(double r) override {
+    std::vector<Candidate> run(double r) override {
         reset();
         const double r2 = pd3::discard_below(r);
-        scan({&p_, true, r2, carry_.data(), right_d2_.data(), right_nn_.data(), alive_.data(), neighbor_.get()});
+        scan({&in_, true, r2, carry_.data(), right_d2_.data(), right_nn_.data(), alive_.data(), neighbor_.get(),
+              col_row_.get()});
         conjunction();
-        scan({&p_, false, r2, carry_.data(), left_d2_.data(), left_nn_.data(), alive_.data(), neighbor_.get()});
-        std::vector<DiscordRow> rows;
+        scan({&in_, false, r2, carry_.data(), left_d2_.data(), left_nn_.data(), alive_.data(), neighbor_.get(),
+              col_row_.get()});
+        std::vector<Candidate> rows;
         for (int64_t i = 0; i < N_; ++i) {
             double d2;
             int64_t nn;
             if (alive_[i] && pd3::nearest_neighbour(left_d2_[i], left_nn_[i], right_d2_[i], right_nn_[i], d2, nn))
-                rows.push_back(found_row(i, d2, nn));
+                rows.push_back({i, nn});
         }
         return rows;
+    }
+
+    // The excluded windows' partners, tried in order (pd3::discard_partners)
+    // in batches of exact distances, until one holds or none is left.
+    std::vector<std::pair<int64_t, double>> undone(double r) override {
+        std::vector<int64_t> win;
+        std::vector<std::array<int64_t, 3>> partners;
+        for (int64_t i = 0; i < N_; ++i) {
+            std::array<int64_t, 3> q;
+            pd3::discard_partners(kept_[i], neighbor_[i].load(std::memory_order_relaxed), cand_[i], alive_[i],
+                                  right_nn_[i], col_row_[i].load(std::memory_order_relaxed), left_nn_[i], q.data());
+            if (q[0] >= 0 || q[1] >= 0 || q[2] >= 0) {
+                win.push_back(i);
+                partners.push_back(q);
+            }
+        }
+        std::vector<double> least(win.size(), kInf);
+        std::vector<uint8_t> holds(win.size(), 0);
+        for (int t = 0; t < 3; ++t) {
+            std::vector<int64_t> a, b, at;
+            for (size_t w = 0; w < win.size(); ++w)
+                if (!holds[w] && partners[w][t] >= 0) {
+                    a.push_back(win[w]);
+                    b.push_back(partners[w][t]);
+                    at.push_back((int64_t)w);
+                }
+            std::vector<double> d(a.size());
+            exact_.pair_distances(a.data(), b.data(), (int64_t)a.size(), d.data());
+            for (size_t s = 0; s < a.size(); ++s) {
+                holds[at[s]] = pd3::discard_holds(d[s], r);
+                least[at[s]] = std::min(least[at[s]], d[s]);
+            }
+        }
+        std::vector<std::pair<int64_t, double>> out;
+        for (size_t w = 0; w < win.size(); ++w)
+            if (!holds[w]) out.push_back({win[w], least[w]});
+        return out;
     }
 
   private:
@@ -314,22 +386,28 @@ class CpuPd3 final : public Pd3Runner {
         std::fill(right_nn_.begin(), right_nn_.end(), -1);
         std::fill(left_nn_.begin(), left_nn_.end(), -1);
         std::fill(alive_.begin(), alive_.end(), 1);
-        for (int64_t i = 0; i < N_; ++i) neighbor_[i].store(1, std::memory_order_relaxed);
+        for (int64_t i = 0; i < N_; ++i) {
+            neighbor_[i].store(1, std::memory_order_relaxed);
+            col_row_[i].store(std::numeric_limits<int64_t>::max(), std::memory_order_relaxed);
+        }
         std::fill(seg_done_.begin(), seg_done_.end(), 0);
     }
 
-    // Bitmap conjunction; segments without candidates skip the refinement.
+    // Bitmap conjunction (the selection's Subseq kept); segments without
+    // candidates skip the refinement.
     void conjunction() {
         std::fill(seg_done_.begin(), seg_done_.end(), 1);
         for (int64_t i = 0; i < N_; ++i) {
+            kept_[i] = alive_[i];
             alive_[i] = pd3::candidate(alive_[i], neighbor_[i].load(std::memory_order_relaxed));
+            cand_[i] = alive_[i];
             if (alive_[i]) seg_done_[i / kSegmentRows] = 0;
         }
     }
 
     void scan(const SideScan& sc) {
-        const pd3::Columns cols = pd3::scan_columns(sc.select, N_, p_.excl);
-        // ≈ 1.6e7 pair updates per task
+        const pd3::Columns cols = pd3::scan_columns(sc.select, N_, in_.excl);
+        // ≈ 1.6e7 pair updates per task (a multiple of kAliveCheck)
         const int64_t W = std::max<int64_t>(4096, (int64_t(1) << 24) / kSegmentRows);
         for (int64_t c = cols.begin; c < cols.end; c += W) {
             if (std::find(seg_done_.begin(), seg_done_.end(), 0) == seg_done_.end()) break;
@@ -340,73 +418,246 @@ class CpuPd3 final : public Pd3Runner {
         }
     }
 
-    const Pd3Prep& p_;
+    const ScanSeries in_;
+    WindowProfiler& exact_;
     TsExec* ex_;
     int64_t N_ = 0, nseg_ = 0;
     std::vector<double> carry_, right_d2_, left_d2_;  // NN d² right / left
     std::vector<int64_t> right_nn_, left_nn_;         // NN indices
-    std::vector<uint8_t> alive_, seg_done_;
+    std::vector<uint8_t> alive_, kept_, cand_, seg_done_;  // kept_: Subseq after the selection; cand_: candidates
     std::unique_ptr<std::atomic<uint8_t>[]> neighbor_;
+    std::unique_ptr<std::atomic<int64_t>[]> col_row_;
 };
 
-bool rank_less(const DiscordRow& a, const DiscordRow& b) {
-    if (a.dist != b.dist) return a.dist > b.dist;
-    return a.pos < b.pos;
+}  // namespace
+
+std::unique_ptr<Pd3Runner> make_cpu_pd3(const Pd3Prep& p, WindowProfiler& exact, TsExec* ex) {
+    return std::unique_ptr<Pd3Runner>(new CpuPd3(p, exact, ex));
 }
 
-// dist of every row recomputed directly for its (pos, nn) pair
-void recompute_distances(const Pd3Prep& p, std::vector<DiscordRow>& rows, TsExec* ex) {
-    const int64_t blk = std::max<int64_t>(64, (int64_t(1) << 22) / std::max(1, p.m));
-    const int64_t nb = ((int64_t)rows.size() + blk - 1) / blk;
-    parallel_for(ex, nb, [&](int64_t b) {
-        int64_t lo = b * blk, hi = std::min<int64_t>(rows.size(), lo + blk);
-        for (int64_t t = lo; t < hi; ++t) rows[t].dist = pair_distance(p, rows[t].pos, rows[t].nn);
-    });
+// ---- the ranking rule (discords_detail.h) -------------------------------------
+
+namespace {
+
+constexpr int64_t kNoPosition = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMaxBatch = 64;  // windows refined together
+
+// Every window beyond the boundary has E < r.
+bool beyond_is_below(RankKey boundary, double r) {
+    return boundary.v < r || (boundary.v == r && boundary.pos == kNoPosition);
+}
+
+// A chosen window within m − 1 of pos.
+bool overlaps(const std::set<int64_t>& chosen, int64_t pos, int m) {
+    auto it = chosen.lower_bound(pos - m + 1);
+    return it != chosen.end() && *it < pos + m;
 }
 
 }  // namespace
 
-std::unique_ptr<Pd3Runner> make_cpu_pd3(const Pd3Prep& p, TsExec* ex) {
-    return std::unique_ptr<Pd3Runner>(new CpuPd3(p, ex));
+// The heap's top ranks first; a window whose E is known is the next answer,
+// one whose E is not gets it (in a batch) and goes back.
+bool ExactRanking::select(const std::vector<std::pair<int64_t, double>>& cands, RankKey boundary,
+                          RankedDiscords& out) {
+    out = RankedDiscords{};
+    const bool range = !std::isnan(r_);
+    auto later = [](const Entry& a, const Entry& b) { return ranks_before(b.key, a.key); };
+    std::vector<Entry> heap;
+    heap.reserve(cands.size());
+    for (const auto& c : cands) {
+        const auto it = known_.find(c.first);
+        if (it == known_.end()) heap.push_back({{c.second, c.first}, false});
+        else if (it->second.nn >= 0) heap.push_back({{it->second.d, c.first}, true});
+    }
+    std::make_heap(heap.begin(), heap.end(), later);
+    std::set<int64_t> chosen;
+    for (;;) {
+        const int64_t left = k_ < 0 ? kMaxBatch : k_ - (int64_t)out.pos.size();
+        if (left <= 0) return true;
+        if (heap.empty()) return range ? beyond_is_below(boundary, r_) : boundary.v == -INFINITY;
+        const Entry top = heap.front();
+        if (range && top.key.v < r_) return beyond_is_below(boundary, r_);
+        if (ranks_before(boundary, top.key)) return false;  // a window beyond it may rank first
+        if (!range && overlaps(chosen, top.key.pos, m_)) {  // it ranks after the chosen one
+            std::pop_heap(heap.begin(), heap.end(), later);
+            heap.pop_back();
+            continue;
+        }
+        if (!top.exact) {
+            refine(heap,
+                   take_batch(heap, boundary, chosen, (size_t)std::min<int64_t>(kMaxBatch, std::max<int64_t>(1, left))),
+                   std::max({boundary.v, range ? r_ : -INFINITY, answer_floor()}));
+            continue;
+        }
+        std::pop_heap(heap.begin(), heap.end(), later);
+        heap.pop_back();
+        const Exact& e = known_.at(top.key.pos);
+        out.pos.push_back(top.key.pos);
+        out.dist.push_back(e.d);
+        out.nn.push_back(e.nn);
+        if (!range) chosen.insert(top.key.pos);
+    }
 }
 
-RankedDiscords rank_discords(std::vector<DiscordRow> rows, int m, int64_t k, double min_distance,
-                             bool non_overlap) {
-    if (!std::isnan(min_distance))
-        rows.erase(std::remove_if(rows.begin(), rows.end(),
-                                  [&](const DiscordRow& d) { return !(d.dist >= min_distance); }),
-                   rows.end());
-    std::sort(rows.begin(), rows.end(), rank_less);
-    RankedDiscords out;
-    std::set<int64_t> chosen;
-    for (const DiscordRow& d : rows) {
-        if (k >= 0 && (int64_t)out.pos.size() >= k) break;
-        if (non_overlap) {
-            // overlap: |pos − c| < m for a chosen c
-            auto it = chosen.lower_bound(d.pos - m + 1);
-            if (it != chosen.end() && *it < d.pos + m) continue;
-            chosen.insert(d.pos);
+// Windows of unknown E from the top of the heap (popped), at most limit; in
+// top-k mode none within m − 1 of a chosen one (dropped: they rank after
+// it) or of another in the batch (put back: one of them ranks first).
+std::vector<ExactRanking::Entry> ExactRanking::take_batch(std::vector<Entry>& heap, RankKey boundary,
+                                                          const std::set<int64_t>& chosen, size_t limit) const {
+    const bool range = !std::isnan(r_);
+    auto later = [](const Entry& a, const Entry& b) { return ranks_before(b.key, a.key); };
+    std::vector<Entry> batch, deferred;
+    std::set<int64_t> taken;
+    while (batch.size() < limit && !heap.empty()) {
+        const Entry e = heap.front();
+        if (e.exact || ranks_before(boundary, e.key) || (range && e.key.v < r_)) break;
+        std::pop_heap(heap.begin(), heap.end(), later);
+        heap.pop_back();
+        if (!range && overlaps(chosen, e.key.pos, m_)) continue;
+        if (!range && overlaps(taken, e.key.pos, m_)) {
+            deferred.push_back(e);
+            continue;
         }
-        out.pos.push_back(d.pos);
-        out.dist.push_back(d.dist);
-        out.nn.push_back(d.nn);
+        batch.push_back(e);
+        taken.insert(e.key.pos);
     }
+    for (const Entry& e : deferred) {
+        heap.push_back(e);
+        std::push_heap(heap.begin(), heap.end(), later);
+    }
+    return batch;
+}
+
+// A value the k-th answer reaches, from the windows whose E is known (−inf
+// when they do not tell): in top-k mode the E of the (2k − 1)-th of them
+// taken greedily without overlap — each of the first k − 1 picks overlaps at
+// most two windows of such a set, so one of them is still free for the k-th;
+// in range mode the k-th largest E.  A window below it is no answer.
+double ExactRanking::answer_floor() const {
+    const bool range = !std::isnan(r_);
+    if (k_ < 0) return -INFINITY;
+    std::vector<RankKey> v;
+    for (const auto& e : known_)
+        if (e.second.nn >= 0) v.push_back({e.second.d, e.first});
+    const size_t need = (size_t)(range ? k_ : 2 * k_ - 1);
+    if (v.size() < need) return -INFINITY;
+    std::sort(v.begin(), v.end(), ranks_before);
+    std::set<int64_t> taken;
+    for (const RankKey& key : v) {
+        if (!range && overlaps(taken, key.pos, m_)) continue;
+        taken.insert(key.pos);
+        if (taken.size() == need) return key.v;
+    }
+    return -INFINITY;
+}
+
+// The batch's exact NN distances (remembered), back into the heap.  A window
+// found below floor is left out: floor is the largest of the boundary's value
+// (such a window ranks after the boundary, like every window not proposed),
+// min_distance in range mode and answer_floor (it is no answer).
+void ExactRanking::refine(std::vector<Entry>& heap, const std::vector<Entry>& batch, double floor) {
+    auto later = [](const Entry& a, const Entry& b) { return ranks_before(b.key, a.key); };
+    const int64_t count = (int64_t)batch.size();
+    std::vector<int64_t> w(count), nn(count);
+    std::vector<double> upper(count), d(count);
+    for (int64_t t = 0; t < count; ++t) {
+        w[t] = batch[t].key.pos;
+        upper[t] = batch[t].key.v;
+    }
+    prof_.nearest(w.data(), count, excl_, upper.data(), floor, d.data(), nn.data());
+    for (int64_t t = 0; t < count; ++t) {
+        if (d[t] < floor) continue;  // E < floor, not necessarily d[t]
+        known_[w[t]] = {d[t], nn[t]};
+        if (nn[t] < 0) continue;  // no admissible window: never reported
+        heap.push_back({{d[t], w[t]}, true});
+        std::push_heap(heap.begin(), heap.end(), later);
+    }
+}
+
+namespace {
+
+// Each candidate with u = d(window, partner), its upper bound.
+std::vector<std::pair<int64_t, double>> with_upper_bounds(const std::vector<Candidate>& cands,
+                                                          WindowProfiler& prof) {
+    const int64_t count = (int64_t)cands.size();
+    std::vector<int64_t> a(count), b(count);
+    std::vector<double> u(count);
+    for (int64_t t = 0; t < count; ++t) {
+        a[t] = cands[t].pos;
+        b[t] = cands[t].partner;
+    }
+    prof.pair_distances(a.data(), b.data(), count, u.data());
+    std::vector<std::pair<int64_t, double>> out(count);
+    for (int64_t t = 0; t < count; ++t) out[t] = {a[t], u[t]};
     return out;
 }
 
-// The first `limit` rows of the rank order among the profile's windows that
-// have a neighbour and (range mode) reach min_distance, by a bounded heap:
-// O(count · log limit) time and O(limit) memory, no sort of the whole profile.
-// The heap sees only the blocks that can hold such a row: with B the
-// limit-th largest of the blocks' maxima, at least `limit` rows are >= B, so
-// every row of the answer is >= B and lies in a block whose maximum is >= B.
-// The maxima take one pass at memory speed; the heap then reads a few blocks.
-static std::vector<DiscordRow> best_rows(const double* dist, const int64_t* index, int64_t count,
-                                         double min_distance, size_t limit) {
+}  // namespace
+
+// Top-k mode's schedule for r (DRAG/MERLIN style): the largest possible NN
+// distance is 2√m (ρ = −1), so r starts there and falls by 10% a step:
+// r_t = 2√m · 0.9^t.  Each step runs PD3 with r_t, which proposes every
+// window whose NN distance is >= r_t; the ranking rule decides from them
+// (with the boundary r_t: every other window is below it) as soon as k
+// windows at or above r_t are found.  Once r_t < 0.01·√m the next step uses
+// r = 0 (exhaustive: every window), which ends the schedule.  A high r is
+// cheap (candidates are discarded at once), so the cost is that of the last
+// step or two; the exact NN distances found in one step serve the next.  A
+// k of ceil(N / m) or more (windows m apart: no series holds more) can only
+// end at r = 0, so the schedule starts there: the same rows, without the ~50
+// steps down to it, whose low ones cost as much as r = 0 itself.
+RankedDiscords pd3_discords(const double* x, int64_t n, int m, int64_t k, double min_distance, int64_t excl,
+                            TsExec* ex) {
+    Pd3Prep p;
+    pd3_prepare(x, n, m, excl, p, ex);
+    const bool on_gpu = use_gpu(ex, TS_WORK_DISCORDS, n, m);
+    std::unique_ptr<WindowProfiler> prof = make_profiler(p.xe.data(), n, m, ex, on_gpu);
+    std::unique_ptr<Pd3Runner> runner;
+#ifdef TSMINE_WITH_CUDA
+    if (on_gpu) runner = gpu::make_pd3(p, ex);
+#endif
+    if (!runner) runner = make_cpu_pd3(p, *prof, ex);
+    ExactRanking ranking(*prof, m, excl, k, min_distance);
+    RankedDiscords out;
     const bool range = !std::isnan(min_distance);
-    auto key = [&](int64_t i) {  // the distance of an eligible row, else −1
-        const double d = dist[i];
-        const bool ok = std::isfinite(d) && index[i] >= 0 && (!range || d >= min_distance);
+    const double top = 2.0 * std::sqrt((double)m);
+    const int64_t N = n - m + 1;
+    const double r0 = k >= (N + m - 1) / m ? 0.0 : top;  // more than the series holds: every window
+    for (double r = range ? min_distance : r0;;) {
+        auto cands = with_upper_bounds(runner->run(r), *prof);
+        check_interrupt(ex);
+        const RankKey boundary = r > 0 ? RankKey{r, kNoPosition} : kNoBoundary;
+        // The discards are verified (r = 0 discards nothing) in range mode and
+        // where some window survived: a step without survivors needs a lower
+        // r (a window the scan discarded wrongly could only add answers).
+        const bool decided = !range && ranking.select(cands, boundary, out);
+        if (range || !cands.empty()) {
+            const auto undone = r > 0 ? runner->undone(r) : std::vector<std::pair<int64_t, double>>{};
+            check_interrupt(ex);
+            if (decided && undone.empty()) return out;
+            cands.insert(cands.end(), undone.begin(), undone.end());
+            if (ranking.select(cands, boundary, out)) return out;
+            if (range || decided) throw Error(TS_INTERNAL, kInternal, "PD3: the ranking found no answer");
+        }
+        r *= 0.9;
+        if (r < 0.005 * top) r = 0;
+    }
+}
+
+namespace {
+
+// The `limit` windows that rank first by u among those with an admissible
+// window (|i − j| >= excl) and (range mode) u >= min_distance, by a bounded
+// heap: O(count · log limit) time and O(limit) memory.  The heap sees only
+// the blocks that can hold such a window: with B the limit-th largest of the
+// blocks' maxima, at least `limit` windows are >= B, so every one of the
+// answer is >= B and lies in a block whose maximum is >= B.  The maxima take
+// one pass at memory speed.
+std::vector<RankKey> best_rows(const double* u, int64_t count, int64_t excl, double min_distance, size_t limit) {
+    const bool range = !std::isnan(min_distance);
+    auto key = [&](int64_t i) {  // the u of an eligible window, else −1
+        const double d = u[i];
+        const bool ok = (i >= excl || i + excl < count) && (!range || d >= min_distance);
         return ok ? d : -1.0;
     };
     constexpr int64_t kBlock = 64;
@@ -418,13 +669,14 @@ static std::vector<DiscordRow> best_rows(const double* dist, const int64_t* inde
         for (int64_t i = b * kBlock; i < e; ++i) mx = std::max(mx, key(i));
         bmax[b] = mx;
     }
-    double floor_max = 0.0;  // blocks below it cannot hold a row of the answer
+    double floor_max = 0.0;  // blocks below it cannot hold a window of the answer
     if ((size_t)nb > limit) {
         std::vector<double> t(bmax);
         std::nth_element(t.begin(), t.begin() + (limit - 1), t.end(), std::greater<double>());
         floor_max = std::max(0.0, t[limit - 1]);
     }
-    std::vector<DiscordRow> heap;  // a heap by rank_less: front() ranks last among those kept
+    auto later = [](const RankKey& a, const RankKey& b) { return ranks_before(a, b); };
+    std::vector<RankKey> heap;  // front() ranks last among those kept
     heap.reserve(limit);
     for (int64_t b = 0; b < nb; ++b) {
         if (!(bmax[b] >= floor_max)) continue;
@@ -432,94 +684,56 @@ static std::vector<DiscordRow> best_rows(const double* dist, const int64_t* inde
         for (int64_t i = b * kBlock; i < e; ++i) {
             const double d = key(i);
             if (d < 0) continue;
-            const DiscordRow row{i, d * d, d, index[i]};
+            const RankKey row{d, i};
             if (heap.size() < limit) {
                 heap.push_back(row);
-                std::push_heap(heap.begin(), heap.end(), rank_less);
-            } else if (rank_less(row, heap.front())) {
-                std::pop_heap(heap.begin(), heap.end(), rank_less);
+                std::push_heap(heap.begin(), heap.end(), later);
+            } else if (ranks_before(row, heap.front())) {
+                std::pop_heap(heap.begin(), heap.end(), later);
                 heap.back() = row;
-                std::push_heap(heap.begin(), heap.end(), rank_less);
+                std::push_heap(heap.begin(), heap.end(), later);
             }
         }
     }
     return heap;
 }
 
-// Top-k (and range) discords from a matrix profile.  The greedy selection reads
-// the rows in rank order and stops after k picks, so it only ever needs a
-// prefix of that order: take the best T rows (T ≥ k; a pick hides at most
-// 2m − 2 overlapping windows), select, and widen T only when the prefix ran
-// out before k picks.  The result equals the greedy selection over all rows.
-RankedDiscords select_top_discords(const double* profile_dist, const int64_t* profile_index,
-                                   int64_t count, int m, int64_t k, double min_distance,
-                                   bool non_overlap) {
-    if (k >= 0 && k < count / 8) {
-        size_t limit = (size_t)std::max<int64_t>(k, 1);
-        if (non_overlap) limit = (size_t)std::min<int64_t>(count, std::max<int64_t>(256, 4 * k));
-        for (;;) {
-            std::vector<DiscordRow> rows = best_rows(profile_dist, profile_index, count, min_distance, limit);
-            const bool exhausted = rows.size() < limit;
-            RankedDiscords got = rank_discords(std::move(rows), m, k, min_distance, non_overlap);
-            if ((int64_t)got.pos.size() >= k || exhausted || (int64_t)limit >= count) return got;
-            limit = (size_t)std::min<int64_t>(count, (int64_t)limit * 8);
-        }
+}  // namespace
+
+// Every window with an admissible window is a candidate, with
+// u = d(i, its profile neighbour) (whatever the profile's rounding: a
+// neighbour it names is admissible, so u ≥ E).  The greedy selection reads
+// only a prefix of the rank order, so the ranking first sees the T windows
+// with the largest u (T ≥ k; a pick hides at most 2m − 2 overlapping
+// windows) and every other window beyond the T-th; T widens only when that
+// does not decide the answer.
+RankedDiscords rank_from_profile(WindowProfiler& prof, int64_t N, int m, const int64_t* profile_index, int64_t k,
+                                 double min_distance, int64_t excl, const TsExec* ex) {
+    std::vector<double> u(N);  // +inf where the profile names no neighbour (only its E can tell)
+    prof.pair_distances(nullptr, profile_index, N, u.data());
+    ExactRanking ranking(prof, m, excl, k, min_distance);
+    const bool range = !std::isnan(min_distance);
+    size_t limit = (size_t)(k >= 0 ? std::min<int64_t>(N, std::max<int64_t>(256, 4 * k)) : N);
+    RankedDiscords out;
+    for (;;) {
+        const std::vector<RankKey> rows = best_rows(u.data(), N, excl, min_distance, limit);
+        const bool all = rows.size() < limit || (int64_t)limit >= N;
+        RankKey boundary = range ? RankKey{min_distance, kNoPosition} : kNoBoundary;
+        if (!all) boundary = rows.front();
+        std::vector<std::pair<int64_t, double>> cands(rows.size());
+        for (size_t t = 0; t < rows.size(); ++t) cands[t] = {rows[t].pos, rows[t].v};
+        check_interrupt(ex);
+        if (ranking.select(cands, boundary, out)) return out;
+        if (all) throw Error(TS_INTERNAL, kInternal, "discords: the ranking found no answer");
+        limit = (size_t)std::min<int64_t>(N, (int64_t)limit * 8);
     }
-    std::vector<DiscordRow> rows;
-    rows.reserve(count);
-    for (int64_t i = 0; i < count; ++i) {
-        double d = profile_dist[i];
-        if (!std::isfinite(d) || profile_index[i] < 0) continue;
-        rows.push_back({i, d * d, d, profile_index[i]});
-    }
-    return rank_discords(std::move(rows), m, k, min_distance, non_overlap);
 }
 
-// Top-k mode's schedule for r (DRAG/MERLIN style): the largest possible NN
-// distance is 2√m (ρ = −1), so r starts there and falls by 10% a step:
-// r_t = 2√m · 0.9^t.  Each step runs PD3 with r_t, which returns D_r, every
-// window whose NN distance is >= r_t, exactly.  The greedy non-overlapping
-// selection in rank order over D_r equals the first picks of the greedy
-// selection over all windows (every window ranked before the last one of D_r
-// is in D_r), so as soon as it yields k picks they are the exact top-k.  Once
-// r_t < 0.01·√m the next step uses r = 0 (exhaustive: every window), which
-// ends the schedule.  A high r is cheap (candidates are discarded at once),
-// so the cost is that of the last step or two; the 10% step bounds how far
-// the last r undershoots the k-th discord's distance.  A k of ceil(N / m) or
-// more (windows m apart: no series holds more) can only end at r = 0, so the
-// schedule starts there: the same rows, without the ~50 steps down to it,
-// whose low ones cost as much as r = 0 itself (k = 2^31 − 1, N = 16,384,
-// m = 16 on the CPU: 28 s before, 0.6 s).
-RankedDiscords pd3_discords(const double* x, int64_t n, int m, int64_t k, double min_distance,
-                            int64_t excl, TsExec* ex) {
-    Pd3Prep p;
-    pd3_prepare(x, n, m, excl, p, ex);
-    std::unique_ptr<Pd3Runner> runner;
-    if (use_gpu(ex, TS_WORK_DISCORDS, n, m)) {
-#ifdef TSMINE_WITH_CUDA
-        runner = gpu::make_pd3(p, ex);
-#endif
-    }
-    if (!runner) runner = make_cpu_pd3(p, ex);
-
-    if (!std::isnan(min_distance)) {
-        auto rows = runner->run(min_distance);
-        check_interrupt(ex);
-        recompute_distances(p, rows, ex);
-        return rank_discords(std::move(rows), m, k, min_distance, false);
-    }
-    const double top = 2.0 * std::sqrt((double)m);
-    const int64_t N = n - m + 1;
-    double r = k >= (N + m - 1) / m ? 0.0 : top;  // more than the series holds: every window
-    for (;;) {
-        auto rows = runner->run(r);
-        check_interrupt(ex);
-        recompute_distances(p, rows, ex);
-        RankedDiscords got = rank_discords(std::move(rows), m, k, std::nan(""), true);
-        if ((int64_t)got.pos.size() >= k || r == 0) return got;
-        r *= 0.9;
-        if (r < 0.005 * top) r = 0;
-    }
+RankedDiscords discords_from_profile(const double* x, int64_t n, int m, const int64_t* profile_index, int64_t k,
+                                     double min_distance, int64_t excl, TsExec* ex) {
+    const std::vector<double> xe = unit_scaled(x, n);
+    std::unique_ptr<WindowProfiler> prof = make_profiler(xe.data(), n, m, ex, use_gpu(ex, TS_WORK_DISCORDS, n, m));
+    return rank_from_profile(*prof, n - m + 1, m, profile_index, k, min_distance, excl, ex);
 }
 
 }  // namespace tsm
@@ -573,38 +787,43 @@ extern "C" int tsm_discords_pd3(const double* x, int64_t n, int32_t m, int64_t k
             tsm::invalid(tsm::format("exclusion_zone must be between 1 and %lld, got %lld",
                                      (long long)(N - 1), (long long)exclusion),
                          "A larger exclusion zone leaves no subsequence a neighbour; NULL means m.");
-        tsm::RankedDiscords r = tsm::pd3_discords(x, n, m, k, min_distance, exclusion, ex);
-        emit(r, ex, out);
+        emit(tsm::pd3_discords(x, n, m, k, min_distance, exclusion, ex), ex, out);
     });
 }
 
-extern "C" int tsm_discords_from_profile(const double* dist, const int64_t* index, int64_t count,
-                                         int32_t m, int64_t k, double min_distance, TsExec* ex,
-                                         TsDiscords* out, TsStatus* st) noexcept {
-    return tsm::guard(st, [&] {
+extern "C" int tsm_discords_from_profile(const double* x, int64_t n, int32_t m, const int64_t* index, int64_t k,
+                                         double min_distance, int64_t exclusion, TsExec* ex, TsDiscords* out,
+                                         TsStatus* st) noexcept {
+    return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
-        ex->used_backend = TS_BACKEND_CPU;
         validate_common(m, k, min_distance);
-        if (count < 0 || (count > 0 && (!dist || !index))) tsm::invalid("invalid matrix profile");
-        tsm::RankedDiscords r =
-            tsm::select_top_discords(dist, index, count, m, k, min_distance, std::isnan(min_distance));
-        emit(r, ex, out);
+        if (n < (int64_t)m || !x || !index) tsm::invalid("invalid series or matrix profile");
+        tsm::require_finite(x, n, "series", "Remove or interpolate NaN and infinite values first.");
+        const int64_t N = n - m + 1;
+        if (exclusion < 1 || exclusion > N - 1)
+            tsm::invalid(tsm::format("exclusion_zone must be between 1 and %lld, got %lld",
+                                     (long long)(N - 1), (long long)exclusion));
+        for (int64_t i = 0; i < N; ++i)
+            if (index[i] < -1 || index[i] >= N)
+                tsm::invalid(tsm::format("matrix profile index %lld at position %lld is out of range",
+                                         (long long)index[i], (long long)i));
+        emit(tsm::discords_from_profile(x, n, m, index, k, min_distance, exclusion, ex), ex, out);
     });
 }
 
 namespace {
 
 // Discords by way of the matrix profile: the profile (its own checks,
-// backend and timings), then the selection, which runs on the CPU.
+// backend and timings), then the ranking rule over its neighbours.
 int discords_by_profile(const double* x, int64_t n, int32_t m, int64_t k, double min_distance,
                         int64_t exclusion, TsExec* ex, TsDiscords* out, TsStatus* st) {
     TsProfile p;
-    int code = tsm_matrix_profile(x, n, m, exclusion, ex, &p, st);
+    const int code = tsm_matrix_profile(x, n, m, exclusion, ex, &p, st);
     if (code != TS_OK) return code;
     const int profile_backend = ex->used_backend;
-    code = tsm_discords_from_profile(p.dist, p.index, p.count, m, k, min_distance, ex, out, st);
-    ex->used_backend = profile_backend;
-    return code;
+    const int done = tsm_discords_from_profile(x, n, m, p.index, k, min_distance, exclusion, ex, out, st);
+    ex->used_backend = profile_backend;  // the method's main work
+    return done;
 }
 
 }  // namespace

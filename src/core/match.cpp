@@ -16,28 +16,10 @@
 #include "error.h"
 #include "finite.h"
 #include "motifs.h"
-#include "mp_detail.h"
 #include "parallel.h"
 #include "progress.h"
 
 namespace tsm {
-
-namespace {
-
-// v·2^e, e bringing the largest |v| to [2^480, 2^481) (mp::scale_exponent):
-// z-normalised distances do not change (exactly, as every operation commutes
-// with a power of two), so v and 2^k·v give the same rows, and sums of m
-// values or squares neither overflow (±1e308) nor underflow (subnormals).
-std::vector<double> unit_scaled(const double* v, int64_t n) {
-    double top = 0;
-    for (int64_t i = 0; i < n; ++i) top = std::max(top, std::fabs(v[i]));
-    const int e = mp::scale_exponent(top);
-    std::vector<double> out(n);
-    for (int64_t i = 0; i < n; ++i) out[i] = mp::scale_pow2(v[i], e);
-    return out;
-}
-
-}  // namespace
 
 void match_profile_cpu(const double* x, int64_t n, const double* pattern, int m, TsExec* ex,
                        std::vector<double>& dist) {

@@ -61,6 +61,7 @@
 #include "motifs.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -74,6 +75,7 @@
 #include "dispatch.h"
 #include "error.h"
 #include "finite.h"
+#include "mp_detail.h"
 #include "parallel.h"
 #include "progress.h"
 
@@ -83,7 +85,19 @@ using motif::BestPair;
 using motif::kPaaSegments;
 using motif::kRowHead;
 
-// ---- window statistics and the distance ---------------------------------------
+// ---- the series, window statistics and the distance ------------------------------
+
+static_assert(motif::kProfileRhoTolerance >= 2 * (2 * mp::kGuardTol + 0x1p-40),
+              "the profile path's bounds must cover the profile's guarantee (mp_detail.h)");
+
+std::vector<double> unit_scaled(const double* x, int64_t n) {
+    double top = 0;
+    for (int64_t i = 0; i < n; ++i) top = std::max(top, std::fabs(x[i]));
+    const int e = mp::scale_exponent(top);
+    std::vector<double> out(n);
+    for (int64_t i = 0; i < n; ++i) out[i] = mp::scale_pow2(x[i], e);
+    return out;
+}
 
 void zstats(const double* x, int64_t n, int m, ZStats& out, const TsExec* ex) {
     const int64_t N = n - m + 1;
@@ -658,28 +672,83 @@ std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t 
 
 namespace {
 
-// The whole distance profile of a window on the CPU, for a window of the
-// selection with too many candidates; the statistics of every window are
-// computed for the first such window.
+// The CPU's WindowProfiler; the statistics of every window are computed the
+// first time a distance is asked for.
 class CpuProfiler : public WindowProfiler {
   public:
-    CpuProfiler(const double* x, int64_t n, int m, TsExec* ex) : x_(x), n_(n), N_(n - m + 1), m_(m), ex_(ex) {}
+    CpuProfiler(const double* x, int64_t n, int m, TsExec* ex)
+        : x_(x), n_(n), N_(n - m + 1), m_(m), ex_(ex), block_(std::max<int64_t>(256, (int64_t(1) << 18) / m)) {}
     void profile(int64_t i, double* out) override {
-        if (zs_.count == 0) zstats(x_, n_, m_, zs_, ex_);
-        const int64_t B = std::max<int64_t>(256, (int64_t(1) << 18) / m_);
-        parallel_for(ex_, (N_ + B - 1) / B, [&](int64_t t) {
-            int64_t lo = t * B, hi = std::min(N_, lo + B);
-            for (int64_t j = lo; j < hi; ++j)
-                out[j] = zdist(x_ + i, zs_.mean[i], zs_.inv[i], zs_.constant[i], x_ + j, zs_.mean[j],
-                               zs_.inv[j], zs_.constant[j], m_);
+        need_stats();
+        parallel_for(ex_, (N_ + block_ - 1) / block_, [&](int64_t t) {
+            int64_t lo = t * block_, hi = std::min(N_, lo + block_);
+            for (int64_t j = lo; j < hi; ++j) out[j] = dist(i, j);
         });
+    }
+    void pair_distances(const int64_t* a, const int64_t* b, int64_t count, double* out) override {
+        need_stats();
+        parallel_for(ex_, (count + block_ - 1) / block_, [&](int64_t t) {
+            int64_t lo = t * block_, hi = std::min(count, lo + block_);
+            for (int64_t s = lo; s < hi; ++s)
+                out[s] = b[s] < 0 ? std::numeric_limits<double>::infinity() : dist(a ? a[s] : s, b[s]);
+        });
+    }
+    // Tasks (window, block of columns) in parallel, each abandoning pairs
+    // beyond the smaller of upper and its best so far, and every task of a
+    // window stopping once one found a pair below floor; merged in block order.
+    void nearest(const int64_t* w, int64_t count, int64_t excl, const double* upper, double floor, double* best_d,
+                 int64_t* best_j) override {
+        need_stats();
+        const int64_t blocks = (N_ + block_ - 1) / block_;
+        std::vector<double> part_d(count * blocks);
+        std::vector<int64_t> part_j(count * blocks);
+        std::unique_ptr<std::atomic<bool>[]> below(new std::atomic<bool>[count]);
+        for (int64_t t = 0; t < count; ++t) below[t].store(false, std::memory_order_relaxed);
+        const double slack = motif::pruning_slack(m_);
+        parallel_for(ex_, count * blocks, [&](int64_t task) {
+            const int64_t t = task / blocks, i = w[t];
+            const int64_t lo = (task % blocks) * block_, hi = std::min(N_, lo + block_);
+            double bd = std::numeric_limits<double>::infinity();
+            int64_t bj = -1;
+            for (int64_t j = lo; j < hi && !below[t].load(std::memory_order_relaxed); ++j) {
+                if (!motif::far_enough(i, j, excl)) continue;
+                const double d = dist(i, j, motif::abandon_limit2(std::min(upper[t], bd), slack));
+                if (d < std::numeric_limits<double>::infinity() && motif::nearer(d, j, bd, bj)) {
+                    bd = d;
+                    bj = j;
+                }
+                if (d < floor) below[t].store(true, std::memory_order_relaxed);
+            }
+            part_d[task] = bd;
+            part_j[task] = bj;
+        });
+        check_interrupt(ex_);
+        for (int64_t t = 0; t < count; ++t) {
+            best_d[t] = std::numeric_limits<double>::infinity();
+            best_j[t] = -1;
+            for (int64_t b = t * blocks; b < (t + 1) * blocks; ++b)
+                if (motif::nearer(part_d[b], part_j[b], best_d[t], best_j[t])) {
+                    best_d[t] = part_d[b];
+                    best_j[t] = part_j[b];
+                }
+        }
     }
 
   private:
+    // Every window's statistics, the first time a distance is asked for.
+    void need_stats() {
+        if (zs_.count == 0) zstats(x_, n_, m_, zs_, ex_);
+    }
+    double dist(int64_t i, int64_t j, double lim2 = std::numeric_limits<double>::infinity()) const {
+        return zdist_bounded(x_ + i, zs_.mean[i], zs_.inv[i], zs_.constant[i], x_ + j, zs_.mean[j], zs_.inv[j],
+                             zs_.constant[j], m_, lim2);
+    }
+
     const double* x_;
     int64_t n_, N_;
     int m_;
     TsExec* ex_;
+    int64_t block_;  // windows per parallel task
     ZStats zs_;
 };
 
@@ -737,7 +806,7 @@ struct Partner {
 };
 
 // Greedy top-k from a profile, exactly.  An ordered set (keys_) holds one
-// entry per window: first a lower bound (profile distance − slack), later the
+// entry per window: first a lower bound (motif::profile_lower_bound), later the
 // exact best allowed partner (blocked windows and |i−j| < excl left out;
 // ties: smaller partner).  Taking the smallest key:
 //   * blocked window: dropped;
@@ -756,12 +825,14 @@ struct Partner {
 // small enough (exact_entry), not with all N.
 class ProfileSelection {
   public:
-    ProfileSelection(const double* x, int64_t n, int m, const double* pd, const int64_t* pi, int64_t k,
+    // lb[i]: a lower bound of window i's best pair (+inf: it has no neighbour);
+    // pi: the profile's neighbours (likely partners)
+    ProfileSelection(const double* xs, int64_t n, int m, const double* lb, const int64_t* pi, int64_t k,
                      int64_t excl, WindowProfiler& prof, int64_t whole_profile_after, const TsExec* ex)
-        : N_(n - m + 1), m_(m), pd_(pd), pi_(pi), k_(k), excl_(excl), prof_(prof), whole_after_(whole_profile_after),
+        : N_(n - m + 1), m_(m), pd_(lb), pi_(pi), k_(k), excl_(excl), prof_(prof), whole_after_(whole_profile_after),
           ex_(ex), slack_(motif::pruning_slack(m)),
           batch_((size_t)std::min<int64_t>(N_, std::max<int64_t>(256, 8 * k))), blocked_(N_, 0), seen_(N_, 0),
-          stats_(x, N_, m) {}
+          stats_(xs, N_, m) {}
 
     std::vector<MotifPair> run() {
         load_batch();
@@ -792,7 +863,7 @@ class ProfileSelection {
     bool lower_bound_of(int64_t i, Entry& e) const {
         const double v = pd_[i];
         if (v == std::numeric_limits<double>::infinity()) return false;  // no neighbour at all
-        e = {std::isnan(v) ? 0.0 : std::max(0.0, v - slack_), -1, -1, i};
+        e = {v, -1, -1, i};
         return true;
     }
 
@@ -801,8 +872,8 @@ class ProfileSelection {
         best.reserve(batch_);
         auto worse = [](const Entry& a, const Entry& b) { return b > a; };  // top = the largest kept
         for (int64_t i = 0; i < N_; ++i) {
-            // quick rejections on the bound's value alone (most windows); NaN: not rejected here
-            if (best.size() == batch_ && pd_[i] - slack_ > best.front().d) continue;
+            // quick rejections on the bound's value alone (most windows)
+            if (best.size() == batch_ && pd_[i] > best.front().d) continue;
             Entry e;
             if (!lower_bound_of(i, e) || !(e > loaded_to_)) continue;
             if (best.size() < batch_) {
@@ -937,7 +1008,7 @@ class ProfileSelection {
     WindowProfiler& prof_;
     const int64_t whole_after_;
     const TsExec* ex_;
-    const double slack_;
+    const double slack_;  // of the distances' early abandoning
     size_t batch_;
     std::vector<uint8_t> blocked_;
     std::vector<uint32_t> seen_;  // == stamp_: compared with the window of the current exact_entry
@@ -952,15 +1023,26 @@ class ProfileSelection {
 
 }  // namespace
 
-std::unique_ptr<WindowProfiler> make_cpu_profiler(const double* x, int64_t n, int m, TsExec* ex) {
-    return std::unique_ptr<WindowProfiler>(new CpuProfiler(x, n, m, ex));
+std::unique_ptr<WindowProfiler> make_cpu_profiler(const double* xs, int64_t n, int m, TsExec* ex) {
+    return std::unique_ptr<WindowProfiler>(new CpuProfiler(xs, n, m, ex));
 }
 
-std::vector<MotifPair> select_top_motifs_from_profile(const double* x, int64_t n, int m, const double* pd,
-                                                      const int64_t* pi, int64_t k, int64_t excl,
-                                                      WindowProfiler& prof, int64_t whole_profile_after,
-                                                      const TsExec* ex) {
-    return ProfileSelection(x, n, m, pd, pi, k, excl, prof, whole_profile_after, ex).run();
+std::unique_ptr<WindowProfiler> make_profiler(const double* xs, int64_t n, int m, TsExec* ex, bool on_gpu) {
+#ifdef TSMINE_WITH_CUDA
+    if (on_gpu) return gpu::make_window_profiler(xs, n, m, ex);
+#endif
+    return make_cpu_profiler(xs, n, m, ex);
+}
+
+std::vector<MotifPair> select_top_motifs_from_profile(const double* xs, int64_t n, int m, const int64_t* pi,
+                                                      int64_t k, int64_t excl, WindowProfiler& prof,
+                                                      int64_t whole_profile_after, const TsExec* ex) {
+    const int64_t N = n - m + 1;
+    std::vector<double> lb(N);
+    prof.pair_distances(nullptr, pi, N, lb.data());
+    for (int64_t i = 0; i < N; ++i)
+        if (pi[i] >= 0) lb[i] = motif::profile_lower_bound(lb[i], m);
+    return ProfileSelection(xs, n, m, lb.data(), pi, k, excl, prof, whole_profile_after, ex).run();
 }
 
 }  // namespace tsm
@@ -1016,46 +1098,40 @@ extern "C" int tsm_motifs_mk(const double* x, int64_t n, int32_t m, int64_t k, i
         if (n_references < 1)
             tsm::invalid(tsm::format("n_references must be at least 1, not %d", (int)n_references),
                          "MK needs at least one reference window; 10 is a good default.");
+        const std::vector<double> xs = tsm::unit_scaled(x, n);
         std::vector<tsm::MotifPair> r;
         if (tsm::use_gpu(ex, TS_WORK_MOTIFS, n, m)) {
 #ifdef TSMINE_WITH_CUDA
-            r = tsm::gpu::motifs_mk(x, n, m, k, exclusion, n_references, ex);
+            r = tsm::gpu::motifs_mk(xs.data(), n, m, k, exclusion, n_references, ex);
 #endif
         } else {
-            r = tsm::motifs_mk_cpu(x, n, m, k, exclusion, n_references, ex);
+            r = tsm::motifs_mk_cpu(xs.data(), n, m, k, exclusion, n_references, ex);
         }
         fill_motifs(r, ex, out);
     });
 }
 
-extern "C" int tsm_motifs_from_profile(const double* x, int64_t n, int32_t m, const double* profile_dist,
-                                       const int64_t* profile_index, int64_t k, int64_t exclusion, TsExec* ex,
-                                       TsMotifs* out, TsStatus* st) noexcept {
+extern "C" int tsm_motifs_from_profile(const double* x, int64_t n, int32_t m, const int64_t* profile_index,
+                                       int64_t k, int64_t exclusion, TsExec* ex, TsMotifs* out,
+                                       TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         check_motif_args(x, n, m, k, exclusion);
         const int64_t N = n - m + 1;
-        if (!profile_dist) tsm::invalid("matrix profile is missing");
-        if (profile_index)
-            for (int64_t i = 0; i < N; ++i)
-                if (profile_index[i] < -1 || profile_index[i] >= N)
-                    tsm::invalid(tsm::format("matrix profile index %lld at position %lld is out of range",
-                                             (long long)profile_index[i], (long long)i));
-        std::unique_ptr<tsm::WindowProfiler> prof;
+        if (!profile_index) tsm::invalid("matrix profile is missing");
+        for (int64_t i = 0; i < N; ++i)
+            if (profile_index[i] < -1 || profile_index[i] >= N)
+                tsm::invalid(tsm::format("matrix profile index %lld at position %lld is out of range",
+                                         (long long)profile_index[i], (long long)i));
+        const std::vector<double> xs = tsm::unit_scaled(x, n);
+        const bool on_gpu = tsm::use_gpu(ex, TS_WORK_MOTIFS, n, m);
+        std::unique_ptr<tsm::WindowProfiler> prof = tsm::make_profiler(xs.data(), n, m, ex, on_gpu);
         // Past this many host distances for one window, the profiler's whole
         // distance profile of it is cheaper: on the CPU, a whole profile costs
         // N distances; on the GPU, one kernel, about what the host spends on
         // a few percent of them (an estimate).
-        int64_t whole_profile_after = N / 4;
-        if (tsm::use_gpu(ex, TS_WORK_MOTIFS, n, m)) {
-#ifdef TSMINE_WITH_CUDA
-            prof = tsm::gpu::make_window_profiler(x, n, m, ex);
-            whole_profile_after = N / 32;
-#endif
-        } else {
-            prof = tsm::make_cpu_profiler(x, n, m, ex);
-        }
-        fill_motifs(tsm::select_top_motifs_from_profile(x, n, m, profile_dist, profile_index, k, exclusion, *prof,
+        const int64_t whole_profile_after = on_gpu ? N / 32 : N / 4;
+        fill_motifs(tsm::select_top_motifs_from_profile(xs.data(), n, m, profile_index, k, exclusion, *prof,
                                                         whole_profile_after, ex),
                     ex, out);
     });
@@ -1080,7 +1156,7 @@ int motifs_by_profile(const double* x, int64_t n, int32_t m, int64_t k, int64_t 
     int code = tsm_matrix_profile(x, n, m, exclusion, ex, &p, st);
     if (code != TS_OK) return code;
     tsm::progress_unknown(ex);  // the selection's work depends on the data
-    return tsm_motifs_from_profile(x, n, m, p.dist, p.index, k, exclusion, ex, out, st);
+    return tsm_motifs_from_profile(x, n, m, p.index, k, exclusion, ex, out, st);
 }
 
 }  // namespace

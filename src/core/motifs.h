@@ -17,6 +17,13 @@
 
 namespace tsm {
 
+// The series scaled by a power of two so that its largest magnitude lies in
+// the matrix profile's top binade [2^480, 2^481) (mp::scale_exponent and
+// mp::scale_pow2: one rounding each, exact but below 2^−1022 of the result;
+// motifs_detail.h, "The series"); a copy of x when x is all zeros.  Every
+// function below takes the series in this form.
+std::vector<double> unit_scaled(const double* x, int64_t n);
+
 // Statistics of every window (motif::window_zstat, window by window).
 struct ZStats {
     int m = 0;
@@ -102,19 +109,36 @@ std::vector<MotifPair> mk_ranks(int64_t N, int m, int64_t k, MkStats& S,
 std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t k, int64_t excl,
                                      int n_refs, TsExec* ex, MkStats* stats = nullptr);
 
-// Exact distance profile of window i (all N windows): what
-// select_top_motifs_from_profile computes for a window with many candidates.
+// Exact distances of one series' windows (zdist, on the GPU its warp form:
+// the same bits) — the primitives of select_top_motifs_from_profile (the
+// distance profile of a window with many candidates) and of the discords'
+// ranking rule (discords_detail.h).
 struct WindowProfiler {
     virtual ~WindowProfiler() = default;
-    virtual void profile(int64_t i, double* out) = 0;  // out: N distances
+    // The distance profile of window i: out[j] = d(i, j) for all N windows.
+    virtual void profile(int64_t i, double* out) = 0;
+    // out[t] = d(a[t], b[t]) for t < count (a null: a[t] = t; b[t] < 0: +inf).
+    virtual void pair_distances(const int64_t* a, const int64_t* b, int64_t count, double* out) = 0;
+    // The exact nearest neighbour of each window w[t] (t < count): the
+    // smallest d(w, j) over |w − j| ≥ excl, ties to the smaller j
+    // (motif::nearer); index −1 and +inf when no window is admissible.
+    // upper[t] ≥ that distance (+inf: unknown) only lets hopeless pairs be
+    // abandoned early.  When some admissible j has d(w, j) < floor the search
+    // may stop there: then dist[t] < floor (and index[t] is such a j, which
+    // one depending on the schedule); dist[t] ≥ floor is always the exact answer.
+    virtual void nearest(const int64_t* w, int64_t count, int64_t excl, const double* upper, double floor,
+                         double* dist, int64_t* index) = 0;
 };
-std::unique_ptr<WindowProfiler> make_cpu_profiler(const double* x, int64_t n, int m, TsExec* ex);
+// xs: the series as unit_scaled returns it (kept by the caller while the profiler lives).
+std::unique_ptr<WindowProfiler> make_cpu_profiler(const double* xs, int64_t n, int m, TsExec* ex);
 
-// Exact top-k pairs (same rules as MK) from a matrix profile's distances
-// (lower bounds) and neighbours (likely partners; may be NULL): the distances
-// of the pairs that can rank are computed exactly on the host, or, for a
-// window with more than whole_profile_after of them, with prof.
-std::vector<MotifPair> select_top_motifs_from_profile(const double* x, int64_t n, int m, const double* profile_dist,
+// Exact top-k pairs (same rules as MK) from a matrix profile's neighbours
+// (profile_index: −1 where a window has none; also the likely partners):
+// each window's bound is motif::profile_lower_bound of its distance to that
+// neighbour, and the distances of the pairs that can rank are computed
+// exactly on the host, or, for a window with more than whole_profile_after
+// of them, with prof.  xs: the series as unit_scaled returns it.
+std::vector<MotifPair> select_top_motifs_from_profile(const double* xs, int64_t n, int m,
                                                       const int64_t* profile_index, int64_t k, int64_t excl,
                                                       WindowProfiler& prof, int64_t whole_profile_after,
                                                       const TsExec* ex);
@@ -127,11 +151,14 @@ std::vector<int64_t> match_greedy(const std::vector<double>& d_sorted,
                                   const std::vector<int64_t>& pos_sorted, int64_t N, int64_t k,
                                   int64_t excl);
 
+// The GPU's profiler (on_gpu; only in a CUDA build) or the CPU's.
+std::unique_ptr<WindowProfiler> make_profiler(const double* xs, int64_t n, int m, TsExec* ex, bool on_gpu);
+
 #ifdef TSMINE_WITH_CUDA
 namespace gpu {
 std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, int64_t excl, int n_refs,
                                  TsExec* ex, MkStats* stats = nullptr);
-std::unique_ptr<WindowProfiler> make_window_profiler(const double* x, int64_t n, int m, TsExec* ex);
+std::unique_ptr<WindowProfiler> make_window_profiler(const double* xs, int64_t n, int m, TsExec* ex);
 // Distances of the pattern to every window, those <= max_distance (NaN: all),
 // sorted by (distance, position).
 void match_sorted(const double* x, int64_t n, const double* pattern, int m, double max_distance,

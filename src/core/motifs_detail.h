@@ -4,6 +4,15 @@
 // host + device (TSM_HD), so that both sides compute the same bits.
 //
 // Conventions (documented once, here):
+//  * The series: every function here reads the series scaled by a power of
+//    two, its largest magnitude in [2^480, 2^481) (unit_scaled, motifs.h; the
+//    matrix profile's top binade, mp_detail.h), so that no sum, square or
+//    product of the window statistics and the distance overflows, and a
+//    window whose spread is above 2^-990 of that magnitude keeps normal
+//    squares; x and 2^k·x (an exact rescaling) give the same scaled series,
+//    hence the same results bit for bit.  On data that needs no rescaling
+//    every z-normalised value, and so every result, is the same as on x
+//    itself (scaling by a power of two commutes with each rounding).
 //  * Window statistics: per window, exactly, from the window's values alone
 //    (window_zstat: two-pass mean with its correction, population σ), so equal
 //    windows get equal statistics and exact repeats are at distance exactly 0,
@@ -21,6 +30,14 @@
 //    rule (both constant 0, one constant sqrt(m)).
 //  * Pair order everywhere: distance, then a, then b (a < b) — pair_less; the
 //    GPU's atomics keep it as (ordered_bits(d), pair_code(a, b)).
+//  * A window's exact nearest neighbour (WindowProfiler::nearest, the one
+//    ranking rule of the discords, discords_detail.h): the smallest distance
+//    over the admissible windows, ties to the smaller index — nearer().
+//  * Motifs from a matrix profile: the profile's neighbour of window i is
+//    used only through u_i = d(i, neighbour) (this distance, ≥ i's exact best)
+//    and the lower bound sqrt(u_i² − 2m·kProfileRhoTolerance) of i's exact
+//    best (profile_lower_bound): the profile picks each window's neighbour by
+//    its correlation to within kProfileRhoTolerance / 2 of the best one's.
 //  * MK's setup: the reference rows' spreads (kSpreadLanes partial sums and a
 //    halving tree), the PAA coefficients (window_paa), their moment sums over
 //    blocks of kAxesSumBlock sampled windows (paa_moment_add), the key
@@ -179,6 +196,30 @@ TSM_HD double from_ordered_bits(uint64_t bits) {
 TSM_HD uint64_t pair_code(int64_t a, int64_t b) { return ((uint64_t)a << 32) | (uint64_t)b; }
 TSM_HD int64_t pair_code_a(uint64_t code) { return (int64_t)(code >> 32); }
 TSM_HD int64_t pair_code_b(uint64_t code) { return (int64_t)(code & 0xffffffffull); }
+
+// The nearer of two candidates (d1, j1), (d2, j2) for a window's nearest
+// neighbour: the smaller distance, then the smaller index; j < 0 is no candidate.
+TSM_HD bool nearer(double d1, int64_t j1, double d2, int64_t j2) {
+    if (j1 < 0) return false;
+    if (j2 < 0) return true;
+    return d1 < d2 || (d1 == d2 && j1 < j2);
+}
+
+// ---- motifs from a matrix profile (host) ------------------------------------------
+
+// How far the matrix profile's choice of a neighbour may fall short of the
+// best one, in correlation ρ = 1 − d²/2m: its guard keeps the winner's ρ
+// within 2τ + 9e−13 of the best (τ = mp::kGuardTol = 2^−30, mp_detail.h),
+// doubled for the roundings of the two distances' definitions.
+constexpr double kProfileRhoTolerance = 0x1p-27;
+
+// A lower bound of window i's exact best distance from u = d(i, the profile's
+// neighbour): d_best² ≥ u² − 2m·kProfileRhoTolerance (made a little smaller
+// still, for the rounding of this formula).
+inline double profile_lower_bound(double u, int m) {
+    const double d2 = u * u * (1.0 - 0x1p-40) - 2.0 * m * kProfileRhoTolerance;
+    return d2 > 0 ? std::sqrt(d2) : 0.0;
+}
 
 // ---- MK: pruning thresholds (host, both paths) ------------------------------------
 

@@ -188,8 +188,8 @@ ts_discords_from_tiles(PG_FUNCTION_ARGS)
 
 	profile_from_tiles(fcinfo, "ts_discords_from_tiles", &ex, &p, &s, &m, &excl);
 	profile_backend = ex.used_backend;
-	tsm_discords_from_profile(p.dist, p.index, p.count, m, k, r, &ex, &d, &st);
-	ex.used_backend = profile_backend;	/* the selection runs on the CPU; the profile tells */
+	tsm_discords_from_profile(s.x, s.n, m, p.index, k, r, excl, &ex, &d, &st);
+	ex.used_backend = profile_backend;	/* the profile's backend tells */
 	tsm_exec_finish("ts_discords_from_tiles", &ex, s.n, &st, t0);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_put_discord_rows((ReturnSetInfo *) fcinfo->resultinfo, &d, NULL);
@@ -213,7 +213,7 @@ ts_motifs_from_tiles(PG_FUNCTION_ARGS)
 	double		t0 = tsm_now_ms();
 
 	profile_from_tiles(fcinfo, "ts_motifs_from_tiles", &ex, &p, &s, &m, &excl);
-	tsm_motifs_from_profile(s.x, s.n, m, p.dist, p.index, k, excl, &ex, &mo, &st);
+	tsm_motifs_from_profile(s.x, s.n, m, p.index, k, excl, &ex, &mo, &st);
 	tsm_exec_finish("ts_motifs_from_tiles", &ex, s.n, &st, t0);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_put_motif_rows((ReturnSetInfo *) fcinfo->resultinfo, &mo, NULL);

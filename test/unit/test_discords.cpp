@@ -23,37 +23,37 @@ struct Profile {
     std::vector<int64_t> nn;   // -1: none
 };
 
-// Exact NN of every window (long double, two-pass centred statistics).
+// Exact NN of every window: long double, the windows' z-normalised values from
+// the deviations x − x_i (exact differences: an offset of 1e9 costs no
+// digits) about their two-pass mean, d² = Σ (z_i − z_j)².
 Profile oracle_profile(const std::vector<double>& x, int m, int64_t excl) {
     const int64_t N = (int64_t)x.size() - m + 1;
-    std::vector<long double> mu(N), sd(N);
+    std::vector<long double> z((size_t)N * m);
     std::vector<char> cst(N);
     for (int64_t i = 0; i < N; ++i) {
-        long double s = 0;
+        long double s = 0, q = 0;
         bool c = true;
         for (int k = 0; k < m; ++k) {
-            s += x[i + k];
+            s += (long double)x[i + k] - x[i];
             c = c && x[i + k] == x[i];
         }
-        mu[i] = s / m;
-        long double q = 0;
-        for (int k = 0; k < m; ++k) q += (x[i + k] - mu[i]) * (x[i + k] - mu[i]);
-        sd[i] = std::sqrt(q / m);
+        const long double mu = s / m;
+        for (int k = 0; k < m; ++k) q += ((long double)x[i + k] - x[i] - mu) * ((long double)x[i + k] - x[i] - mu);
+        const long double sd = std::sqrt(q / m);
+        for (int k = 0; k < m; ++k) z[(size_t)i * m + k] = c ? 0 : ((long double)x[i + k] - x[i] - mu) / sd;
         cst[i] = c;
     }
     Profile p{std::vector<double>(N, std::numeric_limits<double>::infinity()), std::vector<int64_t>(N, -1)};
     std::vector<long double> best(N, std::numeric_limits<long double>::infinity());
     for (int64_t i = 0; i < N; ++i)
         for (int64_t j = i + excl; j < N; ++j) {
-            long double d2;
-            if (cst[i] && cst[j]) d2 = 0;
-            else if (cst[i] || cst[j]) d2 = m;
-            else {
-                long double c = 0;
-                for (int k = 0; k < m; ++k) c += (x[i + k] - mu[i]) * (x[j + k] - mu[j]);
-                d2 = 2.0L * m * (1.0L - c / (m * sd[i] * sd[j]));
-                if (d2 < 0) d2 = 0;
-            }
+            long double d2 = 0;
+            if (cst[i] != cst[j]) d2 = m;
+            else
+                for (int k = 0; k < m; ++k) {
+                    const long double t = z[(size_t)i * m + k] - z[(size_t)j * m + k];
+                    d2 += t * t;
+                }
             // i's candidates j ascend, so strict < keeps the smaller j; j's candidate i is
             // smaller than any later one, but larger than earlier ones: compare with <=
             if (d2 < best[i]) { best[i] = d2; p.nn[i] = j; }
@@ -335,46 +335,181 @@ TEST(discords_middle_windows_without_neighbours_are_skipped) {
     CHECK_EQ(all.size(), 2u);
 }
 
-TEST(discords_from_profile_matches_pd3) {
+namespace {
+
+std::vector<Row> run_method(const std::vector<double>& x, int m, int64_t k, double r, int64_t excl, int method,
+                            TsExec ex) {
+    TsDiscords d;
+    TsStatus st;
+    tsm_discords(x.data(), x.size(), m, k, r, excl, method, &ex, &d, &st);
+    CHECK_OK(st);
+    return st.code == TS_OK ? rows_of(d) : std::vector<Row>{};
+}
+
+// The same rows, distances bit for bit.
+void check_identical(const std::vector<Row>& got, const std::vector<Row>& want, const char* what) {
+    CHECK_EQ(got.size(), want.size());
+    for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
+        CHECK_EQ(got[i].pos, want[i].pos);
+        CHECK_EQ(got[i].nn, want[i].nn);
+        CHECK(std::memcmp(&got[i].dist, &want[i].dist, sizeof(double)) == 0);
+        if (tsmt::g_failures > 0) {
+            std::printf("    %s: row %zu: got %lld %.17g, want %lld %.17g\n", what, i, (long long)got[i].pos,
+                        got[i].dist, (long long)want[i].pos, want[i].dist);
+            return;
+        }
+    }
+}
+
+// Both methods (the matrix profile's, PD3) give the same rows, and the oracle's.
+void methods_agree_with_oracle(const std::vector<double>& x, int m, int64_t excl, const Profile& prof,
+                               int64_t k, double r, TsExec ex, const char* what) {
+    auto via_profile = run_method(x, m, k, r, excl, TS_DISCORDS_MATRIX_PROFILE, ex);
+    auto via_pd3 = run_method(x, m, k, r, excl, TS_DISCORDS_PD3, ex);
+    check_identical(via_pd3, via_profile, what);
+    check_same(via_profile, oracle_discords(prof, m, k, r), 1e-9, m);
+}
+
+}  // namespace
+
+TEST(discords_profile_method_equals_pd3) {
     const int m = 25;
     auto x = planted(1500, 71, m);
     auto prof = oracle_profile(x, m, m);
-    auto ex = tsmt::cpu_exec();
-    for (int64_t k : {1, 3, 10}) {
-        TsDiscords d;
-        TsStatus st;
-        tsm_discords_from_profile(prof.dist.data(), prof.nn.data(), prof.dist.size(), m, k, std::nan(""), &ex, &d, &st);
-        CHECK_OK(st);
-        auto want = oracle_discords(prof, m, k, std::nan(""));
-        check_same(rows_of(d), want, 0);
-        check_same(run_pd3(x, m, k, std::nan(""), m, ex), want);
-    }
-    double r = gap_threshold(prof, 0.9);
-    TsDiscords d;
-    TsStatus st;
-    tsm_discords_from_profile(prof.dist.data(), prof.nn.data(), prof.dist.size(), m, -1, r, &ex, &d, &st);
-    CHECK_OK(st);
-    check_same(rows_of(d), oracle_discords(prof, m, -1, r), 0);
-    // entries without a neighbour (inf / -1) are skipped; ties: smaller index first
-    std::vector<double> pd = {1.0, INFINITY, 5.0, 5.0, 2.0, NAN, 5.0};
-    std::vector<int64_t> pi = {3, -1, 6, 0, 1, 2, 2};
-    tsm_discords_from_profile(pd.data(), pi.data(), pd.size(), 3, -1, 0.0, &ex, &d, &st);
-    CHECK_OK(st);
-    CHECK_EQ(d.count, 5);
-    if (d.count == 5) {
-        CHECK_EQ(d.pos[0], 2); CHECK_EQ(d.pos[1], 3); CHECK_EQ(d.pos[2], 6); CHECK_EQ(d.pos[3], 4);
-        CHECK_EQ(d.pos[4], 0);
-    }
-    tsm_discords_from_profile(pd.data(), pi.data(), pd.size(), 3, 3, std::nan(""), &ex, &d, &st);
-    CHECK_OK(st);
-    CHECK_EQ(d.count, 2);  // 2, then 3 overlaps 2, 6 is free (|6 − 2| >= 3), 4 overlaps 6 / 2 ... 0 overlaps 2
-    if (d.count == 2) { CHECK_EQ(d.pos[0], 2); CHECK_EQ(d.pos[1], 6); }
+    for (int64_t k : {1, 3, 10}) methods_agree_with_oracle(x, m, m, prof, k, std::nan(""), tsmt::cpu_exec(), "top-k");
+    methods_agree_with_oracle(x, m, m, prof, -1, gap_threshold(prof, 0.9), tsmt::cpu_exec(2), "range");
+    methods_agree_with_oracle(x, m, m, prof, 7, 0.0, tsmt::cpu_exec(), "range, r = 0");
 }
 
-// The selection reads only a prefix of the rank order (a bounded heap, widened
-// when the picks run out): it must equal the greedy selection over all rows,
-// also when ties are everywhere and each pick hides many windows.
-TEST(discords_from_profile_prefix_selection_equals_full_ranking) {
+// ---- hostile data (issue 15): spikes, offsets, scales, near-ties ---------------
+
+namespace {
+
+// The issue's signal sin(0.3 i) + 0.1 sin(1.7 i), i = 1 .. n, times f, plus
+// bump at i = at (0: none).
+std::vector<double> issue_signal(int64_t n, double f = 1.0, int64_t at = 0, double bump = 0.0) {
+    std::vector<double> x(n);
+    for (int64_t i = 1; i <= n; ++i) x[i - 1] = (std::sin(i * 0.3) + 0.1 * std::sin(i * 1.7) + (i == at ? bump : 0.0)) * f;
+    return x;
+}
+
+// Both methods' top-k and range rows on x: the same, and the oracle's.
+void hostile_case(const std::vector<double>& x, int m, int64_t k, TsExec ex, const char* what) {
+    auto prof = oracle_profile(x, m, m);
+    methods_agree_with_oracle(x, m, m, prof, k, std::nan(""), ex, what);
+    methods_agree_with_oracle(x, m, m, prof, -1, gap_threshold(prof, 0.95), ex, what);
+}
+
+}  // namespace
+
+// A glitch spike: every window away from it keeps its nearest neighbour, and
+// both methods rank the windows by those distances.
+TEST(discords_spikes_change_nothing_away_from_them) {
+    for (double spike : {1e9, 1e15}) {
+        auto y = issue_signal(400);
+        y[299] = spike;
+        hostile_case(y, 10, 3, tsmt::cpu_exec(), "spike in the signal");
+        auto w = planted(2500, 5, 32);
+        w[1200] = spike * 10.0;  // the walk's spread is ~10
+        hostile_case(w, 32, 5, tsmt::cpu_exec(2), "spike in a walk");
+        auto z = planted(2500, 6, 32);
+        z[1200] = 1e15 * spike;  // 1e24 and 1e30: the spike's own windows alone at their scale
+        hostile_case(z, 32, 3, tsmt::cpu_exec(), "huge spike in a walk");
+    }
+    // issue 15, item 1: ts_discords(y, 10, 3) = {298, 179, 189} (1-based) by either method
+    auto y = issue_signal(400);
+    y[299] = 1e9;
+    for (int method : {TS_DISCORDS_MATRIX_PROFILE, TS_DISCORDS_PD3}) {
+        auto got = run_method(y, 10, 3, std::nan(""), 10, method, tsmt::cpu_exec());
+        CHECK_EQ(got.size(), 3u);
+        if (got.size() == 3) { CHECK_EQ(got[0].pos, 297); CHECK_EQ(got[1].pos, 178); CHECK_EQ(got[2].pos, 188); }
+    }
+}
+
+// An offset of 1e9 under a signal of 1e-6 of it (item 3): the oracle's rows,
+// {367, 85, 283} (1-based; 85 and 283 are exact twins, the smaller first).
+TEST(discords_large_offset_tiny_signal) {
+    auto y = issue_signal(400, 1e-6);
+    for (auto& v : y) v += 1e9;
+    hostile_case(y, 10, 3, tsmt::cpu_exec(), "1e9 + 1e-6 signal");
+    auto got = run_method(y, 10, 3, std::nan(""), 10, TS_DISCORDS_PD3, tsmt::cpu_exec());
+    CHECK_EQ(got.size(), 3u);
+    if (got.size() == 3) { CHECK_EQ(got[0].pos, 366); CHECK_EQ(got[1].pos, 84); CHECK_EQ(got[2].pos, 282); }
+    auto w = planted(2000, 8, 24);
+    for (auto& v : w) v = 1e9 + 1e-6 * v;
+    hostile_case(w, 24, 4, tsmt::cpu_exec(2), "1e9 + 1e-6 walk");
+}
+
+// x and 2^e·x give the same rows, distances bit for bit, for e over the
+// float64 range (fixed seeds), in both methods (item 2).
+TEST(discords_any_scale_gives_the_same_rows) {
+    const int m = 20;
+    auto x = planted(1500, 9, m);
+    auto prof = oracle_profile(x, m, m);
+    std::vector<std::vector<Row>> want;
+    for (int method : {TS_DISCORDS_MATRIX_PROFILE, TS_DISCORDS_PD3}) {
+        want.push_back(run_method(x, m, 4, std::nan(""), m, method, tsmt::cpu_exec()));
+        check_same(want.back(), oracle_discords(prof, m, 4, std::nan("")), 1e-9, m);
+    }
+    std::mt19937_64 g(1015);
+    for (int t = 0; t < 8; ++t) {
+        const int e = (int)(g() % 2001) - 1000;
+        auto y = x;
+        for (auto& v : y) v = std::ldexp(v, e);
+        for (int method : {TS_DISCORDS_MATRIX_PROFILE, TS_DISCORDS_PD3})
+            check_identical(run_method(y, m, 4, std::nan(""), m, method, tsmt::cpu_exec()),
+                            want[method == TS_DISCORDS_PD3], "scaled");
+        if (tsmt::g_failures > 0) return;
+    }
+    // the issue's signal at 1e-300 .. 1e300: {179, 189, 126} (1-based)
+    for (double f : {1e-300, 1e-200, 1e-100, 1.0, 1e100, 1e160, 1e300}) {
+        auto got = run_method(issue_signal(400, f), 10, 3, std::nan(""), 10, TS_DISCORDS_PD3, tsmt::cpu_exec());
+        CHECK_EQ(got.size(), 3u);
+        if (got.size() == 3) { CHECK_EQ(got[0].pos, 178); CHECK_EQ(got[1].pos, 188); CHECK_EQ(got[2].pos, 125); }
+    }
+}
+
+// Near-ties at ordinary scale (item 4, smaller): a quasi-periodic signal whose
+// windows' NN distances agree to ~10 digits; both methods rank them alike, as
+// the oracle does.
+TEST(discords_near_ties_rank_alike) {
+    const auto y = issue_signal(3000, 1.0, 1500, 0.8);
+    hostile_case(y, 40, 3, tsmt::cpu_exec(), "near-ties");
+}
+
+namespace {
+
+// A profiler over a table: the exact NN distances E and neighbours nn of
+// every window, and the upper bounds u ≥ E that pair_distances reports (as
+// d(i, its profile neighbour)); counts the windows it refines.
+struct TableProfiler : tsm::WindowProfiler {
+    std::vector<double> E, u;
+    std::vector<int64_t> nn;
+    int64_t refined = 0;
+    void profile(int64_t, double*) override { CHECK(false); }
+    void pair_distances(const int64_t* a, const int64_t* b, int64_t count, double* out) override {
+        for (int64_t t = 0; t < count; ++t) out[t] = b[t] < 0 ? INFINITY : u[a ? a[t] : t];
+    }
+    void nearest(const int64_t* w, int64_t count, int64_t, const double* upper, double, double* d,
+                 int64_t* j) override {
+        for (int64_t t = 0; t < count; ++t) {
+            CHECK(upper[t] >= E[w[t]]);
+            d[t] = E[w[t]];
+            j[t] = nn[w[t]];
+            ++refined;
+        }
+    }
+};
+
+}  // namespace
+
+// The ranking rule's selection reads only a prefix of the rank order (the
+// windows of largest u, widened when the picks run out) and refines windows
+// lazily: it must equal the greedy selection over every window's exact E,
+// also when ties are everywhere, each pick hides many windows, u exceeds E
+// (a profile that named a worse neighbour) or is +inf (it named none); with
+// u = E it refines few.
+TEST(discords_ranking_rule_selection_equals_full_ranking) {
     auto ex = tsmt::cpu_exec();
     std::mt19937_64 g(17);
     // few distinct values (ties everywhere), then a smooth profile (a random
@@ -382,23 +517,36 @@ TEST(discords_from_profile_prefix_selection_equals_full_ranking) {
     for (int64_t count : {5000, 40000, -40000}) {
         const bool smooth = count < 0;
         count = std::abs(count);
+        TableProfiler tp;
         Profile prof;
-        prof.dist.resize(count);
-        prof.nn.resize(count);
+        tp.E.resize(count);
+        tp.nn.resize(count);
         const std::vector<double> walk = tsmt::random_walk(count, 29);
         for (int64_t i = 0; i < count; ++i) {
-            prof.dist[i] = smooth ? std::fabs(walk[i]) : (double)(g() % 7) + ((i % 5 == 0) ? 0.5 : 0.0);
-            prof.nn[i] = (int64_t)(g() % count);
-            if (g() % 97 == 0) { prof.dist[i] = INFINITY; prof.nn[i] = -1; }
+            tp.E[i] = smooth ? std::fabs(walk[i]) : (double)(g() % 7) + ((i % 5 == 0) ? 0.5 : 0.0);
+            tp.nn[i] = (int64_t)(g() % count);
         }
-        for (int m : {3, 50, 400}) {
-            for (int64_t k : {1, 5, 50, 300, 2000}) {
-                for (double r : {std::nan(""), 4.0}) {
-                    TsDiscords d;
-                    TsStatus st;
-                    tsm_discords_from_profile(prof.dist.data(), prof.nn.data(), count, m, k, r, &ex, &d, &st);
-                    CHECK_OK(st);
-                    check_same(rows_of(d), oracle_discords(prof, m, k, r), 0);
+        prof.dist = tp.E;
+        prof.nn = tp.nn;
+        for (bool inflated : {false, true}) {
+            tp.u = tp.E;
+            std::vector<int64_t> named = tp.nn;  // the profile's neighbours
+            if (inflated)
+                for (int64_t i = 0; i < count; ++i) {
+                    if (g() % 3 == 0) tp.u[i] += (double)(g() % 5) * 0.25;
+                    if (g() % 97 == 0) named[i] = -1;
+                }
+            for (int m : {3, 50, 400}) {
+                for (int64_t k : {1, 5, 50, 300, 2000}) {
+                    for (double r : {std::nan(""), 4.0}) {
+                        tp.refined = 0;
+                        auto got = tsm::rank_from_profile(tp, count, m, named.data(), k, r, m, &ex);
+                        std::vector<Row> rows;
+                        for (size_t t = 0; t < got.pos.size(); ++t) rows.push_back({got.pos[t], got.dist[t], got.nn[t]});
+                        check_same(rows, oracle_discords(prof, m, k, r), 0);
+                        if (!inflated && std::isnan(r)) CHECK(tp.refined <= 4 * k + 64);
+                        if (tsmt::g_failures > 0) return;
+                    }
                 }
             }
         }
@@ -430,107 +578,149 @@ TEST(discords_errors) {
     run_pd3(x, 10, 1, NAN, 190, ex, &st);   // exclusion N − 1: windows 0 and N − 1 pair
     CHECK_OK(st);
     TsDiscords d;
-    double pd[1] = {1};
-    int64_t pi[1] = {0};
-    tsm_discords_from_profile(pd, pi, 1, 2, 1, NAN, &ex, &d, &st);
-    CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
-    tsm_discords_from_profile(pd, pi, 1, 3, -1, NAN, &ex, &d, &st);
-    CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
-    tsm_discords_from_profile(pd, pi, 1, 3, 1, -0.5, &ex, &d, &st);
-    CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
+    for (int method : {TS_DISCORDS_MATRIX_PROFILE, TS_DISCORDS_AUTO}) {
+        tsm_discords(x.data(), x.size(), 2, 1, NAN, 2, method, &ex, &d, &st);
+        CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
+        tsm_discords(x.data(), x.size(), 10, -1, NAN, 10, method, &ex, &d, &st);
+        CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
+        tsm_discords(x.data(), x.size(), 10, 1, -0.5, 10, method, &ex, &d, &st);
+        CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
+    }
 }
 
 // ---- the CPU scan against PD3's rules, stated plainly --------------------------
 //
 // discords_detail.h holds the arithmetic and rules that the CPU path and the
 // kernel share.  Written out here as a plain serial scan (every segment over
-// all its columns at once: no column windows, no early termination, no
-// threads, no FMA multiversioning) with the GPU's form of the distance
-// (pair_d2_unbased), it must give the CPU runner's d² and neighbours to the
-// last bit.
+// its columns in one go: no column windows, no threads, no FMA
+// multiversioning) with the GPU's form of the distance (pair_d2_unbased), it
+// must give the CPU runner's survivors, partners and undone discards exactly.
 
 namespace {
 
 struct SideResult {
-    std::vector<double> d2;      // nearest neighbour's d² on this side (inf: none)
-    std::vector<int64_t> nn;     // -1: none
-    std::vector<char> discards;  // a pair with this row as row had d² < r²
-    std::vector<char> hit;       // a pair with this window as column had d² < r²
+    std::vector<double> d2;        // nearest neighbour's d² on this side so far (inf: none)
+    std::vector<int64_t> nn;       // -1: none
+    std::vector<char> alive;       // not discarded (as row)
+    std::vector<char> hit;         // discarded as column
+    std::vector<int64_t> col_row;  // the smallest row that discarded the column
 };
 
-SideResult plain_side(const tsm::Pd3Prep& p, bool select, double r2) {
+// One side: rows start alive where `alive` says; a segment with no row alive
+// is not scanned, and stops after the first 32nd column (from its first) at
+// which none is left.  Co-moments: direct in the segment's first column, for
+// its top row and for rough rows or columns; the recurrence otherwise.
+SideResult plain_side(const tsm::Pd3Prep& p, bool select, double r2, const std::vector<char>& alive) {
     namespace pd3 = tsm::pd3;
+    const tsm::mp::Prepared& P = p.mp;
     const int64_t N = p.N;
-    SideResult out{std::vector<double>(N, INFINITY), std::vector<int64_t>(N, -1), std::vector<char>(N, 0),
-                   std::vector<char>(N, 0)};
+    SideResult out{std::vector<double>(N, INFINITY), std::vector<int64_t>(N, -1), alive, std::vector<char>(N, 0),
+                   std::vector<int64_t>(N, N)};
     const double md = p.m, m2 = 2.0 * p.m;
     const pd3::Columns cols = pd3::scan_columns(select, N, p.excl);
     for (int64_t s = 0; s * pd3::kSegmentRows < N; ++s) {
         const pd3::SegmentPlan sp = pd3::plan_segment(select, s, N, p.excl, cols.begin, cols.end);
+        auto any_alive = [&] {
+            bool any = false;
+            for (int r = 0; r < sp.rows; ++r) any = any || out.alive[sp.first_row + r];
+            return any;
+        };
+        if (!any_alive()) continue;
         std::vector<double> C(sp.rows), next(sp.rows);
         for (int64_t j = sp.start; j < sp.end; ++j) {
             for (int r = 0; r < sp.rows; ++r) {
                 const int64_t i = sp.first_row + r;
-                next[r] = (j == sp.start || r == 0)
-                              ? tsm::direct_comoment(p.x, i, j, p.m, p.mean[i], p.mean[j])
-                              : tsm::comoment_next(C[r - 1], p.df[i], p.dg[i], p.df[j], p.dg[j]);
+                next[r] = (j == sp.start || r == 0 || p.rough[i] || p.rough[j])
+                              ? tsm::direct_comoment(P.xs.data(), i, j, p.m, P.mu[i], P.mu[j])
+                              : tsm::comoment_next(C[r - 1], P.df[i], P.dg[i], P.df[j], P.dg[j]);
             }
             C.swap(next);
             int lo, hi;
             pd3::paired_rows(select, sp, j, p.excl, &lo, &hi);
             for (int r = lo; r < hi; ++r) {
                 const int64_t i = sp.first_row + r;
-                const double isd2_j = pd3::column_isd2(p.isd[j]);
-                const double d2 = p.isd[j] == 0.0 ? pd3::constant_column_d2(p.isd[i], md)
-                                                  : pd3::pair_d2_unbased(C[r], p.isd[i], isd2_j, md, m2);
-                if (pd3::visit_pair(d2, r2, j, out.d2[i], out.nn[i])) out.discards[i] = out.hit[j] = 1;
+                const double isd2_j = pd3::column_isd2(P.inv_std[j]);
+                const double d2 = P.inv_std[j] == 0.0 ? pd3::constant_column_d2(P.inv_std[i], md)
+                                                      : pd3::pair_d2_unbased(C[r], P.inv_std[i], isd2_j, md, m2);
+                if (pd3::visit_pair(d2, r2, j, out.d2[i], out.nn[i])) {
+                    out.alive[i] = 0;
+                    out.hit[j] = 1;
+                    out.col_row[j] = std::min(out.col_row[j], i);
+                }
             }
+            if ((j - sp.start) % 32 == 31 && !any_alive()) break;
         }
     }
     return out;
 }
 
-// Survivors of a run with threshold r: no pair closer than r on either side,
-// as row or (in the selection) as column; NN the nearer side's.
-std::vector<tsm::DiscordRow> plain_run(const tsm::Pd3Prep& p, double r) {
+// A run with threshold r: the survivors with their partners (the nearer
+// side's neighbour), and the windows whose discards all fail verification
+// with the smallest exact distance to a partner (right neighbour if the
+// selection discarded the row, the recorded row if it discarded the column,
+// left neighbour if the refinement discarded it).
+struct PlainRun {
+    std::vector<tsm::Candidate> survivors;
+    std::vector<std::pair<int64_t, double>> undone;
+};
+
+PlainRun plain_run(const tsm::Pd3Prep& p, double r, tsm::WindowProfiler& exact) {
     const double r2 = tsm::pd3::discard_below(r);
-    const SideResult right = plain_side(p, true, r2), left = plain_side(p, false, r2);
-    std::vector<tsm::DiscordRow> rows;
+    const SideResult right = plain_side(p, true, r2, std::vector<char>(p.N, 1));
+    std::vector<char> cand(p.N);
+    for (int64_t i = 0; i < p.N; ++i) cand[i] = right.alive[i] && !right.hit[i];
+    const SideResult left = plain_side(p, false, r2, cand);
+    PlainRun out;
     for (int64_t i = 0; i < p.N; ++i) {
         double d2;
         int64_t nn;
-        const bool candidate = !right.discards[i] && !right.hit[i];
-        if (candidate && !left.discards[i] &&
-            tsm::pd3::nearest_neighbour(left.d2[i], left.nn[i], right.d2[i], right.nn[i], d2, nn))
-            rows.push_back(tsm::found_row(i, d2, nn));
+        if (cand[i] && left.alive[i]) {
+            if (tsm::pd3::nearest_neighbour(left.d2[i], left.nn[i], right.d2[i], right.nn[i], d2, nn))
+                out.survivors.push_back({i, nn});
+            continue;
+        }
+        std::vector<int64_t> partners;
+        if (!right.alive[i]) partners.push_back(right.nn[i]);
+        if (right.hit[i]) partners.push_back(right.col_row[i]);
+        if (cand[i]) partners.push_back(left.nn[i]);
+        double least = INFINITY;
+        bool holds = false;
+        for (int64_t q : partners) {
+            double d;
+            exact.pair_distances(&i, &q, 1, &d);
+            least = std::min(least, d);
+            holds = holds || d < r;
+        }
+        if (!holds && !partners.empty()) out.undone.push_back({i, least});
     }
-    return rows;
+    return out;
 }
 
-std::vector<tsm::DiscordRow> by_position(std::vector<tsm::DiscordRow> rows) {
+std::vector<tsm::Candidate> by_position(std::vector<tsm::Candidate> rows) {
     std::sort(rows.begin(), rows.end(),
-              [](const tsm::DiscordRow& a, const tsm::DiscordRow& b) { return a.pos < b.pos; });
+              [](const tsm::Candidate& a, const tsm::Candidate& b) { return a.pos < b.pos; });
     return rows;
 }
 
-// Same windows, same neighbours, the same d² to the last bit.
-void check_bits(const std::vector<tsm::DiscordRow>& got, const std::vector<tsm::DiscordRow>& want) {
+// The same windows with the same partners.
+void check_candidates(const std::vector<tsm::Candidate>& got, const std::vector<tsm::Candidate>& want) {
     CHECK_EQ(got.size(), want.size());
     for (size_t t = 0; t < std::min(got.size(), want.size()); ++t) {
         CHECK_EQ(got[t].pos, want[t].pos);
-        CHECK_EQ(got[t].nn, want[t].nn);
-        CHECK(std::memcmp(&got[t].dist2, &want[t].dist2, sizeof(double)) == 0);
+        CHECK_EQ(got[t].partner, want[t].partner);
         if (tsmt::g_failures > 8) return;
     }
 }
 
-// A walk with planted anomalies, optionally offset and with constant stretches.
-std::vector<double> scan_series(int64_t n, int m, uint64_t seed, bool offset_and_constants) {
+// A walk with planted anomalies, optionally offset, with constant stretches
+// and a spike (rough windows).
+std::vector<double> scan_series(int64_t n, int m, uint64_t seed, bool special) {
     auto x = planted(n, seed, m);
-    if (offset_and_constants) {
+    if (special) {
         for (auto& v : x) v += 1e8;
         for (int64_t k = n / 5; k < n / 5 + 3 * m; ++k) x[k] = 1e8 + 0.5;  // constant windows
         for (int64_t k = n / 2; k < n / 2 + m; ++k) x[k] = 3.0;            // one constant window, far off
+        x[3 * n / 4] = 1e12;                                               // a spike
     }
     return x;
 }
@@ -545,13 +735,37 @@ TEST(discords_cpu_scan_equals_plain_rules) {
         TsExec ex = tsmt::cpu_exec((int)(1 + c.seed % 3));
         tsm::Pd3Prep p;
         tsm::pd3_prepare(x.data(), c.n, c.m, c.excl, p, &ex);
-        auto runner = tsm::make_cpu_pd3(p, &ex);
+        auto exact = tsm::make_cpu_profiler(p.xe.data(), c.n, c.m, &ex);
+        auto runner = tsm::make_cpu_pd3(p, *exact, &ex);
         // r = 0: every window; then thresholds that keep many, a few, none
         for (double r : {0.0, 1.0, 3.0, 4.5, 2.0 * std::sqrt((double)c.m)}) {
-            check_bits(by_position(runner->run(r)), plain_run(p, r));
+            const PlainRun want = plain_run(p, r, *exact);
+            check_candidates(by_position(runner->run(r)), want.survivors);
+            auto undone = runner->undone(r);
+            std::sort(undone.begin(), undone.end());
+            CHECK(undone == want.undone);
             if (tsmt::g_failures > 0) return;
         }
     }
+}
+
+// A spike makes its windows' steps rough (and only those), so that the
+// recurrence restarts past it.
+TEST(discords_rough_windows_mark_a_spike) {
+    const int m = 20;
+    auto x = planted(1000, 6, m);
+    x[500] = 1e9;
+    TsExec ex = tsmt::cpu_exec();
+    tsm::Pd3Prep p;
+    tsm::pd3_prepare(x.data(), 1000, m, m, p, &ex);
+    CHECK(p.rough[501]);  // the spike has just left the window
+    int64_t rough = 0;
+    for (int64_t i = 0; i < p.N; ++i) rough += p.rough[i];
+    CHECK(rough <= 3);
+    tsm::Pd3Prep q;
+    auto y = planted(1000, 6, m);
+    tsm::pd3_prepare(y.data(), 1000, m, m, q, &ex);
+    for (int64_t i = 0; i < q.N; ++i) CHECK(!q.rough[i]);
 }
 
 // The GPU's form of the distance (the constant row's m chosen) and the CPU's
@@ -686,6 +900,32 @@ GPU_TEST(discords_gpu_real_series_match_reference_json) {
     CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
 }
 
+// The hostile series of the CPU tests: GPU = CPU, both methods, bit for bit.
+GPU_TEST(discords_gpu_hostile_series_equal_cpu) {
+    std::vector<std::pair<std::vector<double>, int>> cases;
+    auto y = issue_signal(400);
+    y[299] = 1e9;
+    cases.push_back({y, 10});
+    auto o = issue_signal(400, 1e-6);
+    for (auto& v : o) v += 1e9;
+    cases.push_back({o, 10});
+    auto w = planted(20000, 5, 64);
+    w[12000] = 1e12;
+    cases.push_back({w, 64});
+    for (double f : {0x1p-1000, 0x1p1000}) cases.push_back({issue_signal(5000, f, 2500, 0.8), 50});
+    for (double f : {1.0, 1e-100}) cases.push_back({issue_signal(40000, f, 2000, 0.8), 100});  // items 2, 4
+    for (auto& c : cases) {
+        for (int method : {TS_DISCORDS_MATRIX_PROFILE, TS_DISCORDS_PD3}) {
+            auto cpu = run_method(c.first, c.second, 3, std::nan(""), c.second, method, tsmt::cpu_exec());
+            auto gpu = run_method(c.first, c.second, 3, std::nan(""), c.second, method, tsmt::gpu_exec());
+            check_identical(gpu, cpu, "gpu");
+            CHECK(!cpu.empty());
+        }
+        if (tsmt::g_failures > 0) break;
+    }
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
+
 GPU_TEST(discords_gpu_large_random_walk_top10) {
     // 2^18 points, m = 100: GPU top-10 equals the CPU's
     auto x = planted(1 << 18, 91, 100);
@@ -693,19 +933,19 @@ GPU_TEST(discords_gpu_large_random_walk_top10) {
     CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
 }
 
-// The scans themselves: the GPU runner's survivors, d² and neighbours equal
-// the CPU runner's bit for bit (both call discords_detail.h), over several
-// launch windows and with constant windows and an offset.
+// The scans themselves: the GPU runner's survivors and partners, and the
+// discards its verification undoes, equal the CPU runner's (both call
+// discords_detail.h and verify with the same exact distances), over several
+// launch windows, with constant windows, an offset and a spike.
 #ifdef TSMINE_WITH_CUDA
 namespace {
 
-// The CPU's survivors at the first r of the top-k schedule (2√m·0.9^t) that
+// The CPU's candidates at the first r of the top-k schedule (2√m·0.9^t) that
 // keeps at least `least` windows (high r is cheap: candidates go at once),
-// so that the GPU is compared on a non-trivial survivor set; *r gets that r.
-std::vector<tsm::DiscordRow> cpu_survivors(const tsm::Pd3Prep& p, TsExec* cpu, size_t least, double* r) {
-    auto runner = tsm::make_cpu_pd3(p, cpu);
-    for (*r = 2.0 * std::sqrt((double)p.m);; *r *= 0.9) {
-        auto rows = runner->run(*r);
+// so that the GPU is compared on a non-trivial set; *r gets that r.
+std::vector<tsm::Candidate> cpu_survivors(tsm::Pd3Runner& runner, double m, size_t least, double* r) {
+    for (*r = 2.0 * std::sqrt(m);; *r *= 0.9) {
+        auto rows = runner.run(*r);
         if (rows.size() >= least || *r < 1e-3) return by_position(std::move(rows));
     }
 }
@@ -719,15 +959,22 @@ GPU_TEST(discords_gpu_scan_bits_equal_cpu) {
     struct Case { int64_t n; int m; int64_t excl; uint64_t seed; bool special; double r; };
     for (Case c : {Case{3000, 16, 16, 1, false, 0.0}, Case{20000, 64, 64, 2, true, 0.0},
                    Case{20000, 7, 3, 3, false, -1.0}, Case{1 << 18, 100, 100, 4, false, -1.0},
-                   Case{1 << 18, 100, 100, 5, true, -1.0}}) {
+                   Case{1 << 18, 100, 100, 5, true, -1.0}, Case{20000, 64, 64, 6, true, -1.0}}) {
         const auto x = scan_series(c.n, c.m, c.seed, c.special);
         TsExec cpu = tsmt::cpu_exec(), gpu = tsmt::gpu_exec();
         tsm::Pd3Prep p;
         tsm::pd3_prepare(x.data(), c.n, c.m, c.excl, p, &cpu);
+        auto exact = tsm::make_cpu_profiler(p.xe.data(), c.n, c.m, &cpu);
+        auto runner = tsm::make_cpu_pd3(p, *exact, &cpu);
         double r = c.r;
-        const auto want = r < 0 ? cpu_survivors(p, &cpu, 5, &r) : by_position(tsm::make_cpu_pd3(p, &cpu)->run(r));
+        const auto want = r < 0 ? cpu_survivors(*runner, c.m, 5, &r) : by_position(runner->run(r));
         CHECK(want.size() >= (r == 0 ? (size_t)(c.n - c.m + 1) : 5));
-        check_bits(by_position(tsm::gpu::make_pd3(p, &gpu)->run(r)), want);
+        auto gpu_runner = tsm::gpu::make_pd3(p, &gpu);
+        check_candidates(by_position(gpu_runner->run(r)), want);
+        auto undone_cpu = runner->undone(r), undone_gpu = gpu_runner->undone(r);
+        std::sort(undone_cpu.begin(), undone_cpu.end());
+        std::sort(undone_gpu.begin(), undone_gpu.end());
+        CHECK(undone_gpu == undone_cpu);
     }
     CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
 #endif

@@ -84,8 +84,8 @@ std::vector<double> series_of_kind(int kind, int64_t n, uint64_t seed) {
     return x;
 }
 
-// The profile path's selection with the CPU profile of x (its distances are
-// the lower bounds, its neighbours the likely partners).
+// The profile path's selection with the CPU profile of x (its neighbours
+// give the lower bounds and the likely partners), on the scaled series.
 Pairs selected(const std::vector<double>& x, int m, int64_t k, int64_t excl, int threads, int64_t whole_after) {
     TsExec ex = tsmt::cpu_exec(threads);
     TsProfile p;
@@ -93,8 +93,9 @@ Pairs selected(const std::vector<double>& x, int m, int64_t k, int64_t excl, int
     tsm_matrix_profile(x.data(), (int64_t)x.size(), m, excl, &ex, &p, &st);
     CHECK_EQ(st.code, (int)TS_OK);
     if (st.code != TS_OK) return {};
-    auto prof = tsm::make_cpu_profiler(x.data(), (int64_t)x.size(), m, &ex);
-    return tsm::select_top_motifs_from_profile(x.data(), (int64_t)x.size(), m, p.dist, p.index, k, excl, *prof,
+    const std::vector<double> xs = tsm::unit_scaled(x.data(), (int64_t)x.size());
+    auto prof = tsm::make_cpu_profiler(xs.data(), (int64_t)x.size(), m, &ex);
+    return tsm::select_top_motifs_from_profile(xs.data(), (int64_t)x.size(), m, p.index, k, excl, *prof,
                                                whole_after, &ex);
 }
 
@@ -121,24 +122,5 @@ TEST(motif_selection_equals_greedy_over_all_pairs_for_any_k) {
             CHECK(identical(selected(x, m, k, excl, 2, 0), want, "whole profiles"));
             CHECK(identical(selected(x, m, k, excl, 1, N), want, "candidates only"));
         }
-    }
-}
-
-// Without the profile's neighbours (the index may be NULL) the selection finds
-// its candidates by the bounds alone: the same rows.
-TEST(motif_selection_without_profile_index) {
-    for (int kind = 0; kind < 5; ++kind) {
-        const int m = 10;
-        const auto x = series_of_kind(kind, 700, 90 + kind);
-        TsExec ex = tsmt::cpu_exec(2);
-        TsProfile p;
-        TsStatus st;
-        tsm_matrix_profile(x.data(), (int64_t)x.size(), m, m, &ex, &p, &st);
-        CHECK_EQ(st.code, (int)TS_OK);
-        if (st.code != TS_OK) continue;
-        auto prof = tsm::make_cpu_profiler(x.data(), (int64_t)x.size(), m, &ex);
-        const auto got = tsm::select_top_motifs_from_profile(x.data(), (int64_t)x.size(), m, p.dist, nullptr,
-                                                             1000000, m, *prof, (int64_t)x.size(), &ex);
-        CHECK(identical(got, greedy_over_all_pairs(x, m, 1000000, m), "no index"));
     }
 }

@@ -15,6 +15,8 @@ using Pairs = std::vector<tsm::MotifPair>;
 
 // ---- oracles -----------------------------------------------------------------
 
+// Window statistics in long double, of the deviations x − x_i (exact
+// differences: an offset of 1e9 costs no digits): mu is the mean of x − x_i.
 struct LStats {
     std::vector<long double> mu, sd;
     std::vector<char> constant;
@@ -30,11 +32,11 @@ LStats lstats(const std::vector<double>& x, int m) {
         long double a = 0;
         bool eq = true;
         for (int k = 0; k < m; ++k) {
-            a += x[i + k];
+            a += (long double)x[i + k] - x[i];
             eq = eq && x[i + k] == x[i];
         }
         long double mu = a / m, q = 0;
-        for (int k = 0; k < m; ++k) q += (x[i + k] - mu) * (x[i + k] - mu);
+        for (int k = 0; k < m; ++k) q += ((long double)x[i + k] - x[i] - mu) * ((long double)x[i + k] - x[i] - mu);
         s.mu[i] = mu;
         s.sd[i] = std::sqrt(q / m);
         s.constant[i] = eq;
@@ -48,7 +50,7 @@ long double ldist(const std::vector<double>& x, const double* p, long double pmu
     if (pc || cj) return (pc && cj) ? 0.0L : std::sqrt((long double)m);
     long double q = 0;
     for (int k = 0; k < m; ++k) {
-        long double t = (p[k] - pmu) / psd - (x[j + k] - s.mu[j]) / s.sd[j];
+        long double t = ((long double)p[k] - p[0] - pmu) / psd - ((long double)x[j + k] - x[j] - s.mu[j]) / s.sd[j];
         q += t * t;
     }
     return std::sqrt(q);
@@ -143,10 +145,10 @@ Pairs mk(const std::vector<double>& x, int m, int64_t k, int64_t excl, int n_ref
 }
 
 Pairs from_profile(const std::vector<double>& x, int m, int64_t k, int64_t excl, TsExec ex,
-                   const std::vector<double>& pd, const std::vector<int64_t>& pi) {
+                   const std::vector<int64_t>& pi) {
     TsMotifs o;
     TsStatus st;
-    tsm_motifs_from_profile(x.data(), x.size(), m, pd.data(), pi.data(), k, excl, &ex, &o, &st);
+    tsm_motifs_from_profile(x.data(), x.size(), m, pi.data(), k, excl, &ex, &o, &st);
     CHECK_OK(st);
     return st.code == TS_OK ? to_pairs(o) : Pairs{};
 }
@@ -259,7 +261,7 @@ TEST(motifs_from_profile_matches_brute_force) {
         std::vector<int64_t> pi;
         oracle_profile(c.x, c.m, c.excl, pd, pi);
         auto want = oracle_motifs(c.x, c.m, c.k, c.excl);
-        CHECK(same_pairs(from_profile(c.x, c.m, c.k, c.excl, tsmt::cpu_exec(), pd, pi), want, 1e-9, "profile"));
+        CHECK(same_pairs(from_profile(c.x, c.m, c.k, c.excl, tsmt::cpu_exec(), pi), want, 1e-9, "profile"));
     }
 }
 
@@ -282,7 +284,7 @@ TEST(motifs_ties_exact_repeats_smaller_positions_first) {
     std::vector<double> pd;
     std::vector<int64_t> pi;
     oracle_profile(x, m, m, pd, pi);
-    CHECK(same_pairs(from_profile(x, m, 3, m, tsmt::cpu_exec(), pd, pi), got, 0, "ties/profile"));
+    CHECK(same_pairs(from_profile(x, m, 3, m, tsmt::cpu_exec(), pi), got, 0, "ties/profile"));
     // same with a long verbatim copy: 51 zero-distance pairs (a, a+500), smallest a wins
     auto y = tsmt::random_walk(1500, 78);
     std::copy(y.begin() + 200, y.begin() + 280, y.begin() + 700);
@@ -377,7 +379,7 @@ TEST(motifs_from_profile_many_pairs_load_bounds_in_batches) {
         std::vector<int64_t> pi;
         oracle_profile(x, m, m, pd, pi);
         auto want = oracle_motifs(x, m, k, m);
-        auto got = from_profile(x, m, k, m, tsmt::cpu_exec(), pd, pi);
+        auto got = from_profile(x, m, k, m, tsmt::cpu_exec(), pi);
         CHECK_EQ((int64_t)got.size(), k);
         CHECK(same_pairs(got, want, 1e-9, "batches"));
     }
@@ -589,6 +591,104 @@ std::vector<double> load_real(const RealCase& c) {
     return x;
 }
 
+// ---- hostile data (issue 15): spikes, offsets, scales --------------------------
+
+namespace {
+
+// The issue's signal sin(0.3 i) + 0.1 sin(1.7 i), i = 1 .. n, times f.
+std::vector<double> issue_signal(int64_t n, double f = 1.0) {
+    std::vector<double> x(n);
+    for (int64_t i = 1; i <= n; ++i) x[i - 1] = (std::sin(i * 0.3) + 0.1 * std::sin(i * 1.7)) * f;
+    return x;
+}
+
+// The hostile series: spikes of 1e9 and 1e15 times the signal, an offset of
+// 1e9 under a signal of 1e-6 of it, and planted walks alike.
+std::vector<std::pair<std::vector<double>, int>> hostile_series() {
+    std::vector<std::pair<std::vector<double>, int>> out;
+    for (double spike : {1e9, 1e15}) {
+        auto y = issue_signal(400);
+        y[299] = spike;
+        out.push_back({y, 10});
+        auto w = planted(900, 16, 31, 2, 0.05);
+        w[450] = 10.0 * spike;
+        out.push_back({w, 16});
+    }
+    auto o = issue_signal(400, 1e-6);
+    for (auto& v : o) v += 1e9;
+    out.push_back({o, 10});
+    auto ow = planted(900, 24, 32, 2, 0.05);
+    for (auto& v : ow) v = 1e9 + 1e-6 * v;
+    out.push_back({ow, 24});
+    return out;
+}
+
+}  // namespace
+
+namespace {
+
+// ts_motifs with a method (the matrix profile's is computed here).
+Pairs motifs_by(const std::vector<double>& x, int m, int64_t k, int method, TsExec ex) {
+    TsMotifs o;
+    TsStatus st;
+    tsm_motifs(x.data(), x.size(), m, k, m, method, 10, &ex, &o, &st);
+    CHECK_OK(st);
+    return st.code == TS_OK ? to_pairs(o) : Pairs{};
+}
+
+}  // namespace
+
+// MK and the profile path (given the exact profile, and the profile itself)
+// return the oracle's pairs on every hostile series, the same bits in all.
+TEST(motifs_hostile_series_match_oracle) {
+    for (auto& c : hostile_series()) {
+        const int m = c.second;
+        auto want = oracle_motifs(c.first, m, 3, m);
+        auto got = mk(c.first, m, 3, m, 10, tsmt::cpu_exec());
+        CHECK(same_pairs(got, want, 1e-9, "hostile/mk"));
+        std::vector<double> pd;
+        std::vector<int64_t> pi;
+        oracle_profile(c.first, m, m, pd, pi);
+        CHECK(same_pairs(from_profile(c.first, m, 3, m, tsmt::cpu_exec(), pi), got, 0, "hostile/profile"));
+        CHECK(same_pairs(motifs_by(c.first, m, 3, TS_MOTIFS_MATRIX_PROFILE, tsmt::cpu_exec()), got, 0,
+                         "hostile/the profile's"));
+    }
+    // issue 15, item 1: ts_motifs(y, 10, 2) = (5, 382), (27, 341) (1-based)
+    auto y = issue_signal(400);
+    y[299] = 1e9;
+    auto got = mk(y, 10, 2, 10, 10, tsmt::cpu_exec());
+    CHECK(got.size() == 2 && got[0].a == 4 && got[0].b == 381 && got[1].a == 26 && got[1].b == 340);
+}
+
+// x and 2^e·x give the same pairs and matches, distances bit for bit, for e
+// over the float64 range (fixed seed); a pattern at ±1e308 is no flat window.
+TEST(motifs_any_scale_gives_the_same_pairs) {
+    const int m = 16;
+    auto x = planted(700, m, 33, 2, 0.05);
+    const auto want = mk(x, m, 3, m, 10, tsmt::cpu_exec());
+    CHECK(same_pairs(want, oracle_motifs(x, m, 3, m), 1e-9, "scale/oracle"));
+    std::vector<double> pd;
+    std::vector<int64_t> pi;
+    oracle_profile(x, m, m, pd, pi);
+    const std::vector<double> pattern(x.begin() + 100, x.begin() + 100 + m);
+    const auto want_match = match(x, pattern, NAN, 5, m, tsmt::cpu_exec());
+    std::mt19937_64 g(1015);
+    for (int t = 0; t < 8; ++t) {
+        const int e = (int)(g() % 2001) - 1000, f = (int)(g() % 2001) - 1000;
+        auto y = x, p = pattern;
+        for (auto& v : y) v = std::ldexp(v, e);
+        for (auto& v : p) v = std::ldexp(v, f);
+        CHECK(same_pairs(mk(y, m, 3, m, 10, tsmt::cpu_exec()), want, 0, "scale/mk"));
+        CHECK(same_pairs(from_profile(y, m, 3, m, tsmt::cpu_exec(), pi), want, 0, "scale/profile"));
+        CHECK(same_pairs(motifs_by(y, m, 3, TS_MOTIFS_MATRIX_PROFILE, tsmt::cpu_exec()), want, 0, "scale/the profile's"));
+        CHECK(same_matches(match(y, p, NAN, 5, m, tsmt::cpu_exec()), want_match, 0));
+    }
+    // {1e308, -1e308, 1e308} is the shape of {1, -1, 1}
+    std::vector<double> s = {1, 2, 3, 4, 5, 6, 7, 8};
+    CHECK(same_matches(match(s, {1e308, -1e308, 1e308}, NAN, -1, 3, tsmt::cpu_exec()),
+                       match(s, {1, -1, 1}, NAN, -1, 3, tsmt::cpu_exec()), 0));
+}
+
 TEST(motifs_real_series_match_reference) {
     for (const RealCase& c : kReal) {
         const auto x = load_real(c);
@@ -651,9 +751,8 @@ TEST(motifs_invalid_arguments_are_rejected) {
     bad(tsm_match(x.data(), 100, p.data(), 10, NAN, -1, 0, &ex, &mo, &st));
     bad(tsm_match(y.data(), 100, p.data(), 10, NAN, -1, 10, &ex, &mo, &st));
     CHECK(tsm_match(x.data(), 10, p.data(), 10, NAN, -1, 10, &ex, &mo, &st) == TS_OK && mo.count == 1);
-    std::vector<double> pd(91, 1.0);
     std::vector<int64_t> pi(91, 200);
-    bad(tsm_motifs_from_profile(x.data(), 100, 10, pd.data(), pi.data(), 1, 10, &ex, &o, &st));
+    bad(tsm_motifs_from_profile(x.data(), 100, 10, pi.data(), 1, 10, &ex, &o, &st));
 }
 
 // ---- GPU == CPU ------------------------------------------------------------------
@@ -765,13 +864,29 @@ GPU_TEST(motifs_gpu_real_series_match_reference) {
     CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
 }
 
+// The hostile series: GPU = CPU, MK and the profile path, bit for bit.
+GPU_TEST(motifs_gpu_hostile_series_equal_cpu) {
+    for (auto& c : hostile_series()) {
+        const int m = c.second;
+        std::vector<double> pd;
+        std::vector<int64_t> pi;
+        oracle_profile(c.first, m, m, pd, pi);
+        auto cpu = mk(c.first, m, 3, m, 10, tsmt::cpu_exec());
+        CHECK(same_pairs(mk(c.first, m, 3, m, 10, tsmt::gpu_exec()), cpu, 0, "gpu hostile/mk"));
+        CHECK(same_pairs(from_profile(c.first, m, 3, m, tsmt::gpu_exec(), pi), cpu, 0, "gpu hostile/profile"));
+        CHECK(same_pairs(motifs_by(c.first, m, 3, TS_MOTIFS_MATRIX_PROFILE, tsmt::gpu_exec()), cpu, 0,
+                         "gpu hostile/the profile's"));
+    }
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
+
 GPU_TEST(motifs_gpu_from_profile_equals_cpu) {
     for (auto& c : random_cases()) {
         std::vector<double> pd;
         std::vector<int64_t> pi;
         oracle_profile(c.x, c.m, c.excl, pd, pi);
-        auto cc = from_profile(c.x, c.m, c.k, c.excl, tsmt::cpu_exec(), pd, pi);
-        auto gg = from_profile(c.x, c.m, c.k, c.excl, tsmt::gpu_exec(), pd, pi);
+        auto cc = from_profile(c.x, c.m, c.k, c.excl, tsmt::cpu_exec(), pi);
+        auto gg = from_profile(c.x, c.m, c.k, c.excl, tsmt::gpu_exec(), pi);
         CHECK(same_pairs(gg, cc, 1e-9, "gpu profile"));
         CHECK(same_pairs(gg, mk(c.x, c.m, c.k, c.excl, c.n_refs, tsmt::gpu_exec()), 1e-9, "gpu profile/mk"));
     }
