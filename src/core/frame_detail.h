@@ -21,24 +21,8 @@ namespace frames {
 
 constexpr int kMinFrame = -1022;
 
-TSM_HD uint64_t bits_of(double v) {
-#ifdef __CUDA_ARCH__
-    return static_cast<uint64_t>(__double_as_longlong(v));
-#else
-    uint64_t b;
-    std::memcpy(&b, &v, sizeof b);
-    return b;
-#endif
-}
-TSM_HD double from_bits(uint64_t b) {
-#ifdef __CUDA_ARCH__
-    return __longlong_as_double(static_cast<long long>(b));
-#else
-    double v;
-    std::memcpy(&v, &b, sizeof v);
-    return v;
-#endif
-}
+using hd::bits_of;
+using hd::from_bits;
 
 // The frame of a magnitude a ≥ 0 (finite).
 TSM_HD int frame_of(double a) {

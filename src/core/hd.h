@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #ifndef TSM_HD
 #ifdef __CUDACC__
@@ -60,6 +62,26 @@ TSM_HD double fma(double a, double b, double c) {
     return std::fma(a, b, c);
 #endif
 }
+// The bits of a double and back (exact; no arithmetic).
+TSM_HD uint64_t bits_of(double v) {
+#ifdef __CUDA_ARCH__
+    return static_cast<uint64_t>(__double_as_longlong(v));
+#else
+    uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+#endif
+}
+TSM_HD double from_bits(uint64_t b) {
+#ifdef __CUDA_ARCH__
+    return __longlong_as_double(static_cast<long long>(b));
+#else
+    double v;
+    std::memcpy(&v, &b, sizeof v);
+    return v;
+#endif
+}
+
 TSM_HD double sqrt(double a) {
 #ifdef __CUDA_ARCH__
     return __dsqrt_rn(a);

@@ -175,24 +175,8 @@ struct BestPair {
 // distance's ordered_bits, then, among pairs at that distance,
 // pair_code(a, b) = (a << 32) | b (positions < 2^31): together pair_less's order.
 // The bits of a non-negative double, which order like its value.
-TSM_HD uint64_t ordered_bits(double d) {
-#ifdef __CUDA_ARCH__
-    return (uint64_t)__double_as_longlong(d);
-#else
-    uint64_t bits;
-    std::memcpy(&bits, &d, sizeof bits);
-    return bits;
-#endif
-}
-TSM_HD double from_ordered_bits(uint64_t bits) {
-#ifdef __CUDA_ARCH__
-    return __longlong_as_double((long long)bits);
-#else
-    double d;
-    std::memcpy(&d, &bits, sizeof d);
-    return d;
-#endif
-}
+TSM_HD uint64_t ordered_bits(double d) { return hd::bits_of(d); }
+TSM_HD double from_ordered_bits(uint64_t bits) { return hd::from_bits(bits); }
 TSM_HD uint64_t pair_code(int64_t a, int64_t b) { return ((uint64_t)a << 32) | (uint64_t)b; }
 TSM_HD int64_t pair_code_a(uint64_t code) { return (int64_t)(code >> 32); }
 TSM_HD int64_t pair_code_b(uint64_t code) { return (int64_t)(code & 0xffffffffull); }

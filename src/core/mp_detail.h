@@ -119,25 +119,16 @@ inline KeyCodec make_codec(int64_t windows) {
 // |ρ| < 1.9, where the bit pattern of v is monotone in v.
 TSM_HD uint64_t rho_core(double rho, const KeyCodec& c) {
 #ifdef __CUDA_ARCH__
-    double v = __fma_rn(rho, 0.25, c.off);
-    uint64_t b = (uint64_t)__double_as_longlong(v);
+    const double v = __fma_rn(rho, 0.25, c.off);
 #else
-    double v = rho * 0.25 + c.off;  // ρ·0.25 is exact, so this equals fma(ρ, 0.25, off)
-    uint64_t b;
-    std::memcpy(&b, &v, sizeof b);
+    const double v = rho * 0.25 + c.off;  // ρ·0.25 is exact, so this equals fma(ρ, 0.25, off)
 #endif
-    return ((b & 0xFFFFFFFFFFFFFull) >> c.shift) << c.bits;
+    return ((hd::bits_of(v) & 0xFFFFFFFFFFFFFull) >> c.shift) << c.bits;
 }
 
 // The ρ part of a key from v = ρ/4 + off already computed (its bit pattern).
 TSM_HD uint64_t v_core(double v, const KeyCodec& c) {
-#ifdef __CUDA_ARCH__
-    uint64_t b = (uint64_t)__double_as_longlong(v);
-#else
-    uint64_t b;
-    std::memcpy(&b, &v, sizeof b);
-#endif
-    return ((b & 0xFFFFFFFFFFFFFull) >> c.shift) << c.bits;
+    return ((hd::bits_of(v) & 0xFFFFFFFFFFFFFull) >> c.shift) << c.bits;
 }
 
 // v = ρ/4 + off of the sweep's pair (row i, column j) from the co-moment C:
@@ -196,27 +187,10 @@ TSM_HD double direct_distance(const double* xs, int64_t i, int64_t j, int m, dou
 constexpr int kScaleTop = 480;
 
 // 2^e for e in [−1022, 1023] (a normal power of two, built from its bits).
-TSM_HD double pow2(int e) {
-    const uint64_t b = (uint64_t)(e + 1023) << 52;
-#ifdef __CUDA_ARCH__
-    return __longlong_as_double((long long)b);
-#else
-    double v;
-    std::memcpy(&v, &b, sizeof v);
-    return v;
-#endif
-}
+TSM_HD double pow2(int e) { return hd::from_bits((uint64_t)(e + 1023) << 52); }
 
 // The exponent field of v (0 for zero and subnormals).
-TSM_HD int exponent_field(double v) {
-#ifdef __CUDA_ARCH__
-    const uint64_t b = (uint64_t)__double_as_longlong(v);
-#else
-    uint64_t b;
-    std::memcpy(&b, &v, sizeof b);
-#endif
-    return (int)((b >> 52) & 0x7FF);
-}
+TSM_HD int exponent_field(double v) { return (int)((hd::bits_of(v) >> 52) & 0x7FF); }
 
 // k with 2^k ≤ |v| < 2^(k+1), for finite v ≠ 0 (subnormals: ×2^64 is exact).
 TSM_HD int binary_exponent(double v) {
