@@ -54,13 +54,15 @@ typedef enum TsDiscordMethod
 
 /*
  * ts_discords: the one entry of the SQL function.  Checks the arguments,
- * chooses the method (TsDiscordMethod; ex->used_method says which ran) and
- * the backend, then PD3 or the matrix profile, and the ranking rule.
- * Arguments and modes as tsm_discords_pd3 below.  When the method may be the
- * profile, result memory of tsm_matrix_profile's size comes from ex->alloc.
+ * chooses the method (method: 'auto', 'pd3' or 'matrix_profile', any case, in
+ * the order of TsDiscordMethod; ex->used_method says which ran) and the
+ * backend, then PD3 or the matrix profile, and the ranking rule.  Arguments
+ * and modes as tsm_discords_pd3 below; an empty series (n = 0) has no
+ * discords.  When the method may be the profile, result memory of
+ * tsm_matrix_profile's size comes from ex->alloc.
  */
 int			tsm_discords(const double *x, int64_t n, int32_t m, int64_t k, double min_distance,
-						 int64_t exclusion, int32_t method, TsExec *ex, TsDiscords *out,
+						 int64_t exclusion, const char *method, TsExec *ex, TsDiscords *out,
 						 TsStatus *st) TSM_NOEXCEPT;
 
 /*
@@ -68,19 +70,19 @@ int			tsm_discords(const double *x, int64_t n, int32_t m, int64_t k, double min_
  * refinement), on the GPU or on the CPU (threads).
  *   x, n           the series (finite values; the glue rejects NULL/NaN)
  *   m              window length, 3 <= m <= n/2
- *   k              rows wanted, >= 1, or -1 for all (range mode only)
+ *   k              rows wanted, >= 1, or TS_ARG_NULL for all (range mode only)
  *   min_distance   r (range mode), or NaN (top-k mode: r is found
  *                  automatically, see discords.cpp)
- *   exclusion      a neighbour j of i needs |i − j| >= exclusion; the glue's
- *                  default is m; 1 <= exclusion <= n − m
- * Errors (22023): m < 3; 2m > n; k < 1 other than -1; min_distance < 0 or
- * infinite; exclusion < 1 or > n − m (no window would have a neighbour);
- * top-k mode with k = -1; NULL pointers with n > 0.
+ *   exclusion      a neighbour j of i needs |i − j| >= exclusion; TS_ARG_NULL
+ *                  is the default, m; 1 <= exclusion <= n − m
+ * Errors (22023, the messages of args.h and tsm_matrix_profile): m < 3; k < 1;
+ * top-k mode with k = TS_ARG_NULL (22004); min_distance < 0 or infinite;
+ * exclusion < 1; 2m > n; exclusion > n − m (no window would have a
+ * neighbour); NULL pointers with n > 0.
  */
 int			tsm_discords_pd3(const double *x, int64_t n, int32_t m, int64_t k,
 							 double min_distance, int64_t exclusion, TsExec *ex,
 							 TsDiscords *out, TsStatus *st) TSM_NOEXCEPT;
-
 
 /*
  * Discords from a matrix profile computed elsewhere (ts_matrix_profile_tile's
@@ -93,6 +95,16 @@ int			tsm_discords_pd3(const double *x, int64_t n, int32_t m, int64_t k,
 int			tsm_discords_from_profile(const double *x, int64_t n, int32_t m, const int64_t *index,
 									  int64_t k, double min_distance, int64_t exclusion, TsExec *ex,
 									  TsDiscords *out, TsStatus *st) TSM_NOEXCEPT;
+
+/*
+ * ts_discords_from_tiles: the discords of x (top-k mode, or range mode with
+ * min_distance) from merged tiles of its profile (api_matrix_profile.h:
+ * tsm_matrix_profile_from_tiles, whose m and exclusion they use), as
+ * tsm_discords_from_profile gives them; ex->used_backend is the profile's.
+ */
+int			tsm_discords_from_tiles(const double *x, int64_t n, const int64_t *merged, int64_t words,
+									int64_t k, double min_distance, TsExec *ex, TsDiscords *out,
+									TsStatus *st) TSM_NOEXCEPT;
 
 #ifdef __cplusplus
 }

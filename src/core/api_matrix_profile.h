@@ -6,8 +6,8 @@
  * Ties: the smallest j.  A window with no admissible neighbour: +inf, −1.
  * Constant windows (STUMPY's rule): two constant windows are at distance 0,
  * a constant and a non-constant window at sqrt(m).
- * The SQL default exclusion is ceil(m/4) + 1 (= STUMPY's excl_zone ceil(m/4),
- * i.e. |i − j| > ceil(m/4)); the glue passes it, the core has no default.
+ * exclusion TS_ARG_NULL (the SQL argument NULL) is the default, ceil(m/4) + 1
+ * (= STUMPY's excl_zone ceil(m/4), i.e. |i − j| > ceil(m/4)).
  */
 #ifndef TSM_API_MATRIX_PROFILE_H
 #define TSM_API_MATRIX_PROFILE_H
@@ -26,9 +26,11 @@ typedef struct TsProfile
 } TsProfile;
 
 /*
- * Errors (SQLSTATE 22023): x NULL with n > 0, n < 0, a NaN or infinite value,
- * m < 3, m > n/2 (n too short for m), exclusion < 1, exclusion > n − m
- * (no window would have a neighbour).
+ * ts_matrix_profile's entry.  An empty series (n = 0) has no windows (count
+ * 0).  Errors (SQLSTATE 22023, the messages args.h gives for m and
+ * exclusion): m < 3, exclusion < 1, then x NULL with n > 0, n < 0, m > n/2
+ * (n too short for m), exclusion > n − m (no window would have a neighbour),
+ * a NaN or infinite value.
  */
 int			tsm_matrix_profile(const double *x, int64_t n, int32_t m, int64_t exclusion,
 							   TsExec *exec, TsProfile *out, TsStatus *st) TSM_NOEXCEPT;

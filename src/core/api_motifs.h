@@ -39,13 +39,14 @@ typedef enum TsMotifMethod
 
 /*
  * ts_motifs: the one entry of the SQL function.  Checks the arguments,
- * chooses the method (TsMotifMethod; ex->used_method says which ran): auto
- * runs MK with a time budget of what the matrix profile would take and, past
- * it, the profile; MK alone where the profile cannot run (2m > n).  Arguments
- * and results as tsm_motifs_mk below.
+ * chooses the method (method: 'auto', 'mk' or 'matrix_profile', any case, in
+ * the order of TsMotifMethod; ex->used_method says which ran): auto runs MK
+ * with a time budget of what the matrix profile would take and, past it, the
+ * profile; MK alone where the profile cannot run (2m > n).  Arguments and
+ * results as tsm_motifs_mk below; an empty series (n = 0) has no motifs.
  */
 int			tsm_motifs(const double *x, int64_t n, int32_t m, int64_t k, int64_t exclusion,
-					   int32_t method, int32_t n_references, TsExec *ex, TsMotifs *out,
+					   const char *method, int32_t n_references, TsExec *ex, TsMotifs *out,
 					   TsStatus *st) TSM_NOEXCEPT;
 
 /*
@@ -55,7 +56,10 @@ int			tsm_motifs(const double *x, int64_t n, int32_t m, int64_t k, int64_t exclu
  * from every member of every earlier pair (|p - q| >= m: no shared member, no
  * overlap).  MK (Mueen–Keogh) with n_references random reference windows
  * (fixed seed; capped at min(N, 256), N = n - m + 1 windows).
- * Glue defaults: k = 1, exclusion = m, n_references = 10.
+ * k >= 1 (TS_ARG_NULL: an error, 22004); exclusion TS_ARG_NULL is m.
+ * Errors (22023, the messages of args.h for m, k and exclusion): m < 3, k < 1,
+ * exclusion < 1, n_references < 1, no two windows exclusion apart in n
+ * values, NaN or infinite values.  SQL defaults: k = 1, n_references = 10.
  */
 int			tsm_motifs_mk(const double *x, int64_t n, int32_t m, int64_t k, int64_t exclusion,
 						  int32_t n_references, TsExec *ex, TsMotifs *out, TsStatus *st) TSM_NOEXCEPT;
@@ -74,6 +78,14 @@ int			tsm_motifs_from_profile(const double *x, int64_t n, int32_t m, const int64
 									int64_t k, int64_t exclusion, TsExec *ex, TsMotifs *out,
 									TsStatus *st) TSM_NOEXCEPT;
 
+/*
+ * ts_motifs_from_tiles: the motifs of x from merged tiles of its profile
+ * (api_matrix_profile.h: tsm_matrix_profile_from_tiles, whose m and exclusion
+ * they use), as tsm_motifs_from_profile gives them.
+ */
+int			tsm_motifs_from_tiles(const double *x, int64_t n, const int64_t *merged, int64_t words,
+								  int64_t k, TsExec *ex, TsMotifs *out, TsStatus *st) TSM_NOEXCEPT;
+
 typedef struct TsMatches
 {
 	int64_t		count;
@@ -85,8 +97,8 @@ typedef struct TsMatches
  * Similarity search: the distance of pattern (length m) to every window of x,
  * then greedily every window best first (ties: smaller position), skipping a
  * window within exclusion (|p - q| < exclusion) of one already chosen; only
- * distances <= max_distance (NaN: no limit); at most k (-1: all).
- * Glue defaults: max_distance NULL -> NaN, k NULL -> -1, exclusion = m.
+ * distances <= max_distance (NaN: no limit); at most k (TS_ARG_NULL: all);
+ * exclusion TS_ARG_NULL is m.  An empty series (n = 0) has no matches.
  */
 int			tsm_match(const double *x, int64_t n, const double *pattern, int32_t m,
 					  double max_distance, int64_t k, int64_t exclusion, TsExec *ex,

@@ -66,12 +66,15 @@ typedef struct TsShapelets
 } TsShapelets;
 
 /*
- * Best k pivots, best first.  series[i] has lengths[i] values, class_ids[i]
- * in 0..n_classes-1.  Glue defaults: step 1, k 1.
+ * ts_shapelets' entry: the best k pivots, best first.  series[i] has
+ * lengths[i] values, class_ids[i] in 0..n_classes-1.  SQL defaults: step 1,
+ * k 1.  Errors (22023): min_length < 2, max_length < min_length, step < 1 (in
+ * this order, before the training set's), k < 1 (TS_ARG_NULL: 22004), fewer
+ * than two series or classes, a series shorter than min_length.
  */
 int			tsm_shapelets(const double *const *series, const int64_t *lengths,
 						  const int32_t *class_ids, int64_t n_series, int32_t n_classes,
-						  int32_t min_length, int32_t max_length, int32_t step, int32_t k,
+						  int32_t min_length, int32_t max_length, int32_t step, int64_t k,
 						  TsExec *exec, TsShapelets *out, TsStatus *st) TSM_NOEXCEPT;
 
 /* Definition 1 distance of a shapelet (length L >= 1) to a series (n >= L). */
@@ -123,15 +126,16 @@ typedef struct TsShapeletTree
 } TsShapeletTree;
 
 /*
- * Algorithm 2: recursive; stops at pure nodes, at depth max_depth (-1: no
- * limit; 0: a single leaf), below 2 series, or when no split gains.  With
+ * ts_shapelet_tree's entry, Algorithm 2: recursive; stops at pure nodes, at
+ * depth max_depth (TS_ARG_NULL: no limit; 0: a single leaf; < 0: an error),
+ * below 2 series, or when no split gains.  The lengths as tsm_shapelets.  With
  * logical = 1 a node holds S1 AND S2 or S1 OR S2 (S1 the best single
  * shapelet, S2 the best partner) when that beats S1's gain.
  */
 int			tsm_shapelet_tree(const double *const *series, const int64_t *lengths,
 							  const int32_t *class_ids, int64_t n_series, int32_t n_classes,
 							  int32_t min_length, int32_t max_length, int32_t step,
-							  int32_t max_depth, int32_t logical, TsExec *exec,
+							  int64_t max_depth, int32_t logical, TsExec *exec,
 							  TsShapeletTree *out, TsStatus *st) TSM_NOEXCEPT;
 
 /*

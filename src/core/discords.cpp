@@ -40,6 +40,7 @@
 
 #include "api_discords.h"
 #include "api_matrix_profile.h"
+#include "args.h"
 #include "discords_detail.h"
 #include "dispatch.h"
 #include "error.h"
@@ -740,19 +741,22 @@ RankedDiscords discords_from_profile(const double* x, int64_t n, int m, const in
 
 namespace {
 
-void validate_common(int32_t m, int64_t k, double min_distance) {
-    if (m < 3)
-        tsm::invalid(tsm::format("subsequence length m must be at least 3, got %d", (int)m),
-                     "Use a window length of 3 or more.");
-    if (k < 1 && k != -1)
-        tsm::invalid(tsm::format("k must be positive, got %lld", (long long)k),
-                     "Ask for at least one discord, or pass NULL for all range discords.");
-    if (!std::isnan(min_distance) && (!(min_distance >= 0) || !std::isfinite(min_distance)))
+// The checks of k and min_distance that every discord entry makes (after
+// m's): k as the methods take it (-1: all).  function names the SQL function
+// in the hint of a missing k.
+int64_t check_k_and_distance(int64_t k, double min_distance, const char* function) {
+    const bool range = !std::isnan(min_distance);
+    if (range)
+        k = tsm::args::k_or_all(k);
+    else
+        k = tsm::args::top_k(k, tsm::format("Without min_distance, %s returns the top k discords: give k, or give "
+                                            "min_distance for all range discords.",
+                                            function)
+                                    .c_str());
+    if (range && (!(min_distance >= 0) || !std::isfinite(min_distance)))
         tsm::invalid("min_distance must be a finite number >= 0, not " + tsm::number_text(min_distance),
                      "min_distance is a z-normalised Euclidean distance, between 0 and 2 sqrt(m).");
-    if (std::isnan(min_distance) && k == -1)
-        tsm::invalid("k must be given when min_distance is NULL",
-                     "Pass k for the top-k discords, or min_distance for all range discords.");
+    return k == TS_ARG_NULL ? -1 : k;
 }
 
 void emit(const tsm::RankedDiscords& r, TsExec* ex, TsDiscords* out) {
@@ -775,19 +779,10 @@ extern "C" int tsm_discords_pd3(const double* x, int64_t n, int32_t m, int64_t k
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         ex->used_backend = TS_BACKEND_CPU;
-        validate_common(m, k, min_distance);
-        if (n < 0 || (n > 0 && !x)) tsm::invalid("invalid series");
-        tsm::require_finite(x, n, "series", "Remove or interpolate NaN and infinite values first.");
-        if (2 * (int64_t)m > n)
-            tsm::invalid(tsm::format("subsequence length m = %d is more than half the series length %lld",
-                                     (int)m, (long long)n),
-                         "Use a window length of at most half the number of values.");
-        const int64_t N = n - m + 1;
-        if (exclusion < 1 || exclusion > N - 1)
-            tsm::invalid(tsm::format("exclusion_zone must be between 1 and %lld, got %lld",
-                                     (long long)(N - 1), (long long)exclusion),
-                         "A larger exclusion zone leaves no subsequence a neighbour; NULL means m.");
-        emit(tsm::pd3_discords(x, n, m, k, min_distance, exclusion, ex), ex, out);
+        tsm::args::window(m);
+        const int64_t limit = check_k_and_distance(k, min_distance, "ts_discords");
+        const int64_t excl = tsm::check_profile_args(x, n, m, tsm::args::exclusion(exclusion, m));
+        emit(tsm::pd3_discords(x, n, m, limit, min_distance, excl, ex), ex, out);
     });
 }
 
@@ -796,18 +791,20 @@ extern "C" int tsm_discords_from_profile(const double* x, int64_t n, int32_t m, 
                                          TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
-        validate_common(m, k, min_distance);
+        tsm::args::window(m);
+        const int64_t limit = check_k_and_distance(k, min_distance, "ts_discords");
+        const int64_t excl = tsm::args::exclusion(exclusion, m);
         if (n < (int64_t)m || !x || !index) tsm::invalid("invalid series or matrix profile");
         tsm::require_finite(x, n, "series", "Remove or interpolate NaN and infinite values first.");
         const int64_t N = n - m + 1;
-        if (exclusion < 1 || exclusion > N - 1)
-            tsm::invalid(tsm::format("exclusion_zone must be between 1 and %lld, got %lld",
-                                     (long long)(N - 1), (long long)exclusion));
+        if (excl > N - 1)
+            tsm::invalid(tsm::format("exclusion zone %lld leaves no neighbour for any of the %lld windows",
+                                     (long long)excl, (long long)N));
         for (int64_t i = 0; i < N; ++i)
             if (index[i] < -1 || index[i] >= N)
                 tsm::invalid(tsm::format("matrix profile index %lld at position %lld is out of range",
                                          (long long)index[i], (long long)i));
-        emit(tsm::discords_from_profile(x, n, m, index, k, min_distance, exclusion, ex), ex, out);
+        emit(tsm::discords_from_profile(x, n, m, index, limit, min_distance, excl, ex), ex, out);
     });
 }
 
@@ -829,13 +826,19 @@ int discords_by_profile(const double* x, int64_t n, int32_t m, int64_t k, double
 }  // namespace
 
 extern "C" int tsm_discords(const double* x, int64_t n, int32_t m, int64_t k, double min_distance,
-                            int64_t exclusion, int32_t method, TsExec* ex, TsDiscords* out,
+                            int64_t exclusion, const char* method, TsExec* ex, TsDiscords* out,
                             TsStatus* st) noexcept {
     std::memset(out, 0, sizeof *out);
+    int chosen = TS_DISCORDS_AUTO;
     // the checks both methods make, before the profile is computed
-    const int code = tsm::guard(st, [&] { validate_common(m, k, min_distance); });
-    if (code != TS_OK) return code;
-    if (method == TS_DISCORDS_PD3) {
+    const int code = tsm::guard(st, [&] {
+        tsm::args::window(m);
+        check_k_and_distance(k, min_distance, "ts_discords");
+        exclusion = tsm::args::exclusion(exclusion, m);
+        chosen = tsm::args::choice(method, "method", tsm::args::kDiscordMethods, 3);
+    });
+    if (code != TS_OK || n == 0) return code;  // an empty series has no windows
+    if (chosen == TS_DISCORDS_PD3) {
         ex->used_method = "pd3";
         tsm::progress_unknown(ex);  // PD3's pruning depends on the data
         return tsm_discords_pd3(x, n, m, k, min_distance, exclusion, ex, out, st);
@@ -845,4 +848,19 @@ extern "C" int tsm_discords(const double* x, int64_t n, int32_t m, int64_t k, do
     // every series tried (bench/RESULTS.md).
     ex->used_method = "matrix_profile";
     return discords_by_profile(x, n, m, k, min_distance, exclusion, ex, out, st);
+}
+
+extern "C" int tsm_discords_from_tiles(const double* x, int64_t n, const int64_t* merged, int64_t words, int64_t k,
+                                       double min_distance, TsExec* ex, TsDiscords* out, TsStatus* st) noexcept {
+    std::memset(out, 0, sizeof *out);
+    const int code = tsm::guard(st, [&] { check_k_and_distance(k, min_distance, "ts_discords_from_tiles"); });
+    if (code != TS_OK) return code;
+    TsProfile p;
+    int32_t m;
+    int64_t exclusion;
+    if (tsm_matrix_profile_from_tiles(x, n, merged, words, ex, &p, &m, &exclusion, st) != TS_OK) return st->code;
+    const int profile_backend = ex->used_backend;
+    tsm_discords_from_profile(x, n, m, p.index, k, min_distance, exclusion, ex, out, st);
+    ex->used_backend = profile_backend;  // the profile's backend tells
+    return st->code;
 }

@@ -28,6 +28,7 @@ struct Error : std::exception {
 // SQLSTATEs the core uses (PostgreSQL's errcodes.h spelled out).
 constexpr const char* kInvalidParameter = "22023";
 constexpr const char* kDataException = "22000";
+constexpr const char* kNullValueNotAllowed = "22004";
 constexpr const char* kOutOfMemory = "53200";
 constexpr const char* kProgramLimitExceeded = "54000";
 constexpr const char* kNotInPrerequisiteState = "55000";

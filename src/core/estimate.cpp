@@ -255,8 +255,11 @@ bool on_gpu(const TsEstimateArgs& a, const TsExec* ex, const Cost& gpu_cost) {
 
 }  // namespace
 
-extern "C" int tsm_estimate(const TsEstimateArgs* args, const TsExec* ex, TsEstimate* out, TsStatus* st) noexcept {
+extern "C" int tsm_estimate(const TsEstimateArgs* given, const TsExec* ex, TsEstimate* out, TsStatus* st) noexcept {
     return tsm::guard(st, [&] {
+        TsEstimateArgs call = *given;
+        if (call.k == TS_ARG_NULL) call.k = 1;  // k's SQL default
+        const TsEstimateArgs* args = &call;
         std::memset(out, 0, sizeof *out);
         out->backend = TS_BACKEND_CPU;
         if (args->n == 0 && args->work != TS_WORK_SHAPELETS) return;  // an empty series: no work

@@ -12,6 +12,7 @@
 #include <numeric>
 
 #include "api_motifs.h"
+#include "args.h"
 #include "dispatch.h"
 #include "error.h"
 #include "finite.h"
@@ -66,21 +67,18 @@ extern "C" int tsm_match(const double* x, int64_t n, const double* pattern, int3
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         if (m < 3) tsm::invalid(tsm::format("pattern must have at least 3 values, not %d", (int)m));
-        if (!x || !pattern || n < 0) tsm::invalid("series or pattern is missing");
-        if (n < (int64_t)m)
-            tsm::invalid(tsm::format("pattern of length %d is longer than the series of length %lld", (int)m,
-                                     (long long)n),
-                         "Search a longer series or use a shorter pattern.");
-        if (k < 1 && k != -1)
-            tsm::invalid(tsm::format("k must be at least 1, not %lld", (long long)k),
-                         "Leave k NULL to return every occurrence.");
-        if (exclusion < 1)
-            tsm::invalid(tsm::format("exclusion_zone must be at least 1, not %lld", (long long)exclusion),
-                         "Leave it NULL to use the pattern length, which gives non-overlapping matches.");
+        if (!pattern || n < 0 || (n > 0 && !x)) tsm::invalid("series or pattern is missing");
+        const int64_t limit = tsm::args::k_or_all(k);
+        exclusion = tsm::args::exclusion(exclusion, m);
         if (max_distance < 0 || std::isinf(max_distance))
             tsm::invalid("max_distance must be a finite number >= 0, not " + tsm::number_text(max_distance),
                          "max_distance is a z-normalised Euclidean distance, between 0 and 2 sqrt(m); "
                          "NULL means no limit.");
+        if (n == 0) return;  // an empty series has no windows
+        if (n < (int64_t)m)
+            tsm::invalid(tsm::format("pattern of length %d is longer than the series of length %lld", (int)m,
+                                     (long long)n),
+                         "Search a longer series or use a shorter pattern.");
         tsm::require_finite(x, n, "series", "Remove or interpolate the missing values before searching.");
         tsm::require_finite(pattern, m, "pattern");
         const int64_t N = n - m + 1;
@@ -101,7 +99,7 @@ extern "C" int tsm_match(const double* x, int64_t n, const double* pattern, int3
             ds.resize(ps.size());
             for (size_t s = 0; s < ps.size(); ++s) ds[s] = d[ps[s]];
         }
-        std::vector<int64_t> chosen = tsm::match_greedy(ds, ps, N, k, exclusion);
+        std::vector<int64_t> chosen = tsm::match_greedy(ds, ps, N, limit == TS_ARG_NULL ? -1 : limit, exclusion);
         out->count = (int64_t)chosen.size();
         out->pos = tsm::alloc_result<int64_t>(ex, chosen.size());
         out->dist = tsm::alloc_result<double>(ex, chosen.size());

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "api_matrix_profile.h"
+#include "args.h"
 #include "dispatch.h"
 #include "error.h"
 #include "estimate.h"
@@ -338,11 +339,15 @@ void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec
     matrix_profile(x, n, m, exclusion, ex, out.dist.data(), out.index.data());
 }
 
-void check_profile_args(const double* x, int64_t n, int m, int64_t exclusion) {
+int64_t profile_exclusion(int m, int64_t exclusion) {
+    args::window(m);
+    return args::exclusion(exclusion, (m + 3) / 4 + 1);  // ceil(m/4) + 1
+}
+
+int64_t check_profile_args(const double* x, int64_t n, int m, int64_t exclusion) {
+    exclusion = profile_exclusion(m, exclusion);
     if (n < 0) invalid("negative series length");
     if (n > 0 && !x) invalid("series is missing");
-    if (m < 3)
-        invalid(format("window length m must be at least 3, got %d", (int)m), "Use a window of 3 or more points.");
     if ((int64_t)m > n / 2)
         invalid(format("window length m = %d is more than half the series length %lld", (int)m, (long long)n),
                 n / 2 >= 3
@@ -350,15 +355,13 @@ void check_profile_args(const double* x, int64_t n, int m, int64_t exclusion) {
                     : format("The series is too short for a matrix profile: it needs at "
                              "least %lld points for m = %d (and at least 6 for any m).",
                              2LL * m, (int)m));
-    if (exclusion < 1)
-        invalid(format("exclusion zone must be at least 1, got %lld", (long long)exclusion),
-                "Pass a positive exclusion zone (the default is ceil(m/4) + 1).");
     const int64_t count = n - m + 1;
     if (exclusion > count - 1)
         invalid(format("exclusion zone %lld leaves no neighbour for any of the %lld windows", (long long)exclusion,
                        (long long)count),
                 format("Use an exclusion zone of at most %lld (n - m), or a longer series.", (long long)(count - 1)));
     require_finite(x, n, "series", "Remove or interpolate NaN and infinite values first.");
+    return exclusion;
 }
 
 }  // namespace tsm
@@ -377,11 +380,15 @@ extern "C" int tsm_matrix_profile(const double* x, int64_t n, int32_t m, int64_t
                                   TsProfile* out, TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
-        tsm::check_profile_args(x, n, m, exclusion);
+        if (n == 0) {  // an empty series has no windows
+            tsm::profile_exclusion(m, exclusion);
+            return;
+        }
+        const int64_t excl = tsm::check_profile_args(x, n, m, exclusion);
         const int64_t count = n - m + 1;
         double* dist = tsm::alloc_result<double>(ex, count);
         int64_t* index = tsm::alloc_result<int64_t>(ex, count);
-        tsm::matrix_profile(x, n, m, exclusion, ex, dist, index);
+        tsm::matrix_profile(x, n, m, excl, ex, dist, index);
         out->count = count;
         out->dist = dist;
         out->index = index;

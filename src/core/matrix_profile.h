@@ -21,9 +21,13 @@ struct MatrixProfile {
 // (the C entry point validates user input; this one throws Error on misuse).
 // Dispatches with tsm::use_gpu(ex, TS_WORK_MATRIX_PROFILE, n, m).
 void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, MatrixProfile& out);
+// The checks of m and exclusion_zone (args.h): the exclusion zone, the
+// profile's default ceil(m/4) + 1 for TS_ARG_NULL.
+int64_t profile_exclusion(int m, int64_t exclusion);
 // The checks of a profile's arguments (22023 with a hint), before any work:
-// 3 ≤ m ≤ n/2, 1 ≤ exclusion ≤ n − m, finite values.
-void check_profile_args(const double* x, int64_t n, int m, int64_t exclusion);
+// profile_exclusion's, then 3 ≤ m ≤ n/2, exclusion ≤ n − m, finite values.
+// Returns the exclusion zone.
+int64_t check_profile_args(const double* x, int64_t n, int m, int64_t exclusion);
 // The same into caller memory: dist and index hold n − m + 1 entries.
 void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, double* dist,
                     int64_t* index);

@@ -72,6 +72,7 @@
 
 #include "api_matrix_profile.h"
 #include "api_motifs.h"
+#include "args.h"
 #include "dispatch.h"
 #include "error.h"
 #include "finite.h"
@@ -1064,13 +1065,27 @@ void check_two_windows_fit(int64_t n, int32_t m, int64_t exclusion) {
                      "Use a longer series, a shorter window or a smaller exclusion zone.");
 }
 
-void check_motif_args(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion) {
-    if (m < 3) tsm::invalid(tsm::format("window length m must be at least 3, not %d", (int)m));
+// The hint of a k left NULL.
+constexpr const char* kGiveK = "Give how many motif pairs to return.";
+
+// The checks of m, k and exclusion_zone that every motif entry makes, in
+// ts_motifs' order: the exclusion zone (TS_ARG_NULL: m).
+int64_t check_window_k_exclusion(int32_t m, int64_t k, int64_t exclusion) {
+    tsm::args::window(m);
+    tsm::args::top_k(k, kGiveK);
+    return tsm::args::exclusion(exclusion, m);
+}
+
+void check_references(int32_t n_references) {
+    if (n_references < 1)
+        tsm::invalid(tsm::format("n_references must be at least 1, not %d", (int)n_references),
+                     "MK compares windows through their distances to n_references reference windows; "
+                     "10 is usual.");
+}
+
+// The checks of a series for the motif methods, with an exclusion zone checked.
+void check_motif_series(const double* x, int64_t n, int32_t m, int64_t exclusion) {
     if (n < 0 || !x) tsm::invalid("series is missing");
-    if (exclusion < 1)
-        tsm::invalid(tsm::format("exclusion_zone must be at least 1, not %lld", (long long)exclusion),
-                     "Leave it NULL to use the window length, which gives non-overlapping motifs.");
-    if (k < 1) tsm::invalid(tsm::format("k must be at least 1, not %lld", (long long)k));
     check_two_windows_fit(n, m, exclusion);
     if (n - m + 1 > (int64_t)INT32_MAX) tsm::invalid("series too long for motif search (more than 2^31 windows)");
     check_finite(x, n, "series");
@@ -1094,10 +1109,9 @@ extern "C" int tsm_motifs_mk(const double* x, int64_t n, int32_t m, int64_t k, i
                              int32_t n_references, TsExec* ex, TsMotifs* out, TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
-        check_motif_args(x, n, m, k, exclusion);
-        if (n_references < 1)
-            tsm::invalid(tsm::format("n_references must be at least 1, not %d", (int)n_references),
-                         "MK needs at least one reference window; 10 is a good default.");
+        exclusion = check_window_k_exclusion(m, k, exclusion);
+        check_references(n_references);
+        check_motif_series(x, n, m, exclusion);
         const std::vector<double> xs = tsm::unit_scaled(x, n);
         std::vector<tsm::MotifPair> r;
         if (tsm::use_gpu(ex, TS_WORK_MOTIFS, n, m)) {
@@ -1116,7 +1130,8 @@ extern "C" int tsm_motifs_from_profile(const double* x, int64_t n, int32_t m, co
                                        TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
-        check_motif_args(x, n, m, k, exclusion);
+        exclusion = check_window_k_exclusion(m, k, exclusion);
+        check_motif_series(x, n, m, exclusion);
         const int64_t N = n - m + 1;
         if (!profile_index) tsm::invalid("matrix profile is missing");
         for (int64_t i = 0; i < N; ++i)
@@ -1139,15 +1154,6 @@ extern "C" int tsm_motifs_from_profile(const double* x, int64_t n, int32_t m, co
 
 namespace {
 
-// ts_motifs' checks that MK and the profile path share, before any work.
-void check_motifs_call(int64_t n, int32_t m, int64_t exclusion, int32_t n_references) {
-    if (n_references < 1)
-        tsm::invalid(tsm::format("n_references must be at least 1, not %d", (int)n_references),
-                     "MK compares windows through their distances to n_references reference windows; "
-                     "10 is usual.");
-    if (m >= 3 && exclusion >= 1 && n > 0) check_two_windows_fit(n, m, exclusion);
-}
-
 // Motifs by way of the matrix profile: the profile, then the exact pairs from it.
 int motifs_by_profile(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion, TsExec* ex,
                       TsMotifs* out, TsStatus* st) {
@@ -1161,24 +1167,43 @@ int motifs_by_profile(const double* x, int64_t n, int32_t m, int64_t k, int64_t 
 
 }  // namespace
 
-extern "C" int tsm_motifs(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion, int32_t method,
+extern "C" int tsm_motifs(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion, const char* method,
                           int32_t n_references, TsExec* ex, TsMotifs* out, TsStatus* st) noexcept {
     std::memset(out, 0, sizeof *out);
-    int code = tsm::guard(st, [&] { check_motifs_call(n, m, exclusion, n_references); });
-    if (code != TS_OK || n == 0) return code;
+    int chosen = TS_MOTIFS_AUTO;
+    // the checks MK and the profile path share, before any work
+    int code = tsm::guard(st, [&] {
+        exclusion = check_window_k_exclusion(m, k, exclusion);
+        chosen = tsm::args::choice(method, "method", tsm::args::kMotifMethods, 3);
+        check_references(n_references);
+        if (n > 0) check_two_windows_fit(n, m, exclusion);
+    });
+    if (code != TS_OK || n == 0) return code;  // an empty series has no windows
     // auto: MK, within a time budget of what the matrix profile would take;
     // past it, the matrix profile.  MK is usually much faster (bench/motifs.sh),
     // but its pruning depends on the data and it re-runs for every rank; the
     // budget bounds auto at about twice the profile's time.  Where the profile
     // cannot run (2m > n): MK without a budget.
-    if (method == TS_MOTIFS_AUTO && 2 * (int64_t)m > n) method = TS_MOTIFS_MK;
-    if (method == TS_MOTIFS_MATRIX_PROFILE) return motifs_by_profile(x, n, m, k, exclusion, ex, out, st);
+    if (chosen == TS_MOTIFS_AUTO && 2 * (int64_t)m > n) chosen = TS_MOTIFS_MK;
+    if (chosen == TS_MOTIFS_MATRIX_PROFILE) return motifs_by_profile(x, n, m, k, exclusion, ex, out, st);
     ex->used_method = "mk";
     tsm::progress_unknown(ex);  // MK's pruning depends on the data
-    if (method == TS_MOTIFS_AUTO) ex->budget_ms = tsm_matrix_profile_estimate_ms(n, m, ex);
+    if (chosen == TS_MOTIFS_AUTO) ex->budget_ms = tsm_matrix_profile_estimate_ms(n, m, ex);
     code = tsm_motifs_mk(x, n, m, k, exclusion, n_references, ex, out, st);
     ex->budget_ms = 0;
     if (code != TS_OVER_BUDGET) return code;
     ex->device_ms = ex->kernel_ms = ex->device_bytes = 0;
     return motifs_by_profile(x, n, m, k, exclusion, ex, out, st);
+}
+
+extern "C" int tsm_motifs_from_tiles(const double* x, int64_t n, const int64_t* merged, int64_t words, int64_t k,
+                                     TsExec* ex, TsMotifs* out, TsStatus* st) noexcept {
+    std::memset(out, 0, sizeof *out);
+    const int code = tsm::guard(st, [&] { tsm::args::top_k(k, kGiveK); });
+    if (code != TS_OK) return code;
+    TsProfile p;
+    int32_t m;
+    int64_t exclusion;
+    if (tsm_matrix_profile_from_tiles(x, n, merged, words, ex, &p, &m, &exclusion, st) != TS_OK) return st->code;
+    return tsm_motifs_from_profile(x, n, m, p.index, k, exclusion, ex, out, st);
 }

@@ -159,7 +159,7 @@ extern "C" int tsm_matrix_profile_tile(const double* x, int64_t n, int32_t m, in
                                        int32_t tiles, TsExec* ex, TsPartialProfile* out, TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
-        tsm::check_profile_args(x, n, m, exclusion);
+        exclusion = tsm::check_profile_args(x, n, m, exclusion);
         tsm::check_tile(tile, tiles);
         const int64_t count = n - m + 1;
         const tsm::Layout L = tsm::layout(count, tiles);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dispatch.h"
+#include "args.h"
 #include "error.h"
 #include "parallel.h"
 #include "stats.h"
@@ -120,12 +121,14 @@ void cpu_compact(const double* x, int64_t n, double k, const OutlierRule& r, TsE
 
 }  // namespace tsm
 
-extern "C" int tsm_outliers(const double* x, int64_t n, double k, int method, TsExec* ex,
+extern "C" int tsm_outliers(const double* x, int64_t n, double k, const char* method_name, TsExec* ex,
                             TsOutliers* out, TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
-        if (!(k > 0) || !std::isfinite(k)) tsm::invalid("k_sigma must be a positive, finite number");
-        if (method != TS_OUTLIERS_SIGMA && method != TS_OUTLIERS_MAD) tsm::invalid("unknown outlier method");
+        if (!(k > 0) || !std::isfinite(k))
+            tsm::invalid("k_sigma must be a positive, finite number, not " + tsm::number_text(k),
+                         "Values beyond k_sigma standard deviations are outliers; 3 is usual.");
+        const int method = tsm::args::choice(method_name, "method", tsm::args::kOutlierMethods, 2);
         if (n < 0) tsm::invalid("negative series length");
         ex->used_backend = TS_BACKEND_CPU;
         out->scale_rule = 3;

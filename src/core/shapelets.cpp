@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "api_shapelets.h"
+#include "args.h"
 #include "dispatch.h"
 #include "error.h"
 #include "finite.h"
@@ -384,16 +385,20 @@ void scale_inputs(Input& in, const TsExec* ex) {
     parallel_for(ex, in.N, [&](int64_t i) { in.scaled[i] = scaled_series(in.x[i], in.n[i]); });
 }
 
+// The checks of min_length, max_length and step, in this order.
+void check_lengths(int32_t min_length, int32_t max_length, int32_t step) {
+    if (min_length < 2) invalid(format("min_length must be at least 2, not %d", min_length));
+    if (max_length < min_length)
+        invalid(format("max_length (%d) must not be less than min_length (%d)", max_length, min_length));
+    if (step < 1) invalid(format("step must be at least 1, not %d", step));
+}
+
 void validate(const Input& in, int32_t min_length, int32_t max_length, int32_t step) {
+    check_lengths(min_length, max_length, step);
     if (!in.x || !in.n || !in.y) invalid("training set arrays must not be NULL");
     if (in.N < 2)
         invalid("at least two training series are needed",
                 "The training query must return two or more rows with a label and a series.");
-    if (min_length < 2) invalid(format("min_length must be at least 2, got %d", min_length),
-                                "Shapelets are z-normalised subsequences: use a length of 2 or more.");
-    if (max_length < min_length)
-        invalid(format("max_length (%d) must not be less than min_length (%d)", max_length, min_length));
-    if (step < 1) invalid(format("step must be at least 1, got %d", step));
     if (in.C < 2) invalid("the training set has only one class",
                           "Shapelets separate classes: the training query needs at least two distinct labels.");
     std::vector<int64_t> cnt(in.C, 0);
@@ -602,11 +607,11 @@ using namespace tsm::shp;
 
 extern "C" int tsm_shapelets(const double* const* series, const int64_t* lengths, const int32_t* class_ids,
                              int64_t n_series, int32_t n_classes, int32_t min_length, int32_t max_length,
-                             int32_t step, int32_t k, TsExec* ex, TsShapelets* out, TsStatus* st) noexcept {
+                             int32_t step, int64_t k, TsExec* ex, TsShapelets* out, TsStatus* st) noexcept {
     return run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         ex->used_backend = TS_BACKEND_CPU;
-        if (k < 1) invalid(format("k must be at least 1, got %d", k));
+        k = std::min<int64_t>(args::top_k(k, "Give how many shapelets to return."), INT32_MAX);
         Input in{series, lengths, class_ids, n_series, n_classes};
         validate(in, min_length, max_length, step);
         scale_inputs(in, ex);
@@ -648,16 +653,20 @@ extern "C" int tsm_shapelet_distance(const double* shapelet, int32_t length, con
 
 extern "C" int tsm_shapelet_tree(const double* const* series, const int64_t* lengths, const int32_t* class_ids,
                                  int64_t n_series, int32_t n_classes, int32_t min_length, int32_t max_length,
-                                 int32_t step, int32_t max_depth, int32_t logical, TsExec* ex, TsShapeletTree* out,
+                                 int32_t step, int64_t max_depth, int32_t logical, TsExec* ex, TsShapeletTree* out,
                                  TsStatus* st) noexcept {
     return run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         ex->used_backend = TS_BACKEND_CPU;
-        if (max_depth < -1) invalid(format("max_depth must be -1 (no limit) or at least 0, got %d", max_depth));
+        check_lengths(min_length, max_length, step);
+        if (max_depth != TS_ARG_NULL && max_depth < 0)
+            invalid(format("max_depth must be at least 0, not %lld", (long long)max_depth),
+                    "NULL grows the tree until its leaves are pure or no split gains.");
         Input in{series, lengths, class_ids, n_series, n_classes};
         validate(in, min_length, max_length, step);
         scale_inputs(in, ex);
-        TreeBuilder tb{in, min_length, max_length, step, max_depth, logical != 0, ex, {}};
+        const int depth_limit = max_depth == TS_ARG_NULL ? -1 : (int)std::min<int64_t>(max_depth, INT32_MAX);
+        TreeBuilder tb{in, min_length, max_length, step, depth_limit, logical != 0, ex, {}};
         std::vector<int64_t> rows(n_series);
         for (int64_t i = 0; i < n_series; ++i) rows[i] = i;
         tb.build(rows, 0);

@@ -47,6 +47,17 @@ typedef struct TsStatus
 	char		hint[320];
 } TsStatus;
 
+/* ---- arguments ---------------------------------------------------------- */
+
+/*
+ * An integer argument that the SQL call left NULL (k, exclusion_zone): the
+ * value the glue passes for it, outside the range of any SQL integer
+ * argument.  The core entry gives it its meaning: the argument's default, "all
+ * results" where the function says so, or an error.  Text arguments (method
+ * names) arrive as C strings; the core entry checks them too.
+ */
+#define TS_ARG_NULL INT64_MIN
+
 /* ---- execution options ------------------------------------------------- */
 
 /* The setting tsmine.backend: its values are these (the GUC's enum uses them). */
@@ -187,7 +198,13 @@ typedef struct TsOutliers
 	int			scale_rule;		/* 0 std, 1 MAD, 2 MeanAD fallback, 3 no spread */
 } TsOutliers;
 
-int			tsm_outliers(const double *x, int64_t n, double k, int method,
+/*
+ * ts_outliers' entry: the values beyond k standard deviations (sigma) or
+ * modified z-scores (mad) of the center; method 'sigma' or 'mad' (any case,
+ * in the order of TsOutlierMethod).  Errors (22023): k not positive or not
+ * finite, an unknown method.
+ */
+int			tsm_outliers(const double *x, int64_t n, double k, const char *method,
 						 TsExec *exec, TsOutliers *out, TsStatus *st) TSM_NOEXCEPT;
 
 #ifdef __cplusplus

@@ -4,8 +4,6 @@
  */
 #include "glue.h"
 
-#include <math.h>
-
 #include "miscadmin.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
@@ -136,6 +134,21 @@ put_profile_arrays(ReturnSetInfo *rsinfo, TsProfile *p, const TsmTimes *times)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
+/* The arrays of a profile without windows (an empty series): empty arrays,
+ * of times too when time_type is valid. */
+static void
+put_empty_profile_arrays(ReturnSetInfo *rsinfo, Oid time_type)
+{
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+
+	values[0] = PointerGetDatum(construct_empty_array(FLOAT8OID));
+	values[1] = PointerGetDatum(construct_empty_array(INT8OID));
+	if (OidIsValid(time_type))
+		values[2] = values[3] = PointerGetDatum(construct_empty_array(time_type));
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
 /*
  * The exact matrix profile, returned as a row per window or (as_arrays) as
  * one row of two arrays, for callers that keep or process the profile whole.
@@ -148,8 +161,8 @@ matrix_profile_common(FunctionCallInfo fcinfo, bool query, bool timed, bool as_a
 	const char *function = as_arrays ? "ts_matrix_profile_arrays" : "ts_matrix_profile";
 	TsmSeries	s;
 	TsmTimes	times;
-	int			m = tsm_window_arg(fcinfo, TSM_AT(timed, 1), "m");
-	int64		excl = tsm_exclusion_arg(fcinfo, TSM_AT(timed, 2), (m + 3) / 4 + 1);	/* ceil(m/4) + 1 */
+	int32		m = tsm_int_arg(fcinfo, TSM_AT(timed, 1), "m");
+	int64		excl = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 2));
 	const int64 max_windows = (int64) ((MaxAllocSize - 1024) / 16);
 	TsExec		ex;
 	TsProfile	p;
@@ -165,27 +178,13 @@ matrix_profile_common(FunctionCallInfo fcinfo, bool query, bool timed, bool as_a
 				 errhint("Use ts_matrix_profile(), which returns one row per window, for series of more than %lld values.",
 						 (long long) max_windows)));
 	InitMaterializedSRF(fcinfo, 0);
-	if (s.n == 0)
-	{
-		/* an empty series has no windows: no rows, or empty arrays */
-		if (as_arrays)
-		{
-			Datum		values[4];
-			bool		nulls[4] = {false, false, false, false};
-
-			values[0] = PointerGetDatum(construct_empty_array(FLOAT8OID));
-			values[1] = PointerGetDatum(construct_empty_array(INT8OID));
-			if (timed)
-				values[2] = values[3] = PointerGetDatum(construct_empty_array(times.type));
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-		}
-		return (Datum) 0;
-	}
 	tsm_exec_prepare(&ex, function);
 	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
 	tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st);
 	tsm_exec_finish(function, &ex, s.n, &st, t0);
-	if (as_arrays)
+	if (as_arrays && p.count == 0)
+		put_empty_profile_arrays(rsinfo, timed ? times.type : InvalidOid);
+	else if (as_arrays)
 		put_profile_arrays(rsinfo, &p, &times);
 	else
 		tsm_put_profile_rows(rsinfo, &p, times.key ? &times : NULL);
@@ -234,23 +233,17 @@ tsm_put_discord_rows(ReturnSetInfo *rsinfo, const TsDiscords *d, const TsmTimes 
 	}
 }
 
-/* in the order of TsDiscordMethod */
-static const char *const discord_methods[] = {"auto", "pd3", "matrix_profile"};
-
 static Datum
 discords_common(FunctionCallInfo fcinfo, bool query, bool timed)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	TsmSeries	s;
 	TsmTimes	times;
-	int			m = tsm_window_arg(fcinfo, TSM_AT(timed, 1), "m");
-	bool		range = !PG_ARGISNULL(TSM_AT(timed, 3));
-	int64		k = tsm_k_arg(fcinfo, TSM_AT(timed, 2), range,
-							  "Without min_distance, ts_discords returns the top k discords: give k, or give min_distance for all range discords.");
+	int32		m = tsm_int_arg(fcinfo, TSM_AT(timed, 1), "m");
+	int64		k = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 2));
 	double		r = tsm_distance_arg(fcinfo, TSM_AT(timed, 3), "min_distance");
-	int64		excl = tsm_exclusion_arg(fcinfo, TSM_AT(timed, 4), m);
-	int			method = tsm_text_choice(fcinfo, TSM_AT(timed, 5), "method", discord_methods,
-										 lengthof(discord_methods));
+	int64		excl = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 4));
+	const char *method = tsm_text_arg(fcinfo, TSM_AT(timed, 5), "method");
 	TsExec		ex;
 	TsDiscords	d;
 	TsStatus	st;
@@ -258,8 +251,6 @@ discords_common(FunctionCallInfo fcinfo, bool query, bool timed)
 
 	tsm_form_series(fcinfo, query, timed, &s, &times);
 	InitMaterializedSRF(fcinfo, 0);
-	if (s.n == 0)
-		return (Datum) 0;		/* an empty series has no windows */
 	tsm_exec_prepare(&ex, "ts_discords");
 	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
 	tsm_discords(s.x, s.n, m, k, r, excl, method, &ex, &d, &st);

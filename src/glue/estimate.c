@@ -123,7 +123,7 @@ ts_estimate(PG_FUNCTION_ARGS)
 	a.m = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT32(2);
 	if (a.work != TS_WORK_OUTLIERS)
 		TSM_REQUIRE_ARG(fcinfo, 2, "m");
-	a.k = TSM_ARG_INT_OR(fcinfo, 3, 1);
+	a.k = TSM_ARG_INT_OR_NULL(fcinfo, 3);
 	a.method = method_arg(fcinfo, f);
 	if (a.work == TS_WORK_SHAPELETS)
 		shapelet_args(fcinfo, &a);

@@ -215,18 +215,18 @@ extern int	tsm_text_choice(FunctionCallInfo fcinfo, int argno, const char *argna
 					 errmsg("%s must not be NULL", (name)))); \
 	} while (0)
 
-/* Optional int arguments: the default when NULL. */
-#define TSM_ARG_INT_OR(fcinfo, argno, dflt) \
-	(PG_ARGISNULL(argno) ? (int64) (dflt) : (int64) PG_GETARG_INT32(argno))
-
-/* Window length m: a clear error when it cannot fit; returns m. */
-extern int	tsm_window_arg(FunctionCallInfo fcinfo, int argno, const char *argname);
-/* exclusion_zone: NULL → dflt; else >= 1 (error otherwise). */
-extern int64 tsm_exclusion_arg(FunctionCallInfo fcinfo, int argno, int64 dflt);
-/* A distance limit (min_distance, max_distance): NULL → NaN (none); a NaN
- * given is an error (the core checks the range). */
+/* An int argument, TS_ARG_NULL when NULL (the core entry gives NULL its
+ * meaning: a default, "all", or an error). */
+#define TSM_ARG_INT_OR_NULL(fcinfo, argno) \
+	(PG_ARGISNULL(argno) ? (int64) TS_ARG_NULL : (int64) PG_GETARG_INT32(argno))
+/* An int argument that must not be NULL (error otherwise). */
+extern int32 tsm_int_arg(FunctionCallInfo fcinfo, int argno, const char *argname);
+/* A text argument that must not be NULL, as a C string (a method name: the
+ * core entry checks it). */
+extern const char *tsm_text_arg(FunctionCallInfo fcinfo, int argno, const char *argname);
+/* A distance limit (min_distance, max_distance): NULL → NaN, which the core
+ * reads as "none"; a NaN given, which that C value cannot carry apart from
+ * NULL, is an error (the core checks the range). */
 extern double tsm_distance_arg(FunctionCallInfo fcinfo, int argno, const char *argname);
-/* k: NULL → -1 when allow_all, else an error; else >= 1. */
-extern int64 tsm_k_arg(FunctionCallInfo fcinfo, int argno, bool allow_all, const char *all_hint);
 
 #endif							/* TSM_GLUE_H */

@@ -405,36 +405,18 @@ tsm_text_choice(FunctionCallInfo fcinfo, int argno, const char *argname,
 	return -1;
 }
 
-int
-tsm_window_arg(FunctionCallInfo fcinfo, int argno, const char *argname)
+int32
+tsm_int_arg(FunctionCallInfo fcinfo, int argno, const char *argname)
 {
-	int			m;
-
 	TSM_REQUIRE_ARG(fcinfo, argno, argname);
-	m = PG_GETARG_INT32(argno);
-	if (m < 3)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must be at least 3, not %d", argname, m),
-				 errhint("%s is the length of the subsequences compared; a z-normalised window needs 3 values or more.",
-						 argname)));
-	return m;
+	return PG_GETARG_INT32(argno);
 }
 
-int64
-tsm_exclusion_arg(FunctionCallInfo fcinfo, int argno, int64 dflt)
+const char *
+tsm_text_arg(FunctionCallInfo fcinfo, int argno, const char *argname)
 {
-	int			e;
-
-	if (PG_ARGISNULL(argno))
-		return dflt;
-	e = PG_GETARG_INT32(argno);
-	if (e < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("exclusion_zone must be at least 1, not %d", e),
-				 errhint("A neighbour j of window i must satisfy |i - j| >= exclusion_zone; NULL uses the default.")));
-	return e;
+	TSM_REQUIRE_ARG(fcinfo, argno, argname);
+	return text_to_cstring(PG_GETARG_TEXT_PP(argno));
 }
 
 double
@@ -451,27 +433,4 @@ tsm_distance_arg(FunctionCallInfo fcinfo, int argno, const char *argname)
 				 errmsg("%s must be a finite number >= 0, not NaN", argname),
 				 errhint("%s is a z-normalised Euclidean distance; NULL means none.", argname)));
 	return d;
-}
-
-int64
-tsm_k_arg(FunctionCallInfo fcinfo, int argno, bool allow_all, const char *all_hint)
-{
-	int			k;
-
-	if (PG_ARGISNULL(argno))
-	{
-		if (allow_all)
-			return -1;
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("k must not be NULL here"),
-				 all_hint ? errhint("%s", all_hint) : 0));
-	}
-	k = PG_GETARG_INT32(argno);
-	if (k < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("k must be at least 1, not %d", k),
-				 errhint("k is how many results to return%s.", allow_all ? "; NULL returns all of them" : "")));
-	return k;
 }

@@ -3,8 +3,6 @@
  */
 #include "glue.h"
 
-#include <math.h>
-
 #include "funcapi.h"
 #include "utils/builtins.h"
 
@@ -34,28 +32,22 @@ tsm_put_motif_rows(ReturnSetInfo *rsinfo, const TsMotifs *mo, const TsmTimes *ti
 	}
 }
 
-/* in the order of TsMotifMethod */
-static const char *const motif_methods[] = {"auto", "mk", "matrix_profile"};
-
 static Datum
 motifs_common(FunctionCallInfo fcinfo, bool query, bool timed)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	TsmSeries	s;
 	TsmTimes	times;
-	int			m = tsm_window_arg(fcinfo, TSM_AT(timed, 1), "m");
-	int64		k = tsm_k_arg(fcinfo, TSM_AT(timed, 2), false, "Give how many motif pairs to return.");
-	int64		excl = tsm_exclusion_arg(fcinfo, TSM_AT(timed, 3), m);
-	int			method = tsm_text_choice(fcinfo, TSM_AT(timed, 4), "method", motif_methods,
-										 lengthof(motif_methods));
-	int			refs;
+	int32		m = tsm_int_arg(fcinfo, TSM_AT(timed, 1), "m");
+	int64		k = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 2));
+	int64		excl = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 3));
+	const char *method = tsm_text_arg(fcinfo, TSM_AT(timed, 4), "method");
+	int32		refs = tsm_int_arg(fcinfo, TSM_AT(timed, 5), "n_references");
 	TsExec		ex;
 	TsMotifs	mo;
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
 
-	TSM_REQUIRE_ARG(fcinfo, TSM_AT(timed, 5), "n_references");
-	refs = PG_GETARG_INT32(TSM_AT(timed, 5));
 	tsm_form_series(fcinfo, query, timed, &s, &times);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_exec_prepare(&ex, "ts_motifs");
@@ -76,8 +68,8 @@ match_common(FunctionCallInfo fcinfo, bool query, bool timed)
 				pat;
 	TsmTimes	times;
 	double		maxd = tsm_distance_arg(fcinfo, TSM_AT(timed, 2), "max_distance");
-	int64		k = tsm_k_arg(fcinfo, TSM_AT(timed, 3), true, NULL);
-	int64		excl;
+	int64		k = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 3));
+	int64		excl = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 4));
 	TsExec		ex;
 	TsMatches	mt;
 	TsStatus	st;
@@ -85,12 +77,8 @@ match_common(FunctionCallInfo fcinfo, bool query, bool timed)
 
 	TSM_REQUIRE_ARG(fcinfo, TSM_AT(timed, 1), "pattern");
 	tsm_series_from_array(PG_GETARG_ARRAYTYPE_P(TSM_AT(timed, 1)), "pattern", &pat);
-	excl = tsm_exclusion_arg(fcinfo, TSM_AT(timed, 4), pat.n);
 	tsm_form_series(fcinfo, query, timed, &s, &times);
 	InitMaterializedSRF(fcinfo, 0);
-	if (s.n == 0)
-		return (Datum) 0;		/* an empty series has no windows */
-
 	tsm_exec_prepare(&ex, "ts_match");
 	tsm_match(s.x, s.n, pat.x, (int32) Min(pat.n, PG_INT32_MAX), maxd, k, excl, &ex, &mt, &st);
 	tsm_exec_finish("ts_match", &ex, s.n, &st, t0);

@@ -4,12 +4,8 @@
  */
 #include "glue.h"
 
-#include <math.h>
-
 #include "funcapi.h"
 #include "utils/builtins.h"
-
-static const char *const outlier_methods[] = {"sigma", "mad"};
 
 static Datum
 outliers_common(FunctionCallInfo fcinfo, bool query, bool timed)
@@ -18,7 +14,7 @@ outliers_common(FunctionCallInfo fcinfo, bool query, bool timed)
 	TsmSeries	s;
 	TsmTimes	times;
 	double		k;
-	int			method;
+	const char *method;
 	TsExec		ex;
 	TsOutliers	out;
 	TsStatus	st;
@@ -26,12 +22,7 @@ outliers_common(FunctionCallInfo fcinfo, bool query, bool timed)
 
 	TSM_REQUIRE_ARG(fcinfo, TSM_AT(timed, 1), "k_sigma");
 	k = PG_GETARG_FLOAT8(TSM_AT(timed, 1));
-	if (!(k > 0) || isinf(k))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("k_sigma must be a positive, finite number, not %g", k),
-				 errhint("Values beyond k_sigma standard deviations are outliers; 3 is usual.")));
-	method = tsm_text_choice(fcinfo, TSM_AT(timed, 2), "method", outlier_methods, lengthof(outlier_methods));
+	method = tsm_text_arg(fcinfo, TSM_AT(timed, 2), "method");
 	tsm_form_series(fcinfo, query, timed, &s, &times);
 
 	InitMaterializedSRF(fcinfo, 0);

@@ -63,8 +63,8 @@ Datum
 ts_matrix_profile_tile(PG_FUNCTION_ARGS)
 {
 	TsmSeries	s;
-	int			m = tsm_window_arg(fcinfo, 1, "m");
-	int64		excl = tsm_exclusion_arg(fcinfo, 4, (m + 3) / 4 + 1);	/* ceil(m/4) + 1 */
+	int32		m = tsm_int_arg(fcinfo, 1, "m");
+	int64		excl = TSM_ARG_INT_OR_NULL(fcinfo, 4);
 	const int64 max_words = (int64) ((MaxAllocSize - 1024) / 8);
 	int32		tile,
 				tiles;
@@ -73,10 +73,8 @@ ts_matrix_profile_tile(PG_FUNCTION_ARGS)
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
 
-	TSM_REQUIRE_ARG(fcinfo, 2, "tile");
-	TSM_REQUIRE_ARG(fcinfo, 3, "tiles");
-	tile = PG_GETARG_INT32(2);
-	tiles = PG_GETARG_INT32(3);
+	tile = tsm_int_arg(fcinfo, 2, "tile");
+	tiles = tsm_int_arg(fcinfo, 3, "tiles");
 	tsm_series_arg(fcinfo, 0, "series", false, &s);
 	if (s.n - m + 1 > max_words - (int64) tiles / 64 - 64)
 		ereport(ERROR,
@@ -128,24 +126,18 @@ ts_matrix_profile_merge(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(into);
 }
 
-/*
- * The profile of the series from merged tiles into *p (staged result memory,
- * consumed before the SQL function returns); *m and *excl: the tiles' own.
- */
-static void
-profile_from_tiles(FunctionCallInfo fcinfo, const char *function, TsExec *ex, TsProfile *p,
-				   TsmSeries *s, int32 *m, int64 *excl)
+/* The series and the merged tiles of a *_from_tiles call; the call starts
+ * (tsm_exec_prepare: result memory for a profile of the series staged). */
+static ArrayType *
+series_and_tiles(FunctionCallInfo fcinfo, const char *function, TsExec *ex, TsmSeries *s)
 {
 	ArrayType  *merged;
-	TsStatus	st;
-	double		t0 = tsm_now_ms();
 
 	tsm_series_arg(fcinfo, 0, "series", false, s);
 	merged = partial_arg(fcinfo, 1, "merged");
 	tsm_exec_prepare(ex, function);
 	tsm_exec_stage_results(ex, tsm_profile_bytes(s->n, 3));	/* m >= 3: at most n - 2 windows */
-	tsm_matrix_profile_from_tiles(s->x, s->n, PARTIAL_DATA(merged), PARTIAL_WORDS(merged), ex, p, m, excl, &st);
-	tsm_exec_finish(function, ex, s->n, &st, t0);
+	return merged;
 }
 
 PG_FUNCTION_INFO_V1(ts_matrix_profile_from_tiles);
@@ -157,10 +149,14 @@ ts_matrix_profile_from_tiles(PG_FUNCTION_ARGS)
 	TsmSeries	s;
 	TsExec		ex;
 	TsProfile	p;
+	TsStatus	st;
 	int32		m;
 	int64		excl;
+	double		t0 = tsm_now_ms();
+	ArrayType  *merged = series_and_tiles(fcinfo, "ts_matrix_profile_from_tiles", &ex, &s);
 
-	profile_from_tiles(fcinfo, "ts_matrix_profile_from_tiles", &ex, &p, &s, &m, &excl);
+	tsm_matrix_profile_from_tiles(s.x, s.n, PARTIAL_DATA(merged), PARTIAL_WORDS(merged), &ex, &p, &m, &excl, &st);
+	tsm_exec_finish("ts_matrix_profile_from_tiles", &ex, s.n, &st, t0);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_put_profile_rows((ReturnSetInfo *) fcinfo->resultinfo, &p, NULL);
 	return (Datum) 0;
@@ -172,24 +168,16 @@ PG_FUNCTION_INFO_V1(ts_discords_from_tiles);
 Datum
 ts_discords_from_tiles(PG_FUNCTION_ARGS)
 {
-	bool		range = !PG_ARGISNULL(3);
-	int64		k = tsm_k_arg(fcinfo, 2, range,
-							  "Without min_distance, ts_discords_from_tiles returns the top k discords: give k, or give min_distance for all range discords.");
+	int64		k = TSM_ARG_INT_OR_NULL(fcinfo, 2);
 	double		r = tsm_distance_arg(fcinfo, 3, "min_distance");
 	TsmSeries	s;
 	TsExec		ex;
-	TsProfile	p;
 	TsDiscords	d;
 	TsStatus	st;
-	int			profile_backend;
-	int32		m;
-	int64		excl;
 	double		t0 = tsm_now_ms();
+	ArrayType  *merged = series_and_tiles(fcinfo, "ts_discords_from_tiles", &ex, &s);
 
-	profile_from_tiles(fcinfo, "ts_discords_from_tiles", &ex, &p, &s, &m, &excl);
-	profile_backend = ex.used_backend;
-	tsm_discords_from_profile(s.x, s.n, m, p.index, k, r, excl, &ex, &d, &st);
-	ex.used_backend = profile_backend;	/* the profile's backend tells */
+	tsm_discords_from_tiles(s.x, s.n, PARTIAL_DATA(merged), PARTIAL_WORDS(merged), k, r, &ex, &d, &st);
 	tsm_exec_finish("ts_discords_from_tiles", &ex, s.n, &st, t0);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_put_discord_rows((ReturnSetInfo *) fcinfo->resultinfo, &d, NULL);
@@ -202,18 +190,15 @@ PG_FUNCTION_INFO_V1(ts_motifs_from_tiles);
 Datum
 ts_motifs_from_tiles(PG_FUNCTION_ARGS)
 {
-	int64		k = tsm_k_arg(fcinfo, 2, false, "Give how many motif pairs to return.");
+	int64		k = TSM_ARG_INT_OR_NULL(fcinfo, 2);
 	TsmSeries	s;
 	TsExec		ex;
-	TsProfile	p;
 	TsMotifs	mo;
 	TsStatus	st;
-	int32		m;
-	int64		excl;
 	double		t0 = tsm_now_ms();
+	ArrayType  *merged = series_and_tiles(fcinfo, "ts_motifs_from_tiles", &ex, &s);
 
-	profile_from_tiles(fcinfo, "ts_motifs_from_tiles", &ex, &p, &s, &m, &excl);
-	tsm_motifs_from_profile(s.x, s.n, m, p.index, k, excl, &ex, &mo, &st);
+	tsm_motifs_from_tiles(s.x, s.n, PARTIAL_DATA(merged), PARTIAL_WORDS(merged), k, &ex, &mo, &st);
 	tsm_exec_finish("ts_motifs_from_tiles", &ex, s.n, &st, t0);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_put_motif_rows((ReturnSetInfo *) fcinfo->resultinfo, &mo, NULL);

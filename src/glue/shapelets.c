@@ -181,28 +181,13 @@ read_training(text *sql, Oid time_type, bool times_optional, TrainingSet *t)
 	}
 }
 
-/* min_length, max_length and step, arguments at..at+2 */
+/* min_length, max_length and step, arguments at..at+2 (the core checks them) */
 static void
 length_args(FunctionCallInfo fcinfo, int at, int *minL, int *maxL, int *step)
 {
-	TSM_REQUIRE_ARG(fcinfo, at, "min_length");
-	TSM_REQUIRE_ARG(fcinfo, at + 1, "max_length");
-	TSM_REQUIRE_ARG(fcinfo, at + 2, "step");
-	*minL = PG_GETARG_INT32(at);
-	*maxL = PG_GETARG_INT32(at + 1);
-	*step = PG_GETARG_INT32(at + 2);
-	if (*minL < 2)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("min_length must be at least 2, not %d", *minL)));
-	if (*maxL < *minL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("max_length (%d) must not be less than min_length (%d)", *maxL, *minL)));
-	if (*step < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("step must be at least 1, not %d", *step)));
+	*minL = tsm_int_arg(fcinfo, at, "min_length");
+	*maxL = tsm_int_arg(fcinfo, at + 1, "max_length");
+	*step = tsm_int_arg(fcinfo, at + 2, "step");
 }
 
 static Datum
@@ -228,7 +213,7 @@ shapelets_common(FunctionCallInfo fcinfo, bool timed)
 	int			minL,
 				maxL,
 				step;
-	int64		k = tsm_k_arg(fcinfo, TSM_AT(timed, 4), false, "Give how many shapelets to return.");
+	int64		k = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 4));
 	Oid			time_type = InvalidOid;
 	TsExec		ex;
 	TsShapelets out;
@@ -245,8 +230,7 @@ shapelets_common(FunctionCallInfo fcinfo, bool timed)
 	read_training(PG_GETARG_TEXT_PP(TSM_AT(timed, 0)), time_type, false, &t);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_exec_prepare(&ex, "ts_shapelets");
-	tsm_shapelets(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step, (int32) Min(k, PG_INT32_MAX), &ex, &out,
-				  &st);
+	tsm_shapelets(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step, k, &ex, &out, &st);
 	tsm_exec_finish("ts_shapelets", &ex, t.total_values, &st, t0);
 	for (int i = 0; i < out.count; i++)
 	{
@@ -381,7 +365,7 @@ ts_shapelet_tree(PG_FUNCTION_ARGS)
 	int			minL,
 				maxL,
 				step;
-	int			depth = -1;
+	int64		depth;
 	bool		logical;
 	TsExec		ex;
 	TsShapeletTree tree;
@@ -391,15 +375,7 @@ ts_shapelet_tree(PG_FUNCTION_ARGS)
 
 	TSM_REQUIRE_ARG(fcinfo, 0, "training_sql");
 	length_args(fcinfo, 1, &minL, &maxL, &step);
-	if (!PG_ARGISNULL(4))
-	{
-		depth = PG_GETARG_INT32(4);
-		if (depth < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("max_depth must be at least 0, not %d", depth),
-					 errhint("NULL grows the tree until its leaves are pure or no split gains.")));
-	}
+	depth = TSM_ARG_INT_OR_NULL(fcinfo, 4);
 	TSM_REQUIRE_ARG(fcinfo, 5, "logical");
 	logical = PG_GETARG_BOOL(5);
 	read_training(PG_GETARG_TEXT_PP(0), InvalidOid, true, &t);

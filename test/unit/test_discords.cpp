@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "api_discords.h"
+#include "args.h"
 #include "check.h"
 #include "discords.h"
 #include "discords_detail.h"
@@ -99,11 +100,12 @@ std::vector<Row> rows_of(const TsDiscords& d) {
     return v;
 }
 
+// PD3 (k = -1: all, k NULL)
 std::vector<Row> run_pd3(const std::vector<double>& x, int m, int64_t k, double r, int64_t excl, TsExec ex,
                          TsStatus* st_out = nullptr, int* used_backend = nullptr) {
     TsDiscords d;
     TsStatus st;
-    tsm_discords_pd3(x.data(), x.size(), m, k, r, excl, &ex, &d, &st);
+    tsm_discords_pd3(x.data(), x.size(), m, k == -1 ? TS_ARG_NULL : k, r, excl, &ex, &d, &st);
     if (used_backend) *used_backend = ex.used_backend;
     if (st_out) *st_out = st;
     else CHECK_OK(st);
@@ -337,11 +339,13 @@ TEST(discords_middle_windows_without_neighbours_are_skipped) {
 
 namespace {
 
+// ts_discords with a method (TsDiscordMethod; k = -1: all, k NULL)
 std::vector<Row> run_method(const std::vector<double>& x, int m, int64_t k, double r, int64_t excl, int method,
                             TsExec ex) {
     TsDiscords d;
     TsStatus st;
-    tsm_discords(x.data(), x.size(), m, k, r, excl, method, &ex, &d, &st);
+    tsm_discords(x.data(), x.size(), m, k == -1 ? TS_ARG_NULL : k, r, excl, tsm::args::kDiscordMethods[method], &ex,
+                 &d, &st);
     CHECK_OK(st);
     return st.code == TS_OK ? rows_of(d) : std::vector<Row>{};
 }
@@ -566,26 +570,32 @@ TEST(discords_errors) {
     bad(2, 1, NAN, 2);          // m < 3
     bad(101, 1, NAN, 101);      // m > n/2
     bad(10, 0, NAN, 10);        // k < 1
-    bad(10, -2, 1.0, 10);       // k < 1 other than -1
-    bad(10, -1, NAN, 10);       // top-k mode without k
+    bad(10, -2, 1.0, 10);       // k < 1
     bad(10, 1, -1.0, 10);       // min_distance < 0
     bad(10, 1, INFINITY, 10);   // min_distance not finite
     bad(10, 1, NAN, 0);         // exclusion < 1
     bad(10, 1, NAN, 191);       // no window has a neighbour (N − 1 = 190)
     TsStatus st;
+    run_pd3(x, 10, -1, NAN, 10, ex, &st);  // top-k mode without k: 22004
+    CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
+    CHECK(std::strcmp(st.sqlstate, "22004") == 0);
     run_pd3(x, 100, 1, NAN, 100, ex, &st);  // m = n/2 is allowed
     CHECK_OK(st);
     run_pd3(x, 10, 1, NAN, 190, ex, &st);   // exclusion N − 1: windows 0 and N − 1 pair
     CHECK_OK(st);
     TsDiscords d;
-    for (int method : {TS_DISCORDS_MATRIX_PROFILE, TS_DISCORDS_AUTO}) {
+    for (const char* method : {"matrix_profile", "auto"}) {
         tsm_discords(x.data(), x.size(), 2, 1, NAN, 2, method, &ex, &d, &st);
         CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
-        tsm_discords(x.data(), x.size(), 10, -1, NAN, 10, method, &ex, &d, &st);
+        tsm_discords(x.data(), x.size(), 10, TS_ARG_NULL, NAN, 10, method, &ex, &d, &st);
+        CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
+        tsm_discords(x.data(), x.size(), 10, -1, 1.0, 10, method, &ex, &d, &st);
         CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
         tsm_discords(x.data(), x.size(), 10, 1, -0.5, 10, method, &ex, &d, &st);
         CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
     }
+    tsm_discords(x.data(), x.size(), 10, 1, NAN, 10, "drag", &ex, &d, &st);
+    CHECK(st.code == TS_INVALID_ARGUMENT && std::strstr(st.message, "unknown method") != nullptr);
 }
 
 // ---- the CPU scan against PD3's rules, stated plainly --------------------------

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "api_motifs.h"
+#include "args.h"
 #include "check.h"
 #include "motifs.h"
 
@@ -153,11 +154,12 @@ Pairs from_profile(const std::vector<double>& x, int m, int64_t k, int64_t excl,
     return st.code == TS_OK ? to_pairs(o) : Pairs{};
 }
 
+// ts_match; k < 0: all (k NULL)
 std::vector<MatchRow> match(const std::vector<double>& x, const std::vector<double>& p, double maxd, int64_t k,
                             int64_t excl, TsExec ex) {
     TsMatches o;
     TsStatus st;
-    tsm_match(x.data(), x.size(), p.data(), (int)p.size(), maxd, k, excl, &ex, &o, &st);
+    tsm_match(x.data(), x.size(), p.data(), (int)p.size(), maxd, k < 0 ? TS_ARG_NULL : k, excl, &ex, &o, &st);
     CHECK_OK(st);
     std::vector<MatchRow> r;
     if (st.code == TS_OK)
@@ -631,7 +633,7 @@ namespace {
 Pairs motifs_by(const std::vector<double>& x, int m, int64_t k, int method, TsExec ex) {
     TsMotifs o;
     TsStatus st;
-    tsm_motifs(x.data(), x.size(), m, k, m, method, 10, &ex, &o, &st);
+    tsm_motifs(x.data(), x.size(), m, k, m, tsm::args::kMotifMethods[method], 10, &ex, &o, &st);
     CHECK_OK(st);
     return st.code == TS_OK ? to_pairs(o) : Pairs{};
 }
@@ -685,8 +687,8 @@ TEST(motifs_any_scale_gives_the_same_pairs) {
     }
     // {1e308, -1e308, 1e308} is the shape of {1, -1, 1}
     std::vector<double> s = {1, 2, 3, 4, 5, 6, 7, 8};
-    CHECK(same_matches(match(s, {1e308, -1e308, 1e308}, NAN, -1, 3, tsmt::cpu_exec()),
-                       match(s, {1, -1, 1}, NAN, -1, 3, tsmt::cpu_exec()), 0));
+    CHECK(same_matches(match(s, {1e308, -1e308, 1e308}, NAN, TS_ARG_NULL, 3, tsmt::cpu_exec()),
+                       match(s, {1, -1, 1}, NAN, TS_ARG_NULL, 3, tsmt::cpu_exec()), 0));
 }
 
 TEST(motifs_real_series_match_reference) {
@@ -743,14 +745,14 @@ TEST(motifs_invalid_arguments_are_rejected) {
     auto y = x;
     y[50] = NAN;
     bad(tsm_motifs_mk(y.data(), 100, 10, 1, 10, 10, &ex, &o, &st));
-    bad(tsm_match(x.data(), 100, p.data(), 2, NAN, -1, 2, &ex, &mo, &st));
-    bad(tsm_match(x.data(), 5, p.data(), 10, NAN, -1, 10, &ex, &mo, &st));
-    bad(tsm_match(x.data(), 100, p.data(), 10, -1.0, -1, 10, &ex, &mo, &st));
+    bad(tsm_match(x.data(), 100, p.data(), 2, NAN, TS_ARG_NULL, 2, &ex, &mo, &st));
+    bad(tsm_match(x.data(), 5, p.data(), 10, NAN, TS_ARG_NULL, 10, &ex, &mo, &st));
+    bad(tsm_match(x.data(), 100, p.data(), 10, -1.0, TS_ARG_NULL, 10, &ex, &mo, &st));
     bad(tsm_match(x.data(), 100, p.data(), 10, NAN, 0, 10, &ex, &mo, &st));
     bad(tsm_match(x.data(), 100, p.data(), 10, NAN, -2, 10, &ex, &mo, &st));
-    bad(tsm_match(x.data(), 100, p.data(), 10, NAN, -1, 0, &ex, &mo, &st));
-    bad(tsm_match(y.data(), 100, p.data(), 10, NAN, -1, 10, &ex, &mo, &st));
-    CHECK(tsm_match(x.data(), 10, p.data(), 10, NAN, -1, 10, &ex, &mo, &st) == TS_OK && mo.count == 1);
+    bad(tsm_match(x.data(), 100, p.data(), 10, NAN, TS_ARG_NULL, 0, &ex, &mo, &st));
+    bad(tsm_match(y.data(), 100, p.data(), 10, NAN, TS_ARG_NULL, 10, &ex, &mo, &st));
+    CHECK(tsm_match(x.data(), 10, p.data(), 10, NAN, TS_ARG_NULL, 10, &ex, &mo, &st) == TS_OK && mo.count == 1);
     std::vector<int64_t> pi(91, 200);
     bad(tsm_motifs_from_profile(x.data(), 100, 10, pi.data(), 1, 10, &ex, &o, &st));
 }

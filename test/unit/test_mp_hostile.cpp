@@ -264,7 +264,7 @@ struct Matches {
 Matches match(const std::vector<double>& x, const std::vector<double>& p, TsExec ex) {
     TsMatches r;
     TsStatus st;
-    tsm_match(x.data(), x.size(), p.data(), p.size(), NAN, -1, p.size(), &ex, &r, &st);
+    tsm_match(x.data(), x.size(), p.data(), p.size(), NAN, TS_ARG_NULL, p.size(), &ex, &r, &st);
     CHECK_OK(st);
     Matches out;
     if (st.code == TS_OK) {

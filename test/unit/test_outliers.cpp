@@ -4,6 +4,7 @@
 #include <numeric>
 #include <random>
 
+#include "args.h"
 #include "check.h"
 #include "outliers.h"
 #include "stats.h"
@@ -36,7 +37,7 @@ double oracle_median(std::vector<double> v) {
 TsOutliers run(const std::vector<double>& x, double k, int method, TsExec ex) {
     TsOutliers o;
     TsStatus st;
-    tsm_outliers(x.data(), x.size(), k, method, &ex, &o, &st);
+    tsm_outliers(x.data(), x.size(), k, tsm::args::kOutlierMethods[method], &ex, &o, &st);
     CHECK_OK(st);
     return o;
 }
@@ -132,10 +133,10 @@ TEST(outliers_rejects_bad_arguments) {
     TsExec ex = tsmt::cpu_exec();
     TsOutliers o;
     TsStatus st;
-    CHECK(tsm_outliers(x.data(), 3, 0.0, TS_OUTLIERS_SIGMA, &ex, &o, &st) == TS_INVALID_ARGUMENT);
+    CHECK(tsm_outliers(x.data(), 3, 0.0, "sigma", &ex, &o, &st) == TS_INVALID_ARGUMENT);
     CHECK(std::string(st.sqlstate) == "22023");
-    CHECK(tsm_outliers(x.data(), 3, NAN, TS_OUTLIERS_SIGMA, &ex, &o, &st) == TS_INVALID_ARGUMENT);
-    CHECK(tsm_outliers(x.data(), 3, 3.0, 7, &ex, &o, &st) == TS_INVALID_ARGUMENT);
+    CHECK(tsm_outliers(x.data(), 3, NAN, "sigma", &ex, &o, &st) == TS_INVALID_ARGUMENT);
+    CHECK(tsm_outliers(x.data(), 3, 3.0, "iqr", &ex, &o, &st) == TS_INVALID_ARGUMENT);
 }
 
 TEST(select_kth_is_exact) {

@@ -96,15 +96,15 @@ TEST(pd3_and_mk_say_their_work_depends_on_the_data) {
     TsExec ex = watched_exec(1);
     TsDiscords d;
     TsStatus st;
-    CHECK_EQ(tsm_discords(x.data(), 3000, 30, 2, NAN, 30, TS_DISCORDS_PD3, &ex, &d, &st), (int)TS_OK);
+    CHECK_EQ(tsm_discords(x.data(), 3000, 30, 2, NAN, 30, "pd3", &ex, &d, &st), (int)TS_OK);
     CHECK_EQ(g_progress.total, (int64_t)-1);
     ex = watched_exec(1);
     TsMotifs mo;
-    CHECK_EQ(tsm_motifs(x.data(), 3000, 30, 1, 30, TS_MOTIFS_MK, 10, &ex, &mo, &st), (int)TS_OK);
+    CHECK_EQ(tsm_motifs(x.data(), 3000, 30, 1, 30, "mk", 10, &ex, &mo, &st), (int)TS_OK);
     CHECK_EQ(g_progress.total, (int64_t)-1);
     // the profile's selection of motifs after the profile: unknown again
     ex = watched_exec(1);
-    CHECK_EQ(tsm_motifs(x.data(), 3000, 30, 1, 30, TS_MOTIFS_MATRIX_PROFILE, 10, &ex, &mo, &st), (int)TS_OK);
+    CHECK_EQ(tsm_motifs(x.data(), 3000, 30, 1, 30, "matrix_profile", 10, &ex, &mo, &st), (int)TS_OK);
     CHECK_EQ(g_progress.total, (int64_t)-1);
 }
 

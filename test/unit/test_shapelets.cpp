@@ -174,7 +174,7 @@ TsShapelets run_shapelets(const Set& S, int minL, int maxL, int step, int k, TsE
     return out;
 }
 
-TsShapeletTree run_tree(const Set& S, int minL, int maxL, int step, int depth, int logical, TsExec ex) {
+TsShapeletTree run_tree(const Set& S, int minL, int maxL, int step, int64_t depth, int logical, TsExec ex) {
     auto p = S.ptr();
     auto l = S.len();
     TsShapeletTree out{};
@@ -429,7 +429,7 @@ TEST(shapelets_errors) {
 TEST(shapelet_tree_separable_set) {
     // three classes, each with its own planted shape: 100% training accuracy
     auto S = random_set(41, 24, 3, 50, 60);
-    auto t = run_tree(S, 6, 12, 3, -1, 0, tsmt::cpu_exec());
+    auto t = run_tree(S, 6, 12, 3, TS_ARG_NULL, 0, tsmt::cpu_exec());
     CHECK(t.n_nodes >= 5);
     CHECK_EQ(t.nodes[0].kind, (int)TS_SHAPELET_SPLIT);
     auto pred = classify(t, S, tsmt::cpu_exec());
@@ -541,7 +541,7 @@ double ucr_tree_accuracy(const char* name, int minL, int maxL, int step, int log
         return 0;
     }
     auto t0 = std::chrono::steady_clock::now();
-    auto t = run_tree(tr, minL, maxL, step, -1, logical, ex);
+    auto t = run_tree(tr, minL, maxL, step, TS_ARG_NULL, logical, ex);
     *secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     CHECK_EQ(accuracy(classify(t, tr, tsmt::cpu_exec()), tr.y), 1.0);  // grown to purity
     if (tree_out) *tree_out = t;
@@ -620,7 +620,8 @@ GPU_TEST(shapelets_gpu_matches_cpu_flat_and_offset) {
 
 GPU_TEST(shapelet_trees_gpu_match_cpu) {
     auto S = random_set(41, 30, 3, 50, 80);
-    same_tree(run_tree(S, 5, 30, 1, -1, 0, tsmt::cpu_exec()), run_tree(S, 5, 30, 1, -1, 0, tsmt::gpu_exec()));
+    same_tree(run_tree(S, 5, 30, 1, TS_ARG_NULL, 0, tsmt::cpu_exec()),
+              run_tree(S, 5, 30, 1, TS_ARG_NULL, 0, tsmt::gpu_exec()));
     same_tree(run_tree(S, 5, 30, 2, 3, 1, tsmt::cpu_exec()), run_tree(S, 5, 30, 2, 3, 1, tsmt::gpu_exec()));
     CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
 }
@@ -639,8 +640,10 @@ GPU_TEST(shapelets_gpu_gunpoint_all_lengths) {
                 s, ex.kernel_ms, (long long)g.items[0].source_row, g.items[0].start, g.items[0].length, g.items[0].info_gain);
     CHECK(g.count == 5);
     // tree GPU == CPU on GunPoint (step 10 to keep the CPU side short)
-    same_tree(run_tree(tr, 10, 150, 10, -1, 0, tsmt::cpu_exec()), run_tree(tr, 10, 150, 10, -1, 0, tsmt::gpu_exec()));
-    same_tree(run_tree(tr, 10, 150, 10, -1, 1, tsmt::cpu_exec()), run_tree(tr, 10, 150, 10, -1, 1, tsmt::gpu_exec()));
+    same_tree(run_tree(tr, 10, 150, 10, TS_ARG_NULL, 0, tsmt::cpu_exec()),
+              run_tree(tr, 10, 150, 10, TS_ARG_NULL, 0, tsmt::gpu_exec()));
+    same_tree(run_tree(tr, 10, 150, 10, TS_ARG_NULL, 1, tsmt::cpu_exec()),
+              run_tree(tr, 10, 150, 10, TS_ARG_NULL, 1, tsmt::gpu_exec()));
     CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
 }
 
@@ -802,7 +805,7 @@ TEST(shapelets_identical_series_have_no_split) {
             for (double d : tsm::shp::pivot_distances(e.sub, 0, p, L)) CHECK_EQ(d, 0.0);
     auto r = run_shapelets(S, 3, 4, 1, 1, tsmt::cpu_exec());
     CHECK_EQ(r.count, 0);
-    auto t = run_tree(S, 3, 4, 1, -1, 0, tsmt::cpu_exec());
+    auto t = run_tree(S, 3, 4, 1, TS_ARG_NULL, 0, tsmt::cpu_exec());
     CHECK_EQ(t.n_nodes, 1);
     CHECK_EQ(t.nodes[0].kind, (int)TS_SHAPELET_LEAF);
     CHECK_EQ(t.nodes[0].class_counts[0], 2);
