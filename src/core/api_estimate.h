@@ -22,19 +22,21 @@ extern "C" {
 
 typedef struct TsEstimateArgs
 {
-	int			work;			/* TsWork: the function's family */
-	int			method;			/* TsDiscordMethod, TsMotifMethod or TsOutlierMethod; else 0 */
+	const char *function;		/* the SQL function: 'ts_outliers', 'ts_matrix_profile', ... (any case) */
+	const char *method;			/* its method argument; NULL: 'auto', the function's default */
+	const char *backend;		/* 'auto', 'cpu' or 'gpu'; NULL: exec->backend (tsmine.backend) */
 	int64_t		n;				/* values of the series (shapelets: of each training series) */
-	int32_t		m;				/* window or pattern length (shapelets: max_length) */
-	int64_t		k;				/* results asked for (discords, motifs) */
-	int64_t		series_count;	/* shapelets: training series */
-	int32_t		min_length;		/* shapelets */
-	int32_t		step;			/* shapelets */
-	int			tree;			/* shapelets: ts_shapelet_tree rather than ts_shapelets */
+	/* TS_ARG_NULL below: the SQL argument is NULL */
+	int64_t		m;				/* window or pattern length (shapelets: max_length); NULL: ts_outliers only */
+	int64_t		k;				/* results asked for (discords, motifs); NULL: 1 */
+	int64_t		series_count;	/* shapelets: training series (a given INT64_MIN reads as NULL) */
+	int64_t		min_length;		/* shapelets */
+	int64_t		step;			/* shapelets */
 } TsEstimateArgs;
 
 typedef struct TsEstimate
 {
+	const char *function;		/* the function's name as the list above spells it */
 	int			backend;		/* TS_BACKEND_CPU or TS_BACKEND_GPU */
 	const char *method;			/* "matrix_profile", "pd3", "mk", "sigma", "mad", or NULL */
 	double		seconds;
@@ -43,9 +45,12 @@ typedef struct TsEstimate
 } TsEstimate;
 
 /*
- * Errors (22023): sizes a call would reject (n < 0, m < 3, a window that does
- * not fit, k < 1, shapelet lengths out of order).  ex->backend = gpu gives the
- * GPU's figures even where no GPU is usable (the call would raise 55000).
+ * ts_estimate's entry.  Errors: an unknown function, method or backend
+ * (22023, listing the names); m NULL (but for ts_outliers), or series_count,
+ * min_length or step NULL for shapelets (22004); then (22023) sizes a call
+ * would reject (n < 0, m < 3, a window that does not fit, k < 1, shapelet
+ * lengths out of order).  backend 'gpu' gives the GPU's figures even where no
+ * GPU is usable (the call would raise 55000).
  */
 int			tsm_estimate(const TsEstimateArgs *args, const TsExec *exec, TsEstimate *out,
 						 TsStatus *st) TSM_NOEXCEPT;

@@ -12,6 +12,7 @@ namespace args {
 const char* const kDiscordMethods[3] = {"auto", "pd3", "matrix_profile"};
 const char* const kMotifMethods[3] = {"auto", "mk", "matrix_profile"};
 const char* const kOutlierMethods[2] = {"sigma", "mad"};
+const char* const kBackends[3] = {"auto", "cpu", "gpu"};
 
 void window(int32_t m) {
     if (m < 3)
@@ -35,13 +36,13 @@ void k_at_least_one(int64_t k, bool null_is_all) {
                 format("k is how many results to return%s.", null_is_all ? "; NULL returns all of them" : ""));
 }
 
+}  // namespace
+
 bool same_name(const char* a, const char* b) {
     for (; *a && *b; ++a, ++b)
         if (std::tolower((unsigned char)*a) != std::tolower((unsigned char)*b)) return false;
     return *a == *b;
 }
-
-}  // namespace
 
 int64_t k_or_all(int64_t given) {
     if (given != TS_ARG_NULL) k_at_least_one(given, true);

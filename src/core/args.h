@@ -25,11 +25,14 @@ int64_t top_k(int64_t given, const char* null_hint);
 // A name from names[0 .. count) (any case): its index; otherwise an error
 // naming the argument and listing the names.
 int choice(const char* given, const char* argname, const char* const* names, int count);
+// The names are the same but for the case of ASCII letters.
+bool same_name(const char* a, const char* b);
 
 // The method names of the SQL functions, in the order of their enums.
 extern const char* const kDiscordMethods[3];  // TsDiscordMethod
 extern const char* const kMotifMethods[3];    // TsMotifMethod
 extern const char* const kOutlierMethods[2];  // TsOutlierMethod
+extern const char* const kBackends[3];        // TsBackend (ts_estimate's backend)
 
 }  // namespace args
 }  // namespace tsm

@@ -16,11 +16,24 @@
 #include "api_discords.h"
 #include "api_estimate.h"
 #include "api_motifs.h"
+#include "args.h"
 #include "error.h"
 #include "parallel.h"
 
 namespace tsm {
 namespace estimate {
+
+// A call as ts_estimate's arguments describe it, checked (estimate_call below).
+struct Call {
+    int work = 0;         // TsWork: the function's family
+    bool tree = false;    // shapelets: ts_shapelet_tree rather than ts_shapelets
+    int method = 0;       // TsDiscordMethod, TsMotifMethod or TsOutlierMethod; else 0
+    int64_t n = 0;        // values of the series (shapelets: of each training series)
+    int32_t m = 0;        // window or pattern length (shapelets: max_length)
+    int64_t k = 1;        // results asked for (discords, motifs)
+    int64_t series_count = 0;  // shapelets: training series
+    int32_t min_length = 0, step = 0;  // shapelets
+};
 
 namespace {
 
@@ -103,7 +116,7 @@ double profile_seconds(double products, bool gpu, int threads) {
     return gpu ? kProfileGpuFixedS + products / kProfileGpuPerS : products / (kProfileCpuPerS * cpu_speed(threads));
 }
 
-Cost discords(const TsEstimateArgs& a, bool gpu, int threads) {
+Cost discords(const Call& a, bool gpu, int threads) {
     Cost c = matrix_profile(a.n, a.m, gpu, threads);
     if (a.method != TS_DISCORDS_PD3) return c;  // auto: the matrix profile
     const double k = (double)std::max<int64_t>(1, a.k), w = window_count(a.n, a.m);
@@ -120,7 +133,7 @@ Cost discords(const TsEstimateArgs& a, bool gpu, int threads) {
 // mk: its time a rank, with its reference
 // distances (ten references: 80 bytes a window) and index; auto: MK within
 // the profile's time, else the profile after it.
-Cost motifs(const TsEstimateArgs& a, bool gpu, int threads) {
+Cost motifs(const Call& a, bool gpu, int threads) {
     const double w = window_count(a.n, a.m), k = (double)std::max<int64_t>(1, a.k);
     Cost mp = matrix_profile(a.n, a.m, gpu, threads);
     mp.seconds += profile_seconds(2 * k * w * a.m, gpu, threads);  // the windows the selection checks
@@ -140,7 +153,7 @@ Cost motifs(const TsEstimateArgs& a, bool gpu, int threads) {
 }
 
 // the distance of every window, sorted (on the GPU with its buffers)
-Cost match(const TsEstimateArgs& a, bool gpu, int threads) {
+Cost match(const Call& a, bool gpu, int threads) {
     const double w = window_count(a.n, a.m);
     Cost c;
     c.seconds = gpu ? kProfileGpuFixedS + w * a.m / kMatchGpuPerS
@@ -151,7 +164,7 @@ Cost match(const TsEstimateArgs& a, bool gpu, int threads) {
     return c;
 }
 
-Cost outliers(const TsEstimateArgs& a, bool gpu, int threads) {
+Cost outliers(const Call& a, bool gpu, int threads) {
     const bool mad = a.method == TS_OUTLIERS_MAD;
     Cost c;
     c.method = mad ? "mad" : "sigma";
@@ -168,7 +181,7 @@ Cost outliers(const TsEstimateArgs& a, bool gpu, int threads) {
 // Every length's pivots against every series; a tree splits each level's
 // series among its nodes, so its levels together cost at most about twice
 // the root's discovery (halving subsets: N² + 2(N/2)² + ... ≤ 2N²).
-Cost shapelets(const TsEstimateArgs& a, bool gpu, int threads) {
+Cost shapelets(const Call& a, bool gpu, int threads) {
     const double series = (double)a.series_count, len = (double)a.n;
     double pivots = 0;
     for (int64_t L = a.min_length; L <= a.m && L <= a.n; L += a.step) pivots += series * (len - L + 1);
@@ -195,10 +208,82 @@ double matrix_profile_seconds(int64_t n, int64_t m, bool gpu, int threads) {
 
 namespace {
 
+using tsm::estimate::Call;
 using tsm::estimate::Cost;
 
+// The functions ts_estimate knows, their work and their methods (in the
+// order of the function's method enum; NULL: 'auto' alone).
+struct EstimatedFunction {
+    const char* name;
+    int work;
+    bool tree;
+    const char* const* methods;
+    int n_methods;
+};
+
+constexpr int kFunctionCount = 8;
+const EstimatedFunction kFunctions[kFunctionCount] = {
+    {"ts_outliers", TS_WORK_OUTLIERS, false, tsm::args::kOutlierMethods, 2},
+    {"ts_matrix_profile", TS_WORK_MATRIX_PROFILE, false, nullptr, 0},
+    {"ts_matrix_profile_arrays", TS_WORK_MATRIX_PROFILE, false, nullptr, 0},
+    {"ts_discords", TS_WORK_DISCORDS, false, tsm::args::kDiscordMethods, 3},
+    {"ts_motifs", TS_WORK_MOTIFS, false, tsm::args::kMotifMethods, 3},
+    {"ts_match", TS_WORK_MATCH, false, nullptr, 0},
+    {"ts_shapelets", TS_WORK_SHAPELETS, false, nullptr, 0},
+    {"ts_shapelet_tree", TS_WORK_SHAPELETS, true, nullptr, 0},
+};
+
+const EstimatedFunction& function_named(const char* name) {
+    const char* names[kFunctionCount];
+    for (int i = 0; i < kFunctionCount; ++i) names[i] = kFunctions[i].name;
+    return kFunctions[tsm::args::choice(name, "function", names, kFunctionCount)];
+}
+
+// The method argument: one of the function's methods; NULL or 'auto' (the
+// default) is the function's own default; a function with one method takes
+// only 'auto'.
+int method_named(const EstimatedFunction& f, const char* method) {
+    static const char* const only_auto[] = {"auto"};
+    if (!method) return 0;
+    if (f.work == TS_WORK_OUTLIERS && tsm::args::same_name(method, "auto")) return TS_OUTLIERS_SIGMA;
+    if (!f.methods) return tsm::args::choice(method, "method", only_auto, 1);
+    return tsm::args::choice(method, "method", f.methods, f.n_methods);
+}
+
+[[noreturn]] void not_given(const char* what, const char* hint = "") {
+    throw tsm::Error(TS_INVALID_ARGUMENT, tsm::kNullValueNotAllowed, what, hint);
+}
+
+// ts_estimate's arguments as a call, in the order the glue used to check
+// them: the function, m (only ts_outliers goes without), the method, the
+// shapelet sizes, the backend (into ex; NULL: tsmine.backend as it is).
+Call estimate_call(const TsEstimateArgs& g, TsExec* ex, const char** function) {
+    const EstimatedFunction& f = function_named(g.function);
+    Call a;
+    *function = f.name;
+    a.work = f.work;
+    a.tree = f.tree;
+    a.n = g.n;
+    if (g.m == TS_ARG_NULL && a.work != TS_WORK_OUTLIERS) not_given("m must not be NULL");
+    a.m = g.m == TS_ARG_NULL ? 0 : (int32_t)g.m;
+    a.k = g.k == TS_ARG_NULL ? 1 : g.k;  // k's SQL default
+    a.method = method_named(f, g.method);
+    if (a.work == TS_WORK_SHAPELETS) {
+        if (g.series_count == TS_ARG_NULL || g.min_length == TS_ARG_NULL)
+            not_given("series_count and min_length must be given for shapelets",
+                      "n is the length of each training series, series_count how many there are, "
+                      "min_length and m the shortest and longest shapelet.");
+        if (g.step == TS_ARG_NULL) not_given("step must not be NULL");
+        a.series_count = g.series_count;
+        a.min_length = (int32_t)g.min_length;
+        a.step = (int32_t)g.step;
+    }
+    if (g.backend) ex->backend = tsm::args::choice(g.backend, "backend", tsm::args::kBackends, 3);
+    return a;
+}
+
 // The checks a call would make on these sizes (the messages are the calls').
-void check_sizes(const TsEstimateArgs& a) {
+void check_sizes(const Call& a) {
     if (a.n < 0) tsm::invalid("n must be at least 0");
     if (a.work == TS_WORK_OUTLIERS) return;
     if (a.m < (a.work == TS_WORK_SHAPELETS ? 2 : 3))
@@ -221,7 +306,7 @@ void check_sizes(const TsEstimateArgs& a) {
                      profile ? "The windows of a matrix profile need n >= 2m." : "The pattern needs n >= m.");
 }
 
-Cost cost_of(const TsEstimateArgs& a, bool gpu, int threads) {
+Cost cost_of(const Call& a, bool gpu, int threads) {
     switch (a.work) {
         case TS_WORK_OUTLIERS: return tsm::estimate::outliers(a, gpu, threads);
         case TS_WORK_MATRIX_PROFILE: return tsm::estimate::matrix_profile(a.n, a.m, gpu, threads);
@@ -234,7 +319,7 @@ Cost cost_of(const TsEstimateArgs& a, bool gpu, int threads) {
 }
 
 // The size tsm_gpu_worthwhile compares (shapelets: pivots × series).
-int64_t work_size(const TsEstimateArgs& a) {
+int64_t work_size(const Call& a) {
     if (a.work != TS_WORK_SHAPELETS) return a.n;
     int64_t pivots = 0;
     for (int64_t L = a.min_length; L <= a.m && L <= a.n; L += a.step) pivots += a.series_count * (a.n - L + 1);
@@ -245,7 +330,7 @@ int64_t work_size(const TsEstimateArgs& a) {
 // taking a GPU slot or starting a context: in auto mode, the GPU when the
 // build has CUDA, a GPU is visible, the work gains and it fits the memory
 // limit.  A slot that turns out to be taken makes the call run on the CPU.
-bool on_gpu(const TsEstimateArgs& a, const TsExec* ex, const Cost& gpu_cost) {
+bool on_gpu(const Call& a, const TsExec* ex, const Cost& gpu_cost) {
     if (ex->backend != TS_BACKEND_AUTO) return ex->backend == TS_BACKEND_GPU;
     if (!tsm_built_with_cuda() || !tsm_gpu_worthwhile(a.work, work_size(a), a.m)) return false;
     TsStatus st;
@@ -255,19 +340,18 @@ bool on_gpu(const TsEstimateArgs& a, const TsExec* ex, const Cost& gpu_cost) {
 
 }  // namespace
 
-extern "C" int tsm_estimate(const TsEstimateArgs* given, const TsExec* ex, TsEstimate* out, TsStatus* st) noexcept {
+extern "C" int tsm_estimate(const TsEstimateArgs* args, const TsExec* ex, TsEstimate* out, TsStatus* st) noexcept {
     return tsm::guard(st, [&] {
-        TsEstimateArgs call = *given;
-        if (call.k == TS_ARG_NULL) call.k = 1;  // k's SQL default
-        const TsEstimateArgs* args = &call;
         std::memset(out, 0, sizeof *out);
+        TsExec exec = *ex;
+        const tsm::estimate::Call a = estimate_call(*args, &exec, &out->function);
         out->backend = TS_BACKEND_CPU;
-        if (args->n == 0 && args->work != TS_WORK_SHAPELETS) return;  // an empty series: no work
-        check_sizes(*args);
-        const int threads = tsm::thread_count(ex);
-        const Cost gpu = cost_of(*args, true, threads);
-        const bool use_gpu = on_gpu(*args, ex, gpu);
-        const Cost c = use_gpu ? gpu : cost_of(*args, false, threads);
+        if (a.n == 0 && a.work != TS_WORK_SHAPELETS) return;  // an empty series: no work
+        check_sizes(a);
+        const int threads = tsm::thread_count(&exec);
+        const Cost gpu = cost_of(a, true, threads);
+        const bool use_gpu = on_gpu(a, &exec, gpu);
+        const Cost c = use_gpu ? gpu : cost_of(a, false, threads);
         out->backend = use_gpu ? TS_BACKEND_GPU : TS_BACKEND_CPU;
         out->method = c.method;
         out->seconds = c.seconds;

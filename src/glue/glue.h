@@ -201,11 +201,6 @@ extern void tsm_time_json(struct StringInfoData *b, const TsmTimes *t, int64 pos
  * NULL elements where pos0[i] < 0). */
 extern Datum tsm_times_array(const TsmTimes *t, const int64 *pos0, int64 count);
 
-/* Parses a text argument against a list of names; ERROR listing them if none
- * matches.  Returns the index in names. */
-extern int	tsm_text_choice(FunctionCallInfo fcinfo, int argno, const char *argname,
-							const char *const *names, int count);
-
 /* Arguments that must not be NULL. */
 #define TSM_REQUIRE_ARG(fcinfo, argno, name) \
 	do { \

@@ -383,28 +383,6 @@ tsm_series_arg(FunctionCallInfo fcinfo, int argno, const char *argname, bool que
 	tsm_input_ms = tsm_now_ms() - t0;
 }
 
-int
-tsm_text_choice(FunctionCallInfo fcinfo, int argno, const char *argname,
-				const char *const *names, int count)
-{
-	char	   *s;
-	StringInfoData list;
-
-	TSM_REQUIRE_ARG(fcinfo, argno, argname);
-	s = text_to_cstring(PG_GETARG_TEXT_PP(argno));
-	for (int i = 0; i < count; i++)
-		if (pg_strcasecmp(s, names[i]) == 0)
-			return i;
-	initStringInfo(&list);
-	for (int i = 0; i < count; i++)
-		appendStringInfo(&list, "%s'%s'", i == 0 ? "" : (i == count - 1 ? " or " : ", "), names[i]);
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("unknown %s \"%s\"", argname, s),
-			 errhint("Use %s.", list.data)));
-	return -1;
-}
-
 int32
 tsm_int_arg(FunctionCallInfo fcinfo, int argno, const char *argname)
 {

@@ -120,9 +120,11 @@ TEST(no_progress_struct_is_fine) {
 
 namespace {
 
-TsEstimate estimate(int work, int method, int64_t n, int32_t m, int backend, int threads = 1, int64_t k = 1) {
+// ts_estimate(function, n, m, k, method) with tsmine.backend = backend; seconds -1 on an error
+TsEstimate estimate(const char* function, const char* method, int64_t n, int32_t m, int backend, int threads = 1,
+                    int64_t k = 1) {
     TsEstimateArgs a{};
-    a.work = work;
+    a.function = function;
     a.method = method;
     a.n = n;
     a.m = m;
@@ -139,7 +141,7 @@ TsEstimate estimate(int work, int method, int64_t n, int32_t m, int backend, int
 
 TEST(estimate_of_the_profile_is_auto_motifs_budget) {
     TsExec ex = tsmt::cpu_exec(3);
-    const TsEstimate e = estimate(TS_WORK_MATRIX_PROFILE, 0, 200000, 100, TS_BACKEND_CPU, 3);
+    const TsEstimate e = estimate("ts_matrix_profile", nullptr, 200000, 100, TS_BACKEND_CPU, 3);
     CHECK_NEAR(e.seconds * 1e3, tsm_matrix_profile_estimate_ms(200000, 100, &ex), 1e-9);
     CHECK_EQ(e.backend, (int)TS_BACKEND_CPU);
     CHECK(e.host_bytes > 16.0 * 200000);
@@ -147,40 +149,43 @@ TEST(estimate_of_the_profile_is_auto_motifs_budget) {
 }
 
 TEST(estimates_grow_with_the_work) {
-    const int works[] = {TS_WORK_OUTLIERS, TS_WORK_MATRIX_PROFILE, TS_WORK_DISCORDS, TS_WORK_MOTIFS, TS_WORK_MATCH};
-    for (int w : works)
+    const char* const functions[] = {"ts_outliers", "ts_matrix_profile", "ts_discords", "ts_motifs", "ts_match"};
+    for (const char* w : functions)
         for (int backend : {TS_BACKEND_CPU, TS_BACKEND_GPU}) {
-            const double small = estimate(w, 0, 1 << 16, 100, backend).seconds;
-            const double large = estimate(w, 0, 1 << 20, 100, backend).seconds;
+            const double small = estimate(w, nullptr, 1 << 16, 100, backend).seconds;
+            const double large = estimate(w, nullptr, 1 << 20, 100, backend).seconds;
             CHECK(small > 0);
             CHECK(large > small);
         }
     // the profile is quadratic, the outliers linear; more threads are faster
-    const double p1 = estimate(TS_WORK_MATRIX_PROFILE, 0, 1 << 20, 100, TS_BACKEND_CPU).seconds;
-    const double p2 = estimate(TS_WORK_MATRIX_PROFILE, 0, 1 << 21, 100, TS_BACKEND_CPU).seconds;
+    const double p1 = estimate("ts_matrix_profile", nullptr, 1 << 20, 100, TS_BACKEND_CPU).seconds;
+    const double p2 = estimate("ts_matrix_profile", nullptr, 1 << 21, 100, TS_BACKEND_CPU).seconds;
     CHECK_NEAR(p2 / p1, 4.0, 0.01);
-    CHECK(estimate(TS_WORK_MATRIX_PROFILE, 0, 1 << 20, 100, TS_BACKEND_CPU, 8).seconds < p1);
+    CHECK(estimate("ts_matrix_profile", nullptr, 1 << 20, 100, TS_BACKEND_CPU, 8).seconds < p1);
     // PD3 costs more the more discords are asked for
-    CHECK(estimate(TS_WORK_DISCORDS, TS_DISCORDS_PD3, 1 << 18, 100, TS_BACKEND_CPU, 1, 50).seconds >
-          estimate(TS_WORK_DISCORDS, TS_DISCORDS_PD3, 1 << 18, 100, TS_BACKEND_CPU, 1, 1).seconds);
+    CHECK(estimate("ts_discords", "pd3", 1 << 18, 100, TS_BACKEND_CPU, 1, 50).seconds >
+          estimate("ts_discords", "pd3", 1 << 18, 100, TS_BACKEND_CPU, 1, 1).seconds);
 }
 
 TEST(estimate_names_the_method_and_backend_a_call_would_use) {
-    CHECK_EQ(std::string(estimate(TS_WORK_DISCORDS, TS_DISCORDS_AUTO, 1 << 16, 100, TS_BACKEND_CPU).method),
+    CHECK_EQ(std::string(estimate("ts_discords", "auto", 1 << 16, 100, TS_BACKEND_CPU).method),
              std::string("matrix_profile"));
-    CHECK_EQ(std::string(estimate(TS_WORK_MOTIFS, TS_MOTIFS_AUTO, 100, 60, TS_BACKEND_CPU).method), std::string("mk"));
-    const TsEstimate g = estimate(TS_WORK_MATRIX_PROFILE, 0, 1 << 20, 100, TS_BACKEND_GPU);
+    CHECK_EQ(std::string(estimate("ts_motifs", "auto", 100, 60, TS_BACKEND_CPU).method), std::string("mk"));
+    const TsEstimate g = estimate("ts_matrix_profile", nullptr, 1 << 20, 100, TS_BACKEND_GPU);
     CHECK_EQ(g.backend, (int)TS_BACKEND_GPU);
     CHECK(g.device_bytes > 16.0 * (1 << 20));
     // auto: small work on the CPU everywhere
-    CHECK_EQ(estimate(TS_WORK_MATRIX_PROFILE, 0, 1000, 100, TS_BACKEND_AUTO).backend, (int)TS_BACKEND_CPU);
+    CHECK_EQ(estimate("ts_matrix_profile", nullptr, 1000, 100, TS_BACKEND_AUTO).backend, (int)TS_BACKEND_CPU);
 }
 
 TEST(estimate_rejects_what_a_call_would_reject) {
-    CHECK_EQ(estimate(TS_WORK_MATRIX_PROFILE, 0, 1000, 2, TS_BACKEND_CPU).seconds, -1.0);
-    CHECK_EQ(estimate(TS_WORK_MATRIX_PROFILE, 0, 1000, 600, TS_BACKEND_CPU).seconds, -1.0);
-    CHECK_EQ(estimate(TS_WORK_MATCH, 0, 100, 200, TS_BACKEND_CPU).seconds, -1.0);
-    CHECK_EQ(estimate(TS_WORK_MOTIFS, 0, 1000, 10, TS_BACKEND_CPU, 1, 0).seconds, -1.0);
-    CHECK_EQ(estimate(TS_WORK_OUTLIERS, 0, -5, 0, TS_BACKEND_CPU).seconds, -1.0);
-    CHECK_EQ(estimate(TS_WORK_MATRIX_PROFILE, 0, 0, 100, TS_BACKEND_CPU).seconds, 0.0);  // empty: no work
+    CHECK_EQ(estimate("ts_matrix_profile", nullptr, 1000, 2, TS_BACKEND_CPU).seconds, -1.0);
+    CHECK_EQ(estimate("ts_matrix_profile", nullptr, 1000, 600, TS_BACKEND_CPU).seconds, -1.0);
+    CHECK_EQ(estimate("ts_match", nullptr, 100, 200, TS_BACKEND_CPU).seconds, -1.0);
+    CHECK_EQ(estimate("ts_motifs", nullptr, 1000, 10, TS_BACKEND_CPU, 1, 0).seconds, -1.0);
+    CHECK_EQ(estimate("ts_outliers", nullptr, -5, 0, TS_BACKEND_CPU).seconds, -1.0);
+    CHECK_EQ(estimate("ts_matrix_profile", nullptr, 0, 100, TS_BACKEND_CPU).seconds, 0.0);  // empty: no work
+    CHECK_EQ(estimate("ts_everything", nullptr, 1000, 10, TS_BACKEND_CPU).seconds, -1.0);
+    CHECK_EQ(estimate("ts_match", "pd3", 1000, 10, TS_BACKEND_CPU).seconds, -1.0);  // ts_match takes 'auto' only
+    CHECK_EQ(std::string(estimate("TS_Discords", "PD3", 1000, 10, TS_BACKEND_CPU).function), std::string("ts_discords"));
 }
