@@ -125,16 +125,38 @@ typedef struct TsmSeries
 	int64		n;
 } TsmSeries;
 
+/* What a query form reads its rows into (input.c): a malloc'd array of
+ * elem_size-byte elements that doubles as it fills (it may exceed 1 GB), freed
+ * by a reset callback of the memory context current at tsm_growing_new, on
+ * every path. */
+typedef struct TsmGrowing
+{
+	void	   *data;
+	int64		cap;			/* elements */
+	size_t		elem_size;
+	MemoryContextCallback cb;
+} TsmGrowing;
+extern TsmGrowing *tsm_growing_new(size_t elem_size);
+/* Room for element n (0-based) of g; ERROR 53200 "out of memory reading the
+ * <what> of <argname>" when there is none. */
+extern void tsm_growing_room(TsmGrowing *g, int64 n, const char *what, const char *argname);
+
 /* The times of a series (times.c): keys strictly increasing, one per value. */
-struct TimesBuffer;
 typedef struct TsmTimes
 {
 	int64	   *key;			/* NULL when the call has no times */
 	int64		n;
 	Oid			type;			/* timestamptz, timestamp, date, bigint or integer */
-	struct TimesBuffer *buffer; /* the query form's keys (malloc'd) */
+	TsmGrowing *buffer;			/* the query form's keys (malloc'd) */
 } TsmTimes;
 
+/* The elements of a one-dimensional array argument (0 when empty; ERROR
+ * 22000 naming argname for more dimensions, with hint unless NULL). */
+extern int64 tsm_array_length(ArrayType *arr, const char *argname, const char *hint);
+extern const char *const tsm_one_series_hint;	/* "Pass one series per call, ..." */
+/* ERROR 22004 at the first NULL among the n elements of arr, naming argname
+ * and the position, with hint. */
+extern void tsm_array_reject_nulls(ArrayType *arr, int64 n, const char *argname, const char *hint);
 /* The array must be 1-D float8 without NULL, NaN or infinity (ERROR naming
  * the position otherwise); read in place.  argname is used in messages. */
 extern void tsm_series_from_array(ArrayType *arr, const char *argname, TsmSeries *out);

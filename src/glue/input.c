@@ -29,32 +29,45 @@ reject_value(double v, int64 pos, const char *argname, const char *where)
 			 errhint("tsmine needs finite values: remove, interpolate or replace them first.")));
 }
 
-void
-tsm_series_from_array(ArrayType *arr, const char *argname, TsmSeries *out)
-{
-	int64		n;
+/* The hint of a series (or times) array of more dimensions. */
+const char *const tsm_one_series_hint = "Pass one series per call, e.g. with LATERAL over a table of series.";
 
+int64
+tsm_array_length(ArrayType *arr, const char *argname, const char *hint)
+{
 	if (ARR_NDIM(arr) > 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("%s must be a one-dimensional array, not %d-dimensional", argname, ARR_NDIM(arr)),
-				 errhint("Pass one series per call, e.g. with LATERAL over a table of series.")));
+				 hint ? errhint("%s", hint) : 0));
+	return ARR_NDIM(arr) == 0 ? 0 : ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+}
+
+void
+tsm_array_reject_nulls(ArrayType *arr, int64 n, const char *argname, const char *hint)
+{
+	bits8	   *bitmap = ARR_NULLBITMAP(arr);
+
+	if (n == 0 || !ARR_HASNULL(arr))
+		return;
+	for (int64 i = 0; i < n; i++)
+		if (!(bitmap[i / 8] & (1 << (i % 8))))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("%s contains a NULL at position %lld", argname, (long long) (i + 1)),
+					 errhint("%s", hint)));
+}
+
+void
+tsm_series_from_array(ArrayType *arr, const char *argname, TsmSeries *out)
+{
+	int64		n = tsm_array_length(arr, argname, tsm_one_series_hint);
+
 	if (ARR_ELEMTYPE(arr) != FLOAT8OID)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("%s must be a float8[] array", argname)));
-	n = ARR_NDIM(arr) == 0 ? 0 : ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
-	if (n > 0 && ARR_HASNULL(arr))
-	{
-		bits8	   *bitmap = ARR_NULLBITMAP(arr);
-
-		for (int64 i = 0; i < n; i++)
-			if (!(bitmap[i / 8] & (1 << (i % 8))))
-				ereport(ERROR,
-						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("%s contains a NULL at position %lld", argname, (long long) (i + 1)),
-						 errhint("Remove or fill the NULLs first, e.g. with coalesce() or interpolation.")));
-	}
+	tsm_array_reject_nulls(arr, n, argname, "Remove or fill the NULLs first, e.g. with coalesce() or interpolation.");
 	out->x = (const double *) ARR_DATA_PTR(arr);
 	out->n = n;
 	{
@@ -67,29 +80,50 @@ tsm_series_from_array(ArrayType *arr, const char *argname, TsmSeries *out)
 
 /* ---- the query form ---------------------------------------------------- */
 
-/* Memory for a series read from a query: malloc'd (it may exceed 1 GB) and
- * freed by a reset callback of the calling memory context, on every path. */
-typedef struct SeriesBuffer
-{
-	double	   *data;
-	int64		n;
-	int64		cap;
-	MemoryContextCallback cb;
-} SeriesBuffer;
-
 static void
-series_buffer_free(void *arg)
+growing_free(void *arg)
 {
-	SeriesBuffer *b = (SeriesBuffer *) arg;
+	TsmGrowing *g = (TsmGrowing *) arg;
 
-	free(b->data);
-	b->data = NULL;
+	free(g->data);
+	g->data = NULL;
+}
+
+TsmGrowing *
+tsm_growing_new(size_t elem_size)
+{
+	TsmGrowing *g = palloc0(sizeof(TsmGrowing));
+
+	g->elem_size = elem_size;
+	g->cb.func = growing_free;
+	g->cb.arg = g;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &g->cb);
+	return g;
+}
+
+void
+tsm_growing_room(TsmGrowing *g, int64 n, const char *what, const char *argname)
+{
+	int64		cap;
+	void	   *p;
+
+	if (n < g->cap)
+		return;
+	cap = g->cap ? g->cap * 2 : 65536;
+	p = realloc(g->data, (size_t) cap * g->elem_size);
+	if (p == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory reading the %s of %s (%lld rows so far)", what, argname, (long long) n)));
+	g->data = p;
+	g->cap = cap;
 }
 
 typedef struct SeriesReceiver
 {
 	DestReceiver pub;
-	SeriesBuffer *buf;
+	TsmGrowing *values;			/* doubles */
+	int64		n;				/* rows read */
 	Oid			type;
 	const char *argname;
 	TsmTimes   *times;			/* the timed query form: (time, value) rows; else NULL */
@@ -136,7 +170,6 @@ static bool
 receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 {
 	SeriesReceiver *r = (SeriesReceiver *) self;
-	SeriesBuffer *b = r->buf;
 	bool		isnull;
 	Datum		d;
 	double		v;
@@ -151,7 +184,7 @@ receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 	if (isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("the query in %s returned a NULL at row %lld", r->argname, (long long) (b->n + 1)),
+				 errmsg("the query in %s returned a NULL at row %lld", r->argname, (long long) (r->n + 1)),
 				 errhint("Filter or fill the NULLs in the query, e.g. WHERE v IS NOT NULL or coalesce().")));
 	switch (r->type)
 	{
@@ -175,21 +208,9 @@ receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 			break;
 	}
 	if (!isfinite(v))
-		reject_value(v, b->n + 1, r->argname, "row");
-	if (b->n == b->cap)
-	{
-		int64		cap = b->cap ? b->cap * 2 : 65536;
-		double	   *p = realloc(b->data, (size_t) cap * sizeof(double));
-
-		if (p == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("out of memory reading the series of %s (%lld values so far)",
-							r->argname, (long long) b->n)));
-		b->data = p;
-		b->cap = cap;
-	}
-	b->data[b->n++] = v;
+		reject_value(v, r->n + 1, r->argname, "row");
+	tsm_growing_room(r->values, r->n, "series", r->argname);
+	((double *) r->values->data)[r->n++] = v;
 	return true;
 }
 
@@ -307,7 +328,6 @@ series_from_query(text *sql, const char *argname, TsmTimes *times, Oid time_type
 {
 	ArrayType  *literal = tsm_array_literal(sql);
 	char	   *query;
-	SeriesBuffer *buf;
 	SeriesReceiver rcv;
 	int			rc;
 
@@ -317,19 +337,13 @@ series_from_query(text *sql, const char *argname, TsmTimes *times, Oid time_type
 		return;
 	}
 	query = text_to_cstring(sql);
-	buf = palloc0(sizeof(SeriesBuffer));
-
-	buf->cb.func = series_buffer_free;
-	buf->cb.arg = buf;
-	MemoryContextRegisterResetCallback(CurrentMemoryContext, &buf->cb);
-
 	memset(&rcv, 0, sizeof(rcv));
 	rcv.pub.receiveSlot = receiver_receive;
 	rcv.pub.rStartup = receiver_startup;
 	rcv.pub.rShutdown = receiver_shutdown;
 	rcv.pub.rDestroy = receiver_destroy;
 	rcv.pub.mydest = DestNone;
-	rcv.buf = buf;
+	rcv.values = tsm_growing_new(sizeof(double));	/* freed with this context */
 	rcv.argname = argname;
 	rcv.times = times;
 	rcv.time_type = time_type;
@@ -348,8 +362,8 @@ series_from_query(text *sql, const char *argname, TsmTimes *times, Oid time_type
 				 errdetail("SPI_execute returned %s.", SPI_result_code_string(rc))));
 	SPI_finish();
 	pfree(query);
-	out->x = buf->data;
-	out->n = buf->n;
+	out->x = rcv.values->data;
+	out->n = rcv.n;
 }
 
 void

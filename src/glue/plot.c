@@ -136,11 +136,7 @@ read_profile(ArrayType *arr, int64 *n)
 	bits8	   *bitmap = ARR_NULLBITMAP(arr);
 	const double *data = (const double *) ARR_DATA_PTR(arr);
 
-	if (ARR_NDIM(arr) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("profile must be a one-dimensional array, not %d-dimensional", ARR_NDIM(arr))));
-	*n = ARR_NDIM(arr) == 0 ? 0 : ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	*n = tsm_array_length(arr, "profile", NULL);
 	if (!bitmap)
 		return data;
 	p = palloc_extended(sizeof(double) * Max(*n, 1), MCXT_ALLOC_HUGE);

@@ -101,33 +101,17 @@ void
 tsm_times_from_array(ArrayType *arr, int64 n_values, const char *times_name, const char *values_name,
 					 TsmTimes *out)
 {
-	int64		n;
+	int64		n = tsm_array_length(arr, times_name, tsm_one_series_hint);
 
-	if (ARR_NDIM(arr) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("%s must be a one-dimensional array, not %d-dimensional", times_name, ARR_NDIM(arr)),
-				 errhint("Pass one series per call, e.g. with LATERAL over a table of series.")));
 	out->type = getBaseType(ARR_ELEMTYPE(arr));
 	tsm_time_type_check(out->type, times_name);
-	n = ARR_NDIM(arr) == 0 ? 0 : ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
 	if (n != n_values)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s and %s differ in length (%lld and %lld elements): there must be one time per value",
 						times_name, values_name, (long long) n, (long long) n_values),
 				 errhint("Aggregate both in the same order, e.g. array_agg(ts ORDER BY ts) and array_agg(v ORDER BY ts).")));
-	if (n > 0 && ARR_HASNULL(arr))
-	{
-		bits8	   *bitmap = ARR_NULLBITMAP(arr);
-
-		for (int64 i = 0; i < n; i++)
-			if (!(bitmap[i / 8] & (1 << (i % 8))))
-				ereport(ERROR,
-						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("%s contains a NULL at position %lld", times_name, (long long) (i + 1)),
-						 errhint("Every value needs its time: remove the rows without one.")));
-	}
+	tsm_array_reject_nulls(arr, n, times_name, "Every value needs its time: remove the rows without one.");
 	out->n = n;
 	out->key = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
 	if (time_type_is_int32(out->type))
@@ -146,33 +130,12 @@ tsm_times_from_array(ArrayType *arr, int64 n_values, const char *times_name, con
 
 /* ---- the query form: the first column of (time, value) rows ----------- */
 
-/* Keys read from a query: malloc'd (they may exceed 1 GB) and freed by a
- * reset callback of the calling memory context, on every path. */
-typedef struct TimesBuffer
-{
-	int64	   *key;
-	int64		cap;
-	MemoryContextCallback cb;
-} TimesBuffer;
-
-static void
-times_buffer_free(void *arg)
-{
-	TimesBuffer *b = (TimesBuffer *) arg;
-
-	free(b->key);
-	b->key = NULL;
-}
-
 void
 tsm_times_query_begin(TsmTimes *t)
 {
 	t->n = 0;
 	t->key = NULL;
-	t->buffer = palloc0(sizeof(TimesBuffer));
-	t->buffer->cb.func = times_buffer_free;
-	t->buffer->cb.arg = t->buffer;
-	MemoryContextRegisterResetCallback(CurrentMemoryContext, &t->buffer->cb);
+	t->buffer = tsm_growing_new(sizeof(int64));
 }
 
 void
@@ -199,7 +162,6 @@ tsm_times_query_start(TsmTimes *t, Oid declared, TupleDesc desc, const char *arg
 void
 tsm_times_query_push(TsmTimes *t, Datum d, bool isnull, const char *argname)
 {
-	TimesBuffer *b = t->buffer;
 	int64		key;
 
 	if (isnull)
@@ -208,22 +170,11 @@ tsm_times_query_push(TsmTimes *t, Datum d, bool isnull, const char *argname)
 				 errmsg("the query in %s returned a NULL time at row %lld", argname, (long long) (t->n + 1)),
 				 errhint("Every value needs its time: filter the rows without one, e.g. WHERE ts IS NOT NULL.")));
 	key = time_key(d, t->type);
-	if (t->n > 0 && unlikely(key <= b->key[t->n - 1]))
-		not_increasing(t, b->key[t->n - 1], key, t->n + 1, "row", psprintf("the times of %s", argname));
-	if (t->n == b->cap)
-	{
-		int64		cap = b->cap ? b->cap * 2 : 65536;
-		int64	   *p = realloc(b->key, (size_t) cap * sizeof(int64));
-
-		if (p == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("out of memory reading the times of %s (%lld so far)", argname, (long long) t->n)));
-		b->key = p;
-		b->cap = cap;
-	}
-	b->key[t->n++] = key;
-	t->key = b->key;
+	if (t->n > 0 && unlikely(key <= t->key[t->n - 1]))
+		not_increasing(t, t->key[t->n - 1], key, t->n + 1, "row", psprintf("the times of %s", argname));
+	tsm_growing_room(t->buffer, t->n, "times", argname);
+	t->key = t->buffer->data;
+	t->key[t->n++] = key;
 }
 
 /* ---- the series of a form, with its times ---------------------------- */
