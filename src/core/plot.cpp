@@ -356,6 +356,7 @@ extern "C" int tsm_plot_svg(const double* x, int64_t n, const TsPlotMark* marks,
                             const TsPlotOptions* opt, TsExec* exec, char** svg, int64_t* len,
                             TsStatus* st) noexcept {
     return tsm::guard(st, [&] {
+        exec->used_backend = TS_BACKEND_CPU;  // plots are drawn on the CPU
         tsm::plot::Picture p{x, n, marks, n_marks, opt, {}, {}, {}};
         tsm::plot::validate(p);
         const std::string s = tsm::plot::draw(p);

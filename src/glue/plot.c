@@ -159,13 +159,6 @@ time_ticks(const TsmTimes *times, int32 width, TsPlotOptions *o)
 	o->tick_label = label;
 }
 
-static int32
-size_arg(FunctionCallInfo fcinfo, int argno, const char *argname)
-{
-	TSM_REQUIRE_ARG(fcinfo, argno, argname);
-	return PG_GETARG_INT32(argno);
-}
-
 /*
  * ts_plot(series | series_sql, marks, m, profile, width, height, title[, times]):
  * the array form's times (argument 7) or the query's (time, value) rows
@@ -188,8 +181,8 @@ plot_common(FunctionCallInfo fcinfo, bool query)
 
 	memset(&o, 0, sizeof(o));
 	memset(&times, 0, sizeof(times));
-	o.width = size_arg(fcinfo, 4, "width");
-	o.height = size_arg(fcinfo, 5, "height");
+	o.width = tsm_int_arg(fcinfo, 4, "width");
+	o.height = tsm_int_arg(fcinfo, 5, "height");
 	o.title = PG_ARGISNULL(6) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(6));
 	if (query)
 	{
@@ -210,7 +203,6 @@ plot_common(FunctionCallInfo fcinfo, bool query)
 	if (times.key && times.n > 0)
 		time_ticks(&times, o.width, &o);
 	tsm_exec_prepare(&ex, "ts_plot");
-	ex.used_backend = TS_BACKEND_CPU;
 	tsm_plot_svg(s.x, s.n, marks, n_marks, &o, &ex, &svg, &len, &st);
 	tsm_exec_finish("ts_plot", &ex, s.n, &st, t0);
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(svg, (int) len));

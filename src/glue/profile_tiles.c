@@ -31,30 +31,27 @@ prefixed_alloc(size_t bytes)
 	return p ? p + TSM_RESULT_PREFIX : NULL;
 }
 
-/* A partial profile argument: a one-dimensional bigint[] without NULLs. */
-static void
-check_partial(ArrayType *a, const char *argname)
+/* A partial profile as the core reads it: its words, or none (NULL, 0) when
+ * the array is not a one-dimensional bigint[] without NULLs (the core then
+ * says that it is not a partial profile). */
+typedef struct PartialWords
 {
-	if (ARR_ELEMTYPE(a) != INT8OID || ARR_NDIM(a) != 1 || ARR_HASNULL(a))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s is not a partial matrix profile", argname),
-				 errhint("Partial profiles come from ts_matrix_profile_tile and ts_matrix_profile_merge, unchanged.")));
-}
+	int64	   *data;
+	int64		words;
+} PartialWords;
 
-static ArrayType *
-partial_arg(FunctionCallInfo fcinfo, int argno, const char *argname)
+static PartialWords
+partial_words(ArrayType *a)
 {
-	ArrayType  *a;
+	PartialWords w = {NULL, 0};
 
-	TSM_REQUIRE_ARG(fcinfo, argno, argname);
-	a = PG_GETARG_ARRAYTYPE_P(argno);
-	check_partial(a, argname);
-	return a;
+	if (ARR_ELEMTYPE(a) == INT8OID && ARR_NDIM(a) == 1 && !ARR_HASNULL(a))
+	{
+		w.data = (int64 *) ARR_DATA_PTR(a);
+		w.words = ARR_DIMS(a)[0];
+	}
+	return w;
 }
-
-#define PARTIAL_WORDS(a) ((int64) ARR_DIMS(a)[0])
-#define PARTIAL_DATA(a) ((int64 *) ARR_DATA_PTR(a))
 
 PG_FUNCTION_INFO_V1(ts_matrix_profile_tile);
 
@@ -115,26 +112,25 @@ Datum
 ts_matrix_profile_merge(PG_FUNCTION_ARGS)
 {
 	ArrayType  *into = state_to_merge_into(fcinfo);
-	ArrayType  *from = PG_GETARG_ARRAYTYPE_P(1);
+	PartialWords to = partial_words(into);
+	PartialWords from = partial_words(PG_GETARG_ARRAYTYPE_P(1));
 	TsStatus	st;
 
-	check_partial(into, "the first argument");
-	check_partial(from, "the second argument");
-	tsm_matrix_profile_merge(PARTIAL_DATA(into), PARTIAL_WORDS(into), PARTIAL_DATA(from),
-							 PARTIAL_WORDS(from), &st);
+	tsm_matrix_profile_merge(to.data, to.words, from.data, from.words, &st);
 	tsm_raise_status(&st);
 	PG_RETURN_ARRAYTYPE_P(into);
 }
 
 /* The series and the merged tiles of a *_from_tiles call; the call starts
  * (tsm_exec_prepare: result memory for a profile of the series staged). */
-static ArrayType *
+static PartialWords
 series_and_tiles(FunctionCallInfo fcinfo, const char *function, TsExec *ex, TsmSeries *s)
 {
-	ArrayType  *merged;
+	PartialWords merged;
 
 	tsm_series_arg(fcinfo, 0, "series", false, s);
-	merged = partial_arg(fcinfo, 1, "merged");
+	TSM_REQUIRE_ARG(fcinfo, 1, "merged");
+	merged = partial_words(PG_GETARG_ARRAYTYPE_P(1));
 	tsm_exec_prepare(ex, function);
 	tsm_exec_stage_results(ex, tsm_profile_bytes(s->n, 3));	/* m >= 3: at most n - 2 windows */
 	return merged;
@@ -153,9 +149,9 @@ ts_matrix_profile_from_tiles(PG_FUNCTION_ARGS)
 	int32		m;
 	int64		excl;
 	double		t0 = tsm_now_ms();
-	ArrayType  *merged = series_and_tiles(fcinfo, "ts_matrix_profile_from_tiles", &ex, &s);
+	PartialWords merged = series_and_tiles(fcinfo, "ts_matrix_profile_from_tiles", &ex, &s);
 
-	tsm_matrix_profile_from_tiles(s.x, s.n, PARTIAL_DATA(merged), PARTIAL_WORDS(merged), &ex, &p, &m, &excl, &st);
+	tsm_matrix_profile_from_tiles(s.x, s.n, merged.data, merged.words, &ex, &p, &m, &excl, &st);
 	tsm_exec_finish("ts_matrix_profile_from_tiles", &ex, s.n, &st, t0);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_put_profile_rows((ReturnSetInfo *) fcinfo->resultinfo, &p, NULL);
@@ -175,9 +171,9 @@ ts_discords_from_tiles(PG_FUNCTION_ARGS)
 	TsDiscords	d;
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
-	ArrayType  *merged = series_and_tiles(fcinfo, "ts_discords_from_tiles", &ex, &s);
+	PartialWords merged = series_and_tiles(fcinfo, "ts_discords_from_tiles", &ex, &s);
 
-	tsm_discords_from_tiles(s.x, s.n, PARTIAL_DATA(merged), PARTIAL_WORDS(merged), k, r, &ex, &d, &st);
+	tsm_discords_from_tiles(s.x, s.n, merged.data, merged.words, k, r, &ex, &d, &st);
 	tsm_exec_finish("ts_discords_from_tiles", &ex, s.n, &st, t0);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_put_discord_rows((ReturnSetInfo *) fcinfo->resultinfo, &d, NULL);
@@ -196,9 +192,9 @@ ts_motifs_from_tiles(PG_FUNCTION_ARGS)
 	TsMotifs	mo;
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
-	ArrayType  *merged = series_and_tiles(fcinfo, "ts_motifs_from_tiles", &ex, &s);
+	PartialWords merged = series_and_tiles(fcinfo, "ts_motifs_from_tiles", &ex, &s);
 
-	tsm_motifs_from_tiles(s.x, s.n, PARTIAL_DATA(merged), PARTIAL_WORDS(merged), k, &ex, &mo, &st);
+	tsm_motifs_from_tiles(s.x, s.n, merged.data, merged.words, k, &ex, &mo, &st);
 	tsm_exec_finish("ts_motifs_from_tiles", &ex, s.n, &st, t0);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_put_motif_rows((ReturnSetInfo *) fcinfo->resultinfo, &mo, NULL);

@@ -689,7 +689,6 @@ ts_shapelet_classify_query(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_exec_prepare(&ex, "ts_shapelet_classify");
-	ex.backend = TS_BACKEND_CPU;
 	tsm_shapelet_classify_batch(m->nodes, m->n_nodes, m->n_classes, b.x, b.len, b.n, &ex, cls, &st);
 	tsm_exec_finish("ts_shapelet_classify", &ex, b.n, &st, t0);
 	for (int64 i = 0; i < b.n; i++)
