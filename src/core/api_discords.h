@@ -89,8 +89,7 @@ int			tsm_discords_pd3(const double *x, int64_t n, int32_t m, int64_t k,
  * tiles, merged) with the same m and exclusion: the ranking rule over every
  * window, each proposed with its profile neighbour (index[i], -1 where it
  * has none; n - m + 1 entries, checked) — the rows tsm_discords returns with
- * method matrix_profile.  Arguments, modes and errors as tsm_discords_pd3
- * (m <= n/2 is not required).
+ * method matrix_profile.  Arguments, modes and errors as tsm_discords_pd3.
  */
 int			tsm_discords_from_profile(const double *x, int64_t n, int32_t m, const int64_t *index,
 									  int64_t k, double min_distance, int64_t exclusion, TsExec *ex,

@@ -793,13 +793,9 @@ extern "C" int tsm_discords_from_profile(const double* x, int64_t n, int32_t m, 
         std::memset(out, 0, sizeof *out);
         tsm::args::window(m);
         const int64_t limit = check_k_and_distance(k, min_distance, "ts_discords");
-        const int64_t excl = tsm::args::exclusion(exclusion, m);
-        if (n < (int64_t)m || !x || !index) tsm::invalid("invalid series or matrix profile");
-        tsm::require_finite(x, n, "series", "Remove or interpolate NaN and infinite values first.");
+        const int64_t excl = tsm::check_profile_args(x, n, m, tsm::args::exclusion(exclusion, m));
+        if (!index) tsm::invalid("the matrix profile is missing");
         const int64_t N = n - m + 1;
-        if (excl > N - 1)
-            tsm::invalid(tsm::format("exclusion zone %lld leaves no neighbour for any of the %lld windows",
-                                     (long long)excl, (long long)N));
         for (int64_t i = 0; i < N; ++i)
             if (index[i] < -1 || index[i] >= N)
                 tsm::invalid(tsm::format("matrix profile index %lld at position %lld is out of range",
