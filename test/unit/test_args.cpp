@@ -20,6 +20,16 @@ void check_status(const TsStatus& st, const char* sqlstate, const char* message)
     CHECK_EQ(std::string(st.message), std::string(message));
 }
 
+// What the entries below fill.
+struct Call {
+    TsExec ex = tsmt::cpu_exec();
+    TsStatus st;
+    TsProfile p;
+    TsDiscords d;
+    TsMotifs mo;
+    TsMatches mt;
+};
+
 }  // namespace
 
 TEST(args_names_any_case_and_unknown_ones_listed) {
@@ -62,51 +72,45 @@ TEST(args_null_exclusion_is_each_functions_default) {
 
 TEST(args_messages_are_the_sql_functions) {
     auto x = tsmt::random_walk(300, 8);
-    TsExec ex = tsmt::cpu_exec();
-    TsStatus st;
-    TsProfile p;
-    TsDiscords d;
-    TsMotifs mo;
-    TsMatches mt;
-    tsm_matrix_profile(x.data(), 300, 2, TS_ARG_NULL, &ex, &p, &st);
+    Call c;
+    TsExec& ex = c.ex;
+    TsStatus& st = c.st;
+    tsm_matrix_profile(x.data(), 300, 2, TS_ARG_NULL, &ex, &c.p, &st);
     check_status(st, "22023", "m must be at least 3, not 2");
-    tsm_matrix_profile(x.data(), 300, 10, 0, &ex, &p, &st);
+    tsm_matrix_profile(x.data(), 300, 10, 0, &ex, &c.p, &st);
     check_status(st, "22023", "exclusion_zone must be at least 1, not 0");
-    tsm_discords(x.data(), 300, 10, TS_ARG_NULL, NAN, TS_ARG_NULL, "auto", &ex, &d, &st);
+    tsm_discords(x.data(), 300, 10, TS_ARG_NULL, NAN, TS_ARG_NULL, "auto", &ex, &c.d, &st);
     check_status(st, "22004", "k must not be NULL here");
     CHECK(std::strstr(st.hint, "ts_discords returns the top k discords") != nullptr);
-    tsm_discords(x.data(), 300, 10, 0, 1.0, TS_ARG_NULL, "auto", &ex, &d, &st);
+    tsm_discords(x.data(), 300, 10, 0, 1.0, TS_ARG_NULL, "auto", &ex, &c.d, &st);
     check_status(st, "22023", "k must be at least 1, not 0");
     CHECK_EQ(std::string(st.hint), std::string("k is how many results to return; NULL returns all of them."));
-    tsm_discords(x.data(), 300, 10, 1, NAN, TS_ARG_NULL, "drag", &ex, &d, &st);
+    tsm_discords(x.data(), 300, 10, 1, NAN, TS_ARG_NULL, "drag", &ex, &c.d, &st);
     check_status(st, "22023", "unknown method \"drag\"");
-    tsm_motifs(x.data(), 300, 10, TS_ARG_NULL, TS_ARG_NULL, "auto", 10, &ex, &mo, &st);
+    tsm_motifs(x.data(), 300, 10, TS_ARG_NULL, TS_ARG_NULL, "auto", 10, &ex, &c.mo, &st);
     check_status(st, "22004", "k must not be NULL here");
-    tsm_motifs(x.data(), 300, 10, 1, TS_ARG_NULL, "mk", 0, &ex, &mo, &st);
+    tsm_motifs(x.data(), 300, 10, 1, TS_ARG_NULL, "mk", 0, &ex, &c.mo, &st);
     check_status(st, "22023", "n_references must be at least 1, not 0");
     std::vector<double> pat(x.begin(), x.begin() + 10);
-    tsm_match(x.data(), 300, pat.data(), 10, NAN, -1, TS_ARG_NULL, &ex, &mt, &st);
+    tsm_match(x.data(), 300, pat.data(), 10, NAN, -1, TS_ARG_NULL, &ex, &c.mt, &st);
     check_status(st, "22023", "k must be at least 1, not -1");
     // range discords with k NULL: all of them
-    CHECK_EQ(tsm_discords(x.data(), 300, 10, TS_ARG_NULL, 0.0, TS_ARG_NULL, "pd3", &ex, &d, &st), (int)TS_OK);
-    CHECK(d.count > 0);
+    CHECK_EQ(tsm_discords(x.data(), 300, 10, TS_ARG_NULL, 0.0, TS_ARG_NULL, "pd3", &ex, &c.d, &st), (int)TS_OK);
+    CHECK(c.d.count > 0);
 }
 
 TEST(args_empty_series_has_no_windows) {
-    TsExec ex = tsmt::cpu_exec();
-    TsStatus st;
-    TsProfile p;
-    TsDiscords d;
-    TsMotifs mo;
-    TsMatches mt;
+    Call c;
+    TsExec& ex = c.ex;
+    TsStatus& st = c.st;
     const double pat[3] = {1, 2, 4};
-    CHECK(tsm_matrix_profile(nullptr, 0, 3, TS_ARG_NULL, &ex, &p, &st) == TS_OK && p.count == 0);
-    CHECK(tsm_discords(nullptr, 0, 3, 1, NAN, TS_ARG_NULL, "pd3", &ex, &d, &st) == TS_OK && d.count == 0);
-    CHECK(tsm_motifs(nullptr, 0, 3, 1, TS_ARG_NULL, "auto", 10, &ex, &mo, &st) == TS_OK && mo.count == 0);
-    CHECK(tsm_match(nullptr, 0, pat, 3, NAN, TS_ARG_NULL, TS_ARG_NULL, &ex, &mt, &st) == TS_OK && mt.count == 0);
+    CHECK(tsm_matrix_profile(nullptr, 0, 3, TS_ARG_NULL, &ex, &c.p, &st) == TS_OK && c.p.count == 0);
+    CHECK(tsm_discords(nullptr, 0, 3, 1, NAN, TS_ARG_NULL, "pd3", &ex, &c.d, &st) == TS_OK && c.d.count == 0);
+    CHECK(tsm_motifs(nullptr, 0, 3, 1, TS_ARG_NULL, "auto", 10, &ex, &c.mo, &st) == TS_OK && c.mo.count == 0);
+    CHECK(tsm_match(nullptr, 0, pat, 3, NAN, TS_ARG_NULL, TS_ARG_NULL, &ex, &c.mt, &st) == TS_OK && c.mt.count == 0);
     // the arguments are checked all the same
-    tsm_matrix_profile(nullptr, 0, 2, TS_ARG_NULL, &ex, &p, &st);
+    tsm_matrix_profile(nullptr, 0, 2, TS_ARG_NULL, &ex, &c.p, &st);
     check_status(st, "22023", "m must be at least 3, not 2");
-    tsm_discords(nullptr, 0, 3, 1, NAN, TS_ARG_NULL, "drag", &ex, &d, &st);
+    tsm_discords(nullptr, 0, 3, 1, NAN, TS_ARG_NULL, "drag", &ex, &c.d, &st);
     check_status(st, "22023", "unknown method \"drag\"");
 }
