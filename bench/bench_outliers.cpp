@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
             ex.alloc = alloc;
             TsOutliers o;
             double t0 = now_ms();
-            int rc = tsm_outliers(x.data(), n, 3.0, TS_OUTLIERS_SIGMA, &ex, &o, &st);
+            int rc = tsm_outliers(x.data(), n, 3.0, "sigma", &ex, &o, &st);
             double t1 = now_ms();
             if (rc != TS_OK) {
                 std::printf("2^%d: error %s\n", e, st.message);
