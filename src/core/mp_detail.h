@@ -46,9 +46,13 @@
 //    same rows and stay bit-identical.  Guarantee: every co-moment the sweep
 //    turns into a key is within τ·N_i·N_j of the co-moment of the two windows
 //    about their stored means, i.e. its ρ within τ (+2u), wherever the
-//    glitches are; the bound does not cover the recurrence's use of rounded
-//    means (a drift of |df|·u|μ| per step, independent roundings far below
-//    τ).  On ordinary data no tile comes near the bound (random walks with
+//    glitches are, and within τ + 2^-29 of the pair's exact ρ with the
+//    statistics' σ (within 2^-31 + 2^-33 relative wherever the glitches are,
+//    one at a stats block's reference value included: sliding_detail.h).
+//    The bound does not cover the recurrence's use of the stored means: means
+//    off by e add |df_i|·|e_j + e_{j−1}| + |df_j|·|e_i + e_{i−1}| per step,
+//    where e is the slide's rounding (a few u·(|μ| + σ) since its last exact
+//    start), independent roundings far below τ.  On ordinary data no tile comes near the bound (random walks with
 //    m ≥ 30, the ECG and respiration sets: none; m = 10: about one tile in
 //    10^5; m = 3, or data whose amplitude changes by orders of magnitude: a
 //    few per cent restart, below 0.1% compute directly), so the sweep runs as
@@ -66,7 +70,7 @@
 //    1e-13 and the winner is the nearest one to ~1e-12·m in d²).
 //  * Distance: recomputed for the winning pair directly from z-normalised
 //    values, d² = Σ_t (z_i[t] − z_j[t])², in float64 — exact to rounding (σ
-//    within 2^-31 relative, sliding_detail.h), also near d = 0 where
+//    within 2^-31 + 2^-33 relative, sliding_detail.h), also near d = 0 where
 //    sqrt(2m(1 − ρ)) would lose digits.
 //  * Constant windows (STUMPY): both constant → 0; one constant → sqrt(m).
 //    For a constant window i its neighbour is the smallest admissible constant

@@ -143,6 +143,43 @@ std::vector<int64_t> glitchy_windows(int64_t count, int m) {
     return w;
 }
 
+// A random walk with glitches of ±10^9 .. 10^15 times its range at random
+// places, a third of them at the start of a stats block (a multiple of
+// kStatsBlock = 4096: the reference value of the block's window statistics),
+// of a stats chunk (256) or of a segment (8192).
+std::vector<double> walk_with_random_spikes(std::mt19937_64& rng, int64_t n, std::vector<int64_t>* spikes) {
+    auto x = tsmt::random_walk(n, rng());
+    const double range = *std::max_element(x.begin(), x.end()) - *std::min_element(x.begin(), x.end());
+    std::uniform_real_distribution<double> decade(9, 15);
+    std::uniform_int_distribution<int64_t> anywhere(0, n - 1);
+    std::uniform_int_distribution<int> how(0, 8), count(1, 3);
+    for (int s = count(rng); s > 0; --s) {
+        const int kind = how(rng);
+        const int64_t unit = kind == 0 ? 4096 : kind == 1 ? 256 : kind == 2 ? 8192 : 1;
+        const int64_t at = anywhere(rng) / unit * unit;
+        x[at] = (how(rng) % 2 ? 1 : -1) * std::pow(10.0, decade(rng)) * range;
+        spikes->push_back(at);
+    }
+    return x;
+}
+
+// The windows a spike could disturb (around each spike and each block start),
+// evenly spaced ones and random ones.
+std::vector<int64_t> windows_to_check(std::mt19937_64& rng, int64_t count, int m, const std::vector<int64_t>& spikes) {
+    std::vector<int64_t> w;
+    auto around = [&](int64_t c) {
+        for (int64_t i = std::max<int64_t>(0, c - m - 2); i <= std::min(count - 1, c + 3); ++i) w.push_back(i);
+    };
+    for (int64_t s : spikes) around(s);
+    for (int64_t b = 4096; b < count; b += 4096) around(b);
+    for (int64_t i = 11; i < count; i += count / 40) w.push_back(i);
+    std::uniform_int_distribution<int64_t> any(0, count - 1);
+    for (int k = 0; k < 40; ++k) w.push_back(any(rng));
+    std::sort(w.begin(), w.end());
+    w.erase(std::unique(w.begin(), w.end()), w.end());
+    return w;
+}
+
 }  // namespace
 
 TEST(mp_glitch_leaves_other_windows_exact) {
@@ -194,6 +231,45 @@ TEST(mp_glitches_across_segments_match_the_oracle) {
                             glitchy_windows(got.dist.size(), m)),
              0);
     CHECK(got == profile(x, m, stumpy_excl(m), tsmt::cpu_exec(1)));
+}
+
+TEST(mp_glitch_at_a_stats_block_start_matches_the_oracle) {
+    // a 2^16-point walk with 10^15 at 32768, the start of a stats block: the
+    // block's windows took their statistics relative to the glitch, which
+    // rounded their values to its ulp (0.125), and the profile's row of
+    // window 65362 was 11.634 (the exact nearest neighbour: 9.934 at 28036)
+    auto x = tsmt::random_walk(65536, 1);
+    x[32768] = 1e15;
+    const int m = 100;
+    const Profile got = profile(x, m, stumpy_excl(m), tsmt::cpu_exec());
+    CHECK_NEAR(got.dist[65362], 9.9339024814528539, 1e-8);
+    CHECK_EQ(got.index[65362], 28036);
+    CHECK_NEAR(got.dist[35719], 7.375433140788102, 1e-8);  // in the glitch's block
+    CHECK_EQ(got.index[35719], 62607);
+    std::vector<int64_t> which;
+    for (int64_t i = 65355; i < 65370; ++i) which.push_back(i);
+    for (int64_t i = 32668; i < 36864; i += 97) which.push_back(i);
+    CHECK_EQ(against_oracle(x, m, stumpy_excl(m), got, 1e-9, "10^15 at a block start", which), 0);
+}
+
+TEST(mp_random_glitches_in_random_walks_match_the_oracle) {
+    // property: 1-3 glitches of ±10^9 .. 10^15 times the range, anywhere and
+    // at block, chunk and segment starts, in walks of several lengths
+    std::mt19937_64 rng(1515);
+    std::uniform_int_distribution<int> pick_m(0, 3);
+    for (int64_t n : {700, 3000, 9000, 17000}) {
+        for (int trial = 0; trial < 3; ++trial) {
+            std::vector<int64_t> spikes;
+            const auto x = walk_with_random_spikes(rng, n, &spikes);
+            const int m = std::vector<int>{8, 16, 50, 100}[pick_m(rng)];
+            const int64_t excl = stumpy_excl(m);
+            const Profile got = profile(x, m, excl, tsmt::cpu_exec());
+            const int bad = against_oracle(x, m, excl, got, 1e-9, "walk with random glitches",
+                                           windows_to_check(rng, n - m + 1, m, spikes));
+            if (bad) std::printf("    n = %lld, m = %d, trial %d: %d windows off\n", (long long)n, m, trial, bad);
+            CHECK_EQ(bad, 0);
+        }
+    }
 }
 
 TEST(mp_power_of_two_scales_give_identical_rows) {
@@ -340,6 +416,15 @@ GPU_TEST(mp_gpu_equals_cpu_on_hostile_inputs) {
     auto s = signal(40000);
     for (auto& v : s) v = 1e9 + 1e-6 * v;
     gpu_equals_cpu(s, 100, 100, "1e9 + 1e-6 signal");
+    auto block = tsmt::random_walk(65536, 1);
+    block[32768] = 1e15;
+    gpu_equals_cpu(block, 100, stumpy_excl(100), "10^15 at a block start");
+    std::mt19937_64 rng(1516);
+    for (int64_t n : {3000, 17000}) {
+        std::vector<int64_t> spikes;
+        const auto x = walk_with_random_spikes(rng, n, &spikes);
+        for (int m : {8, 100}) gpu_equals_cpu(x, m, stumpy_excl(m), "walk with random glitches");
+    }
     CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
 }
 
