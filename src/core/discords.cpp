@@ -50,6 +50,38 @@
 
 namespace tsm {
 
+namespace {
+
+// pd3::rough_window of every window, from the last one down (the rule of
+// discords_detail.h): reach_w is the smallest norm of a non-flat window in
+// [w, min(w + kSegmentRows − 1, R − 1)], R the first rough window after w,
+// kept as a sliding minimum whose ends both move down (a monotone deque:
+// norms increase from its back, the right end, to its front).
+std::vector<uint8_t> rough_windows(const mp::Prepared& P) {
+    const int64_t N = P.count;
+    std::vector<uint8_t> rough(N, 0);
+    std::vector<int64_t> dq(N);  // the deque: indices dq[lo .. hi), descending
+    int64_t lo = N, hi = N, next_rough = N;
+    for (int64_t w = N - 1; w >= 1; --w) {
+        const double nw = mp::window_norm(P.inv_norm[w]);
+        if (nw > 0) {
+            while (lo < hi && mp::window_norm(P.inv_norm[dq[lo]]) >= nw) ++lo;
+            dq[--lo] = w;
+        }
+        const int64_t end = std::min(w + pd3::kSegmentRows - 1, next_rough - 1);
+        while (lo < hi && dq[hi - 1] > end) --hi;
+        const double reach = lo < hi ? mp::window_norm(P.inv_norm[dq[hi - 1]]) : INFINITY;
+        const double h = mp::step_magnitude(P.inv_norm.data(), P.df.data(), P.dg.data(), w);
+        if (pd3::rough_window(h, reach)) {
+            rough[w] = 1;
+            next_rough = w;
+        }
+    }
+    return rough;
+}
+
+}  // namespace
+
 void pd3_prepare(const double* x, int64_t n, int m, int64_t excl, Pd3Prep& p, const TsExec* ex) {
     if (m < 1 || n < m) throw Error(TS_INTERNAL, kInternal, "pd3_prepare: window longer than series");
     p.n = n;
@@ -58,12 +90,7 @@ void pd3_prepare(const double* x, int64_t n, int m, int64_t excl, Pd3Prep& p, co
     p.excl = excl;
     p.xe = unit_scaled(x, n);
     mp::prepare(x, n, m, excl, ex, p.mp);
-    p.rough.assign(p.N, 0);
-    const mp::Prepared& P = p.mp;
-    for (int64_t i = 1; i < p.N; ++i) {
-        const double h = mp::step_magnitude(P.inv_norm.data(), P.df.data(), P.dg.data(), i);
-        p.rough[i] = pd3::rough_window(h, mp::window_norm(P.inv_norm[i])) ? 1 : 0;
-    }
+    p.rough = rough_windows(p.mp);
 }
 
 namespace {

@@ -88,7 +88,7 @@ using motif::kRowHead;
 
 // ---- the series, window statistics and the distance ------------------------------
 
-static_assert(motif::kProfileRhoTolerance >= 2 * (2 * mp::kGuardTol + 0x1p-40),
+static_assert(motif::kProfileRhoTolerance >= 25.0 / 4 * mp::kGuardTol + 0x1p-40,
               "the profile path's bounds must cover the profile's guarantee (mp_detail.h)");
 
 std::vector<double> unit_scaled(const double* x, int64_t n) {

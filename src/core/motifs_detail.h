@@ -193,8 +193,9 @@ TSM_HD bool nearer(double d1, int64_t j1, double d2, int64_t j2) {
 
 // How far the matrix profile's choice of a neighbour may fall short of the
 // best one, in correlation ρ = 1 − d²/2m: its guard keeps the winner's ρ
-// within 2τ + 9e−13 of the best (τ = mp::kGuardTol = 2^−30, mp_detail.h),
-// doubled for the roundings of the two distances' definitions.
+// within 25/4·τ + 9e−13 of the best (τ = mp::kGuardTol = 2^−30, mp_detail.h:
+// the co-moments and the statistics' σ of both pairs), and 2^-27 = 8τ leaves
+// room for the roundings of the two distances' definitions.
 constexpr double kProfileRhoTolerance = 0x1p-27;
 
 // A lower bound of window i's exact best distance from u = d(i, the profile's

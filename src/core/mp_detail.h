@@ -34,9 +34,12 @@
 //    diagonals' last direct co-moment, from per-window magnitudes
 //    H_i = max(N_{i−1}, N_i, |df_i|, |dg_i|) (N_i = 1/inv_norm_i bounds |C| by
 //    Cauchy–Schwarz) maximised over the tile's rows and columns (tables
-//    computed once in the preparation): 2^-45·H_r·H_c per tile of steps (5u
-//    per step with room for the rounding of the bound itself and the growth of
-//    the carried error), 2(m+4)u·H_r·H_c for a direct co-moment.  A tile
+//    computed once in the preparation): 2^-45·H_r·H_c per tile of steps (8u
+//    a step: its two fma roundings, at most 5u·H_r·H_c, with room for the
+//    rounding of the bound itself and the growth of the carried error; the
+//    rounding of the terms df and dg, at most 10u·H_r·H_c more a step, first
+//    order, is not counted, which makes the guarantee below 15/8·τ),
+//    2(m+4)u·H_r·H_c for a direct co-moment.  A tile
 //    whose bound would exceed τ·lo_r·lo_c (τ = kGuardTol = 2^-30, lo the
 //    smallest norm of a non-flat window of its rows or columns) restarts from
 //    direct co-moments of the row before it, or, when even that is not enough
@@ -44,19 +47,22 @@
 //    (guard_tile).  The decision is a function of the data alone, evaluated
 //    per tile with the same function on CPU and GPU, so both restart at the
 //    same rows and stay bit-identical.  Guarantee: every co-moment the sweep
-//    turns into a key is within τ·N_i·N_j of the co-moment of the two windows
-//    about their stored means, i.e. its ρ within τ (+2u), wherever the
-//    glitches are, and within τ + 2^-29 of the pair's exact ρ with the
-//    statistics' σ (within 2^-31 + 2^-33 relative wherever the glitches are,
-//    one at a stats block's reference value included: sliding_detail.h).
+//    turns into a key is within 15/8·τ·N_i·N_j of the co-moment of the two
+//    windows about their stored means, i.e. its ρ within 15/8·τ (+2u),
+//    wherever the glitches are, and within 25/8·τ of the pair's exact ρ with
+//    the statistics' σ (within 2^-31 + 2^-33 relative wherever the glitches
+//    are, one at a stats block's reference value included: sliding_detail.h).
 //    The bound does not cover the recurrence's use of the stored means: means
 //    off by e add |df_i|·|e_j + e_{j−1}| + |df_j|·|e_i + e_{i−1}| per step,
-//    where e is the slide's rounding (a few u·(|μ| + σ) since its last exact
-//    start), independent roundings far below τ.  On ordinary data no tile comes near the bound (random walks with
-//    m ≥ 30, the ECG and respiration sets: none; m = 10: about one tile in
-//    10^5; m = 3, or data whose amplitude changes by orders of magnitude: a
-//    few per cent restart, below 0.1% compute directly), so the sweep runs as
-//    it always did.
+//    where e is the window statistics' rounding (about u·(|μ − ref| + σ)
+//    a slide step since the last exact start, ref the slide's reference
+//    value, |μ − ref| ≤ 2^19·σ: sliding_detail.h), independent roundings,
+//    far below τ unless |μ − ref| is many thousand σ.  On ordinary data few
+//    tiles come near the bound (random walks and Gaussian noise with m ≥ 10:
+//    none but a few in 10^5; the ECG, respiration and power sets: with
+//    m = 100 below 0.2% restart, with m = 30 about 1%, with m ≤ 10 up to
+//    several per cent restart and a few per cent compute directly), so the
+//    sweep runs as it always did.
 //  * Selection: every comparison of candidates uses a 64-bit key
 //        key(ρ, idx) = (Q(ρ) << B) | (LOW − idx),  LOW = 2^B − 1 > windows,
 //    Q(ρ) = the top 42 mantissa bits of ρ/4 + (1.5 − 2^-43) (fewer when
@@ -64,10 +70,10 @@
 //    and among equal quantised ρ the smaller index wins (see KeyCodec).
 //    Keys form a total order, so the maximum does not depend on the order of
 //    reduction: CPU threads, GPU warps and global atomics give the same winner.
-//    With the guard: the winner's exact ρ is within 2τ + 9e-13 of the best
-//    one, so its d² = 2m(1 − ρ) exceeds the nearest neighbour's by at most
-//    2m·(2^-29 + 2^-40) ≈ 3.7e-9·m (in practice the sweep's ρ are within
-//    1e-13 and the winner is the nearest one to ~1e-12·m in d²).
+//    With the guard: the winner's exact ρ is within 25/4·τ + 9e-13 of the
+//    best one, so its d² = 2m(1 − ρ) exceeds the nearest neighbour's by at
+//    most 2m·(25/4·2^-30 + 2^-40) ≈ 1.2e-8·m (in practice the sweep's ρ are
+//    within 1e-13 and the winner is the nearest one to ~1e-12·m in d²).
 //  * Distance: recomputed for the winning pair directly from z-normalised
 //    values, d² = Σ_t (z_i[t] − z_j[t])², in float64 — exact to rounding (σ
 //    within 2^-31 + 2^-33 relative, sliding_detail.h), also near d = 0 where

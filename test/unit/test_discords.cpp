@@ -778,6 +778,83 @@ TEST(discords_rough_windows_mark_a_spike) {
     for (int64_t i = 0; i < q.N; ++i) CHECK(!q.rough[i]);
 }
 
+namespace {
+
+// The largest |C̃ − C| / ((2^-23 + (m + 4)·2^-34)·N_i·N_j) over the pairs
+// (i, j) of non-flat windows that one side of the scan turns into a d², C̃
+// by the scan's rules (plain_side, nothing discarded) and C the co-moment
+// about the stored means in long double: at most 1 (discords_detail.h).
+double scan_error_ratio(const tsm::Pd3Prep& p, bool select) {
+    namespace pd3 = tsm::pd3;
+    const tsm::mp::Prepared& P = p.mp;
+    const double tol = 0x1p-23 + (p.m + 4) * 0x1p-34;
+    double worst = 0;
+    const pd3::Columns cols = pd3::scan_columns(select, p.N, p.excl);
+    for (int64_t s = 0; s * pd3::kSegmentRows < p.N; ++s) {
+        const pd3::SegmentPlan sp = pd3::plan_segment(select, s, p.N, p.excl, cols.begin, cols.end);
+        std::vector<double> C(sp.rows), next(sp.rows);
+        for (int64_t j = sp.start; j < sp.end; ++j) {
+            for (int r = 0; r < sp.rows; ++r) {
+                const int64_t i = sp.first_row + r;
+                next[r] = (j == sp.start || r == 0 || p.rough[i] || p.rough[j])
+                              ? tsm::direct_comoment(P.xs.data(), i, j, p.m, P.mu[i], P.mu[j])
+                              : tsm::comoment_next(C[r - 1], P.df[i], P.dg[i], P.df[j], P.dg[j]);
+            }
+            C.swap(next);
+            int lo, hi;
+            pd3::paired_rows(select, sp, j, p.excl, &lo, &hi);
+            for (int r = lo; r < hi; ++r) {
+                const int64_t i = sp.first_row + r;
+                const double ni = tsm::mp::window_norm(P.inv_norm[i]), nj = tsm::mp::window_norm(P.inv_norm[j]);
+                if (!(ni > 0 && nj > 0)) continue;
+                long double exact = 0;
+                for (int t = 0; t < p.m; ++t)
+                    exact += ((long double)P.xs[i + t] - P.mu[i]) * ((long double)P.xs[j + t] - P.mu[j]);
+                worst = std::max(worst, (double)(std::fabs((long double)C[r] - exact) / (tol * ni * nj)));
+            }
+        }
+    }
+    return worst;
+}
+
+}  // namespace
+
+// The scan's co-moments keep discords_detail.h's bound wherever the spikes
+// are and however the amplitude decays: noise whose amplitude falls by
+// 2^(1/16) a step, by 2^16 in a segment's 255 steps (no single step changes N
+// by more than a few times, so no window is rough by its own norm: that rule
+// left 7 times the bound here), then jumps back; x[0], the stats' reference
+// value, at the lowest amplitude (the means keep their rounding at σ's size).
+TEST(discords_scan_comoments_keep_their_bound) {
+    std::mt19937_64 rng(1517);
+    std::vector<std::vector<double>> series;
+    auto decay = tsmt::gaussian(1500, 1518);
+    for (size_t t = 0; t < decay.size(); ++t) decay[t] = std::ldexp(decay[t], -(int)((t + 255) % 256) / 16);
+    series.push_back(decay);
+    for (int trial = 0; trial < 3; ++trial) {
+        auto x = tsmt::random_walk(1500, rng());
+        std::uniform_int_distribution<int> at(0, 1499);
+        std::uniform_real_distribution<double> decade(9, 15);
+        for (int k = 0; k < 3; ++k) x[at(rng)] = (k % 2 ? -1 : 1) * std::pow(10.0, decade(rng));
+        for (int t = 700; t < 760; ++t) x[t] = 4.0;  // constant windows
+        series.push_back(x);
+    }
+    series.push_back(scan_series(1500, 16, 7, true));
+    TsExec ex = tsmt::cpu_exec();
+    for (size_t c = 0; c < series.size(); ++c) {
+        for (int m : {8, 16}) {
+            tsm::Pd3Prep p;
+            tsm::pd3_prepare(series[c].data(), series[c].size(), m, m, p, &ex);
+            for (bool select : {true, false}) {
+                const double ratio = scan_error_ratio(p, select);
+                if (!(ratio <= 1.0)) std::printf("    series %zu, m = %d, %s: %g of the bound\n", c, m,
+                                                 select ? "selection" : "refinement", ratio);
+                CHECK(ratio <= 1.0);
+            }
+        }
+    }
+}
+
 // The GPU's form of the distance (the constant row's m chosen) and the CPU's
 // (the constant row's m added, base_i) give the same bits.
 TEST(discords_pair_d2_forms_agree) {
