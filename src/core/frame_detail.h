@@ -8,6 +8,9 @@
 // smaller than the largest) and brings them into (−2, 2): sums, differences
 // and squares there cannot overflow, and denormal values are lifted into the
 // normal range.  Values x and 2^k·x give the same doubles in their frames.
+// The matrix profile's rescaling (mp_detail.h, series_scale: a centre and the
+// top binade 2^480, where these frames put the largest magnitude in [1, 2))
+// is built from the same primitives: pow2, binary_exponent, times_pow2_up.
 #pragma once
 
 #include <cmath>
@@ -33,6 +36,21 @@ TSM_HD int frame_of(double a) {
 // 2^k exactly, k in [−1074, 1023].
 TSM_HD double pow2(int k) {
     return k >= -1022 ? from_bits(static_cast<uint64_t>(k + 1023) << 52) : from_bits(uint64_t(1) << (k + 1074));
+}
+
+// k with 2^k ≤ |v| < 2^(k+1), for finite v ≠ 0: frame_of without its floor
+// (a subnormal's exponent from v·2^64, which is exact).
+TSM_HD int binary_exponent(double v) {
+    const int biased = static_cast<int>((bits_of(v) >> 52) & 0x7ff);
+    return biased != 0 ? biased - 1023 : static_cast<int>((bits_of(hd::mul(v, pow2(64))) >> 52) & 0x7ff) - 1023 - 64;
+}
+
+// x·2^k for k ≥ −1022 with one rounding: one multiply up to k = 1023, two
+// exact steps above (for values below 2^(2046 − k)·2^-1023, as the matrix
+// profile's rescaling has them).
+TSM_HD double times_pow2_up(double x, int k) {
+    if (k > 1023) return hd::mul(hd::mul(x, pow2(1023)), pow2(k - 1023));
+    return hd::mul(x, pow2(k));
 }
 
 // x·2^k for k ≤ 0 (k may be far below −1074: then 0).  Exact while the result

@@ -96,7 +96,7 @@ std::vector<double> unit_scaled(const double* x, int64_t n) {
     for (int64_t i = 0; i < n; ++i) top = std::max(top, std::fabs(x[i]));
     const int e = mp::scale_exponent(top);
     std::vector<double> out(n);
-    for (int64_t i = 0; i < n; ++i) out[i] = mp::scale_pow2(x[i], e);
+    for (int64_t i = 0; i < n; ++i) out[i] = frames::times_pow2_up(x[i], e);
     return out;
 }
 

@@ -19,7 +19,7 @@ namespace tsm {
 
 // The series scaled by a power of two so that its largest magnitude lies in
 // the matrix profile's top binade [2^480, 2^481) (mp::scale_exponent and
-// mp::scale_pow2: one rounding each, exact but below 2^−1022 of the result;
+// frames::times_pow2_up: one rounding each, exact but below 2^−1022 of the result;
 // motifs_detail.h, "The series"); a copy of x when x is all zeros.  Every
 // function below takes the series in this form.
 std::vector<double> unit_scaled(const double* x, int64_t n);

@@ -90,6 +90,7 @@
 #include <cstring>
 
 #include "comoment_detail.h"
+#include "frame_detail.h"
 #include "hd.h"
 #include "sliding_detail.h"
 
@@ -196,24 +197,11 @@ TSM_HD double direct_distance(const double* xs, int64_t i, int64_t j, int m, dou
 // ordinary data give the bits they gave before the rescaling.
 constexpr int kScaleTop = 480;
 
-// 2^e for e in [−1022, 1023] (a normal power of two, built from its bits).
-TSM_HD double pow2(int e) { return hd::from_bits((uint64_t)(e + 1023) << 52); }
-
-// The exponent field of v (0 for zero and subnormals).
-TSM_HD int exponent_field(double v) { return (int)((hd::bits_of(v) >> 52) & 0x7FF); }
-
-// k with 2^k ≤ |v| < 2^(k+1), for finite v ≠ 0 (subnormals: ×2^64 is exact).
-TSM_HD int binary_exponent(double v) {
-    const int field = exponent_field(v);
-    return field != 0 ? field - 1023 : exponent_field(hd::mul(v, pow2(64))) - 1023 - 64;
-}
-
-// v·2^e with one rounding, for e ≥ −1022 (scaling up by more than 2^1023 goes
-// in two exact steps: the callers only do so for values below 2^(481−1023)).
-TSM_HD double scale_pow2(double v, int e) {
-    if (e > 1023) return hd::mul(hd::mul(v, pow2(1023)), pow2(e - 1023));
-    return hd::mul(v, pow2(e));
-}
+// The power-of-two primitives are frame_detail.h's, shared with outliers and
+// shapelets (times_pow2_up scales up by more than 2^1023 only values below
+// 2^(481−1023) here).
+using frames::binary_exponent;
+using frames::times_pow2_up;
 
 // e with a·2^e in [2^kScaleTop, 2^(kScaleTop+1)) for a > 0 (0 for a = 0).
 TSM_HD int scale_exponent(double a) { return a > 0 ? kScaleTop - binary_exponent(a) : 0; }
@@ -236,10 +224,10 @@ struct SeriesScale {
 TSM_HD SeriesScale series_scale(double lo, double hi, const CentreSamples& q) {
     SeriesScale s;
     s.e1 = scale_exponent(fmax(fabs(lo), fabs(hi)));
-    const double lo1 = scale_pow2(lo, s.e1), hi1 = scale_pow2(hi, s.e1);
-    const double bulk = hd::sub(scale_pow2(q.q7, s.e1), scale_pow2(q.q1, s.e1));
+    const double lo1 = times_pow2_up(lo, s.e1), hi1 = times_pow2_up(hi, s.e1);
+    const double bulk = hd::sub(times_pow2_up(q.q7, s.e1), times_pow2_up(q.q1, s.e1));
     const bool stretched = bulk < hd::mul(hd::sub(hi1, lo1), 0.0625);
-    s.c = stretched ? hd::add(scale_pow2(q.med, s.e1), 0.0) : midrange(lo1, hi1);  // (+0 for −0)
+    s.c = stretched ? hd::add(times_pow2_up(q.med, s.e1), 0.0) : midrange(lo1, hi1);  // (+0 for −0)
     // rounding is monotone: the largest |x·2^e1 − c| is at the minimum or the maximum
     s.e2 = scale_exponent(fmax(hd::sub(hi1, s.c), hd::sub(s.c, lo1)));
     return s;
@@ -247,7 +235,7 @@ TSM_HD SeriesScale series_scale(double lo, double hi, const CentreSamples& q) {
 
 // xs of one value: (x·2^e1 − c)·2^e2.
 TSM_HD double scaled_value(double x, const SeriesScale& s) {
-    return scale_pow2(hd::sub(scale_pow2(x, s.e1), s.c), s.e2);
+    return times_pow2_up(hd::sub(times_pow2_up(x, s.e1), s.c), s.e2);
 }
 
 // ---- preparation (host: matrix_profile.cpp; device: kernels/matrix_profile.cu)
