@@ -45,7 +45,21 @@
 //    restarts (its row and its column are computed directly) when the span of
 //    the values of any step since the last restart exceeds kRestartRatio times
 //    the span of w's own values: the terms of a diagonal never outgrow its
-//    windows' own statistics by more than that.
+//    windows' own statistics by more than that.  What that proves: C(i, j)
+//    is reached from a direct C(a, a + k) in fewer than R = rows_per_group(L)
+//    steps through windows that did not restart, so every step's span S is at
+//    most G = kRestartRatio times the own spans s_i, s_j of the pair (the
+//    peak since the last restart; window a's values lie in step a + 1's).  A
+//    step rounds by at most u(2L + 14)·S_r·S_c (|C| ≤ L·S_r·S_c, |df| ≤ S/2,
+//    |dg| ≤ 3S with its own rounding 6uS; u = 2^-53, first order), a direct
+//    start by (L + 4)·L·u·s_a·s_b, and N ≥ s/√2, so the screen's ρ is within
+//    2G²·u·((R − 1)(2L + 14) + L(L + 4)) of the pair's ρ about the stored
+//    means: 2e-6 for L = 10, 2e-2 for L = 100.  kVerifyBelow and G are not
+//    derived from it: kVerifyBelow is where the ρ form's own rounding (about
+//    1e-16/d² of d) passes 1e-12, which holds where the steps' spans stay
+//    within a few times the windows' own (ordinary data); a guard that tracks
+//    the carried error against the pair's norms (mp_detail.h's) would make
+//    the screen's distances exact on every input.
 //  * Screenable series (series_screenable): the screen needs every non-flat
 //    window's σ in the series' frame above kScreenFloor = 2^−470 (else its
 //    products could underflow).  A non-flat window holds two neighbours that
