@@ -5,7 +5,7 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
-SELECT plan(16);
+SELECT plan(18);
 
 CREATE FUNCTION pg_temp.close(a float8, b float8) RETURNS bool AS
   $$ SELECT abs(a - b) <= 1e-9 * abs(b) + 1e-12 $$ LANGUAGE sql;
@@ -58,6 +58,21 @@ SELECT is((SELECT count(*)::int FROM ts_matrix_profile((SELECT array_agg(CASE WH
                                                                   + 5e307 * v ORDER BY i) FROM sig), 10)
            WHERE distance IS NULL OR distance = 'NaN' OR distance = 'Infinity'), 0,
           'values alternating between +-1e308: every distance finite');
+
+-- a glitch at the start of a block of 4096 windows (position 4097), whose
+-- value the block's window statistics were taken relative to: a random walk
+-- keeps every far window's distance and neighbour
+SELECT setseed(0.15);
+CREATE TEMP TABLE walk AS SELECT i, sum(random() - 0.5) OVER (ORDER BY i) AS v FROM generate_series(1, 6000) i;
+CREATE TEMP TABLE walk_clean AS SELECT * FROM ts_matrix_profile((SELECT array_agg(v ORDER BY i) FROM walk), 50);
+CREATE TEMP TABLE walk_spiked AS
+  SELECT * FROM ts_matrix_profile((SELECT array_agg(CASE WHEN i = 4097 THEN 1e15 ELSE v END ORDER BY i) FROM walk), 50);
+SELECT is((SELECT count(*)::int FROM walk_spiked s JOIN walk_clean c USING (pos)
+           WHERE pos NOT BETWEEN 4048 AND 4097 AND c.neighbor NOT BETWEEN 4048 AND 4097
+             AND s.neighbor NOT BETWEEN 4048 AND 4097
+             AND (NOT pg_temp.close(s.distance, c.distance) OR s.neighbor <> c.neighbor)), 0,
+          '1e15 at position 4097 (a stats block''s first value): every window away from it keeps its distance and neighbour');
+SELECT cmp_ok((SELECT count(*)::int FROM walk_spiked WHERE pos > 4097), '>', 1800, '... the block''s windows after it included');
 
 -- a 1e9 offset: the same profile as without it
 CREATE TEMP TABLE off AS SELECT i, 1e9 + 1e-6 * v AS v FROM sig;
