@@ -2,11 +2,12 @@
 -- where a GPU is usable, one long series' matrix profile split over the GPU
 -- listed twice and three times (separate streams and memory) against it
 -- listed once, bit for bit, with the discords and motifs computed from it;
--- a listed GPU that does not exist; a cancelled split call; the slots.
+-- the slots of another backend; a listed GPU that does not exist; a cancelled split call.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
-SELECT plan(16);
+CREATE EXTENSION IF NOT EXISTS dblink;
+SELECT plan(18);
 
 -- the setting: 22023 for what is not 'all', empty or CUDA ordinals
 SELECT throws_ok($$SELECT set_config('tsmine.gpu_devices', 'gpu0', false)$$, '22023', NULL,
@@ -19,7 +20,7 @@ RESET tsmine.gpu_devices;
 
 CREATE TEMP TABLE has_gpu AS SELECT count(*) > 0 AS yes FROM ts_device_info() WHERE kind = 'gpu';
 SELECT setseed(0.41);
--- 2^18 points with a glitch and a flat stretch: 18 segments of the sweep, the guard at work
+-- 2^18 points with a glitch and a flat stretch: 32 segments of the sweep, the guard at work
 CREATE TEMP TABLE walk AS SELECT CASE WHEN (SELECT yes FROM has_gpu)
   THEN (SELECT array_agg(CASE WHEN i = 150000 THEN s + 1e6 WHEN i BETWEEN 90000 AND 90300 THEN 0.5 ELSE s END ORDER BY i)
         FROM (SELECT i, sum(random() - 0.5) OVER (ORDER BY i) AS s FROM generate_series(1, 1 << 18) i) w)
@@ -68,6 +69,21 @@ SELECT CASE WHEN (SELECT yes FROM has_gpu)
   THEN is((SELECT string_agg(backend, ',' ORDER BY device_id) FROM ts_device_info() WHERE device_id = 0), 'gpu',
           'ts_device_info marks the listed GPU')
   ELSE skip('no GPU here', 1) END;
+
+-- another backend on the same GPU: a slot of its own, counted for both (the
+-- load by which a new backend picks the least loaded GPU)
+SELECT dblink_connect('other', format('dbname=%s user=%s port=%s host=%s', current_database(), current_user,
+       current_setting('port'), split_part(current_setting('unix_socket_directories'), ',', 1)));
+CREATE TEMP TABLE other_slot AS SELECT CASE WHEN (SELECT yes FROM has_gpu) THEN
+  (SELECT s FROM dblink('other', $q$SET tsmine.backend = gpu; SELECT count(*) FROM ts_outliers(ARRAY[1, 2, 3]::float8[]);
+     SELECT held_slot FROM ts_gpu_slots() WHERE device_id = 0$q$) AS t(s int)) END AS s;
+SELECT CASE WHEN (SELECT yes FROM has_gpu)
+  THEN cmp_ok((SELECT backends FROM ts_gpu_slots() WHERE device_id = 0), '>=', 2, 'ts_gpu_slots counts the other backend on GPU 0')
+  ELSE skip('no GPU here', 1) END;
+SELECT CASE WHEN (SELECT yes FROM has_gpu)
+  THEN isnt((SELECT s FROM other_slot), (SELECT held_slot FROM ts_gpu_slots() WHERE device_id = 0), 'which holds another slot of it')
+  ELSE skip('no GPU here', 1) END;
+SELECT dblink_disconnect('other');
 
 -- a listed GPU that does not exist: a clear error when a call would use it
 SELECT set_config('tsmine.gpu_devices', format('0,%s', (SELECT count(*) FROM ts_gpu_slots())), false);
