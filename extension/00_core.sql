@@ -7,7 +7,7 @@
 
 CREATE FUNCTION ts_device_info()
 RETURNS TABLE (
-    backend text,               -- what tsmine.backend resolves to: gpu, auto or cpu ('-' for other GPUs)
+    backend text,               -- what tsmine.backend resolves to: gpu, auto or cpu ('-' for GPUs tsmine.gpu_devices does not list)
     kind text,                  -- 'gpu' or 'cpu'
     device_id int,              -- CUDA ordinal (NULL for the CPU row)
     name text,
@@ -16,7 +16,7 @@ RETURNS TABLE (
     free_memory bigint,         -- bytes
     memory_bandwidth_gbs float8,-- theoretical peak
     tsmine_memory bigint,       -- device bytes tsmine holds now (0 between calls)
-    gpu_slot int,               -- the tsmine.max_gpu_backends slot this backend holds, or NULL
+    gpu_slot int,               -- the slot of this GPU this backend holds (tsmine.max_gpu_backends per GPU), or NULL
     version text,
     build text                  -- 'cuda' or 'cpu-only'
 )
@@ -25,6 +25,20 @@ LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION ts_device_info() IS
 'One row per visible GPU (or one CPU row when none is usable): the backend tsmine uses, device name, compute capability, memory, the GPU slot this session holds, and the tsmine version and build flavour.';
+
+CREATE FUNCTION ts_gpu_slots()
+RETURNS TABLE (
+    device_id int,              -- CUDA ordinal
+    listed int,                 -- how many times tsmine.gpu_devices lists it (0: tsmine does not use it)
+    slots int,                  -- tsmine.max_gpu_backends: the backends that may hold a context on it at once
+    backends int,               -- backends holding one of its slots now, this one included
+    held_slot int               -- the slot of it this backend holds, or NULL
+)
+AS 'MODULE_PATHNAME', 'ts_gpu_slots'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION ts_gpu_slots() IS
+'One row per visible GPU (none without one): how many times tsmine.gpu_devices lists it, its slots (tsmine.max_gpu_backends), how many backends hold one of them now, this one included, and the slot this backend holds. A new backend takes a slot of the least loaded listed GPU.';
 
 CREATE FUNCTION ts_last_run()
 RETURNS TABLE (

@@ -54,16 +54,26 @@
 //    suffix-minimum scan), so only the series goes over the bus.
 //  * Host: tasks (segment, band) in a linear order (segment-major, decoded
 //    through a per-segment prefix table), launched in chunks of about
-//    kMaxPairsPerLaunch pairs with tsm::gpu::wait in between (cancel); then a
-//    finalisation kernel (STUMPY constant rule + exact distance of the
-//    winning pair, mp::finalize_one — the same function as the CPU's).
+//    kMaxPairsPerLaunch pairs, at most two queued per stream, polled (cancel,
+//    progress) in between (Sweep, run_sweeps); then a finalisation kernel
+//    (STUMPY constant rule + exact distance of the winning pair,
+//    mp::finalize_one — the same function as the CPU's).
+//  * Several GPUs (tsmine.gpu_devices; matrix_profile.h says why the bits
+//    are one GPU's): a DeviceCall per listed GPU (a GPU listed twice: two,
+//    each with its stream and memory), each preparing the series itself; the
+//    units split by pairs (mp::split_units), one share per DeviceCall, all
+//    driven side by side from the calling thread; the keys merged on the host
+//    (element-wise maximum) and finalised once, on the first GPU.
 //  * Tiles (mp_tiles.cpp): a tile runs the tasks and the direct tiles of its
 //    units alone and copies the keys out; keys merged from tiles are loaded
 //    in place of the sweep's and finalised (DeviceCall).
 #include <cub/cub.cuh>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <memory>
+#include <thread>
 #include <vector>
 
 #include "gpu_runtime.h"
@@ -646,39 +656,94 @@ void guard_columns_of_units(const mp::UnitRange& u, int64_t n_seg, int64_t tile_
     *e_hi = e_of(u.seg1, u.band1);
 }
 
-// The sweep's tasks [first, last) in launches of about kMaxPairsPerLaunch
-// pairs, polling for cancel between them, with the next launch already
-// queued while we wait for one: the device never idles in between.
-void sweep_on_device(Params p, int64_t first, int64_t last, cudaStream_t s, const TsExec* ex) {
-    const int64_t per_launch = std::max<int64_t>(
-        kWarpsPerBlock,
-        (int64_t)(kMaxPairsPerLaunch / ((double)kBand * mp::kSegRows)) / kWarpsPerBlock * kWarpsPerBlock);
-    Event launched[2];
-    int64_t launch = 0;
-    progress_start(ex, last - first);
-    for (int64_t t0 = first; t0 < last; t0 += per_launch, ++launch) {
-        p.task_lo = t0;
-        p.task_hi = std::min(last, t0 + per_launch);
-        const unsigned blocks = (unsigned)((p.task_hi - p.task_lo + kWarpsPerBlock - 1) / kWarpsPerBlock);
-        sweep_kernel<false><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
-        check(cudaGetLastError(), "matrix profile kernel launch");
-        sweep_kernel<true><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
-        check(cudaGetLastError(), "matrix profile guarded kernel launch");
-        if (p.task_hi < last) {
-            launched[launch & 1].record(s);
-            if (launch > 0) wait(launched[(launch - 1) & 1], ex);
-            progress_set(ex, t0 - first);  // the launches before this one have finished
+// One GPU's share of a sweep: its tasks [first, last) in launches of about
+// kMaxPairsPerLaunch pairs, at most two queued on its stream at a time, so
+// that the device never idles while the host polls (for cancel) in between.
+class Sweep {
+public:
+    Sweep(const Params& p, int64_t first, int64_t last, cudaStream_t s, int device)
+        : p_(p), first_(first), next_(first), last_(last), s_(s), device_(device),
+          per_launch_(std::max<int64_t>(kWarpsPerBlock, (int64_t)(kMaxPairsPerLaunch / ((double)kBand * mp::kSegRows)) /
+                                                            kWarpsPerBlock * kWarpsPerBlock)) {}
+    ~Sweep() { cudaSetDevice(device_); }  // the events are destroyed on their device
+    Sweep(Sweep&&) = delete;
+
+    // Notes the launches that have finished and queues more while fewer than
+    // two are pending: true when every launch has finished.  Never waits.
+    bool advance() {
+        for (;;) {
+            if (finished_ < launched_) {
+                const cudaError_t e = cudaEventQuery(done_[finished_ & 1]);
+                if (e == cudaSuccess) {
+                    ++finished_;
+                    continue;
+                }
+                if (e != cudaErrorNotReady) check(e, "kernel execution");
+            }
+            if (next_ < last_ && launched_ - finished_ < 2) {
+                launch();
+                continue;
+            }
+            return next_ >= last_ && finished_ == launched_;
         }
+    }
+    int64_t tasks() const { return last_ - first_; }
+    int64_t tasks_done() const { return std::min(last_, first_ + finished_ * per_launch_) - first_; }
+
+private:
+    void launch() {
+        check(cudaSetDevice(device_), "cudaSetDevice");
+        p_.task_lo = next_;
+        p_.task_hi = std::min(last_, next_ + per_launch_);
+        const unsigned blocks = (unsigned)((p_.task_hi - p_.task_lo + kWarpsPerBlock - 1) / kWarpsPerBlock);
+        sweep_kernel<false><<<blocks, 32 * kWarpsPerBlock, 0, s_>>>(p_);
+        check(cudaGetLastError(), "matrix profile kernel launch");
+        sweep_kernel<true><<<blocks, 32 * kWarpsPerBlock, 0, s_>>>(p_);
+        check(cudaGetLastError(), "matrix profile guarded kernel launch");
+        done_[launched_ & 1].record(s_);
+        ++launched_;
+        next_ = p_.task_hi;
+    }
+
+    Params p_;
+    int64_t first_, next_, last_;
+    cudaStream_t s_;
+    int device_;
+    int64_t per_launch_;
+    int64_t launched_ = 0, finished_ = 0;
+    Event done_[2];
+};
+
+// Runs the sweeps to their end together (one host thread drives every GPU),
+// reporting progress and polling for cancel between polls of the devices.
+// On cancel it throws: the callers' DeviceCalls then wait for their streams
+// before they free their memory.
+void run_sweeps(std::vector<std::unique_ptr<Sweep>>& sweeps, const TsExec* ex) {
+    int64_t total = 0;
+    for (auto& s : sweeps) total += s->tasks();
+    progress_start(ex, total);
+    for (int spins = 0;; ++spins) {
+        bool all_done = true;
+        int64_t done = 0;
+        for (auto& s : sweeps) {
+            all_done = s->advance() && all_done;
+            done += s->tasks_done();
+        }
+        progress_set(ex, done);
+        if (all_done) return;
+        if (ex && ex->interrupted && ex->interrupted()) cancelled();
+        if (spins > 100) std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
 }
 
-// One call on the device: the series uploaded and prepared (the constructor),
+// One call on one GPU: the series uploaded and prepared (the constructor),
 // then the sweep of a range of units, keys loaded from merged tiles, the
-// finalisation, or the keys copied out.
+// finalisation, or the keys copied out.  A split call has one per GPU it
+// lists (the same GPU listed twice: two, with their own stream and memory).
 class DeviceCall {
 public:
-    DeviceCall(const double* x, int64_t n, int m, int64_t excl, TsExec* ex)
-        : ex_(ex), t_start_(start_device(ex)), count_(n - m + 1), excl_(excl), m_(m),
+    DeviceCall(const double* x, int64_t n, int m, int64_t excl, int device, TsExec* ex)
+        : ex_(ex), device_(device), t_start_(start_device(device, ex)), count_(n - m + 1), excl_(excl), m_(m),
           codec_(mp::make_codec(count_)), seg_start_(segment_starts(count_, excl)),
           d_(n, count_, excl, seg_start_), timer_(s_) {
         const mp::CentreSamples samples = mp::series_samples(x, n);
@@ -686,9 +751,13 @@ public:
         timer_.start();
         prepare_on_device(d_, m, samples, s_);
     }
+    ~DeviceCall() { cudaSetDevice(device_); }  // the members are freed on their device
+    DeviceCall(const DeviceCall&) = delete;
 
-    // The guard of the units' tiles (their direct tiles, the tasks' flags), then the sweep of their tasks.
-    void sweep(const mp::UnitRange& units) {
+    // The guard of the units' tiles (their direct tiles, the tasks' flags)
+    // launched; the sweep of their tasks to be run by run_sweeps.
+    std::unique_ptr<Sweep> sweep(const mp::UnitRange& units) {
+        on();
         int64_t first = 0, last = 0;
         tasks_of_units(seg_start_, units, &first, &last);
         const u64 key_mask = ~((1ull << codec_.shift) - 1ull);  // shift ≥ 10: room for the 10-bit tags
@@ -699,16 +768,20 @@ public:
         const int64_t tile_cols = (count_ - excl_ + mp::kGuardDiags - 1) / mp::kGuardDiags;
         int64_t e_lo = 0, e_hi = 0;
         guard_columns_of_units(units, n_seg, tile_cols, &e_lo, &e_hi);
-        guard_replay_kernel<<<blocks_for(e_hi - e_lo, 128), 128, 0, s_>>>(p, tile_cols, e_lo, e_hi);
-        check(cudaGetLastError(), "matrix profile guard launch");
-        sweep_on_device(p, first, last, s_, ex_);
+        if (e_hi > e_lo) {
+            guard_replay_kernel<<<blocks_for(e_hi - e_lo, 128), 128, 0, s_>>>(p, tile_cols, e_lo, e_hi);
+            check(cudaGetLastError(), "matrix profile guard launch");
+        }
+        return std::unique_ptr<Sweep>(new Sweep(p, first, last, s_, device_));
     }
 
     void load_keys(const uint64_t* keys) {
+        on();
         check(cudaMemcpyAsync(d_.best, keys, count_ * sizeof(u64), cudaMemcpyHostToDevice, s_), "copy keys");
     }
 
     void finalize(double* dist, int64_t* index) {
+        on();
         const mp::FinalizeArgs fin{d_.xs, d_.mu, d_.inv_std, d_.constant, d_.next_const,
                                    /*first_const: next_const[0], read on the device*/ count_, count_, excl_, m_,
                                    codec_};
@@ -722,20 +795,22 @@ public:
     }
 
     void copy_keys(uint64_t* keys) {
+        on();
         end_kernels();
         check(cudaMemcpyAsync(keys, d_.best, count_ * sizeof(u64), cudaMemcpyDeviceToHost, s_), "copy keys");
         end_copies();
     }
 
 private:
-    static double start_device(TsExec* ex) {
-        use_device(ex);
+    static double start_device(int device, TsExec* ex) {
+        use_device(device, ex);
         return now_ms();
     }
+    void on() { check(cudaSetDevice(device_), "cudaSetDevice"); }
     void end_kernels() {
         timer_.stop();
         wait(s_, ex_);
-        ex_->kernel_ms = timer_.ms();
+        ex_->kernel_ms = std::max(ex_->kernel_ms, timer_.ms());  // GPUs of a split call run side by side
     }
     void end_copies() {
         s_.sync("matrix profile results");
@@ -744,6 +819,7 @@ private:
     }
 
     TsExec* ex_;
+    int device_;
     double t_start_;
     int64_t count_, excl_;
     int m_;
@@ -754,24 +830,65 @@ private:
     EventTimer timer_;
 };
 
-}  // namespace
+using Calls = std::vector<std::unique_ptr<DeviceCall>>;
 
-void matrix_profile(const double* x, int64_t n, int m, int64_t excl, TsExec* ex, double* dist, int64_t* index) {
-    DeviceCall call(x, n, m, excl, ex);
-    call.sweep(mp::all_units(n - m + 1, excl));
-    call.finalize(dist, index);
+// A DeviceCall per listed GPU, each preparing the series on its own (the same
+// bits: the preparation's kernels compute mp_detail.h's functions, and its
+// reductions, a minimum, a maximum and a suffix minimum, are exact).
+Calls start_calls(const double* x, int64_t n, int m, int64_t excl, const std::vector<int>& gpus, TsExec* ex) {
+    ex->kernel_ms = 0;
+    Calls calls;
+    for (int device : gpus) calls.emplace_back(new DeviceCall(x, n, m, excl, device, ex));
+    return calls;
 }
 
-void matrix_profile_keys(const double* x, int64_t n, int m, int64_t excl, const mp::UnitRange& units, TsExec* ex,
-                         uint64_t* keys) {
-    DeviceCall call(x, n, m, excl, ex);
-    call.sweep(units);
-    call.copy_keys(keys);
+// The units split over the calls' GPUs by pairs (mp::split_units), swept side
+// by side.
+void sweep_split(Calls& calls, int64_t count, int64_t excl, const mp::UnitRange& units, const TsExec* ex) {
+    const std::vector<mp::UnitRange> parts = mp::split_units(count, excl, units, (int)calls.size());
+    std::vector<std::unique_ptr<Sweep>> sweeps;
+    for (size_t i = 0; i < calls.size(); ++i) sweeps.push_back(calls[i]->sweep(parts[i]));
+    run_sweeps(sweeps, ex);
+}
+
+// The calls' keys merged into keys (host, count entries): the element-wise
+// maximum, which is the one call's key of every window (keys are a total order).
+void merged_keys(Calls& calls, int64_t count, uint64_t* keys) {
+    calls[0]->copy_keys(keys);
+    if (calls.size() == 1) return;
+    std::vector<uint64_t> part(count);
+    for (size_t i = 1; i < calls.size(); ++i) {
+        calls[i]->copy_keys(part.data());
+        for (int64_t p = 0; p < count; ++p) keys[p] = std::max(keys[p], part[p]);
+    }
+}
+
+}  // namespace
+
+void matrix_profile(const double* x, int64_t n, int m, int64_t excl, const std::vector<int>& gpus, TsExec* ex,
+                    double* dist, int64_t* index) {
+    const int64_t count = n - m + 1;
+    Calls calls = start_calls(x, n, m, excl, gpus, ex);
+    sweep_split(calls, count, excl, mp::all_units(count, excl), ex);
+    if (calls.size() > 1) {  // the keys of every GPU, finalised once, on the first
+        std::vector<uint64_t> keys(count);
+        merged_keys(calls, count, keys.data());
+        calls[0]->load_keys(keys.data());
+    }
+    calls[0]->finalize(dist, index);
+}
+
+void matrix_profile_keys(const double* x, int64_t n, int m, int64_t excl, const mp::UnitRange& units,
+                         const std::vector<int>& gpus, TsExec* ex, uint64_t* keys) {
+    Calls calls = start_calls(x, n, m, excl, gpus, ex);
+    sweep_split(calls, n - m + 1, excl, units, ex);
+    merged_keys(calls, n - m + 1, keys);
 }
 
 void matrix_profile_finish(const double* x, int64_t n, int m, int64_t excl, const uint64_t* keys, TsExec* ex,
                            double* dist, int64_t* index) {
-    DeviceCall call(x, n, m, excl, ex);
+    ex->kernel_ms = 0;
+    DeviceCall call(x, n, m, excl, ex->gpu_device, ex);
     call.load_keys(keys);
     call.finalize(dist, index);
 }

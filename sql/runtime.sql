@@ -10,6 +10,26 @@ SET tsmine.backend = 'sometimes';
 SET tsmine.cpu_threads = -1;
 SET tsmine.cpu_threads = 2;
 SET tsmine.gpu_device = 64;
+-- tsmine.gpu_devices: empty (tsmine.gpu_device alone), 'all', or CUDA ordinals (repeats allowed)
+SHOW tsmine.gpu_devices;
+SET tsmine.gpu_devices = '0,0';
+SHOW tsmine.gpu_devices;
+SET tsmine.gpu_devices = 0, 1, 1;
+SHOW tsmine.gpu_devices;
+SET tsmine.gpu_devices = ' ALL ';
+SET tsmine.gpu_devices = '';
+SET tsmine.gpu_devices = 'x';
+SET tsmine.gpu_devices = '0,,1';
+SET tsmine.gpu_devices = '64';
+SET tsmine.gpu_devices = '-1';
+SET tsmine.gpu_devices = '0;1';
+SET tsmine.gpu_devices = 'all,0';
+SELECT set_config('tsmine.gpu_devices', repeat('0,', 64) || '0', false);
+RESET tsmine.gpu_devices;
+-- ts_gpu_slots(): a row per GPU (none without one), no CUDA context started
+SELECT count(*) = (SELECT count(*) FROM ts_device_info() WHERE kind = 'gpu') AS one_row_per_gpu,
+       coalesce(bool_and(slots = current_setting('tsmine.max_gpu_backends')::int AND backends >= 0), true) AS slots_ok
+FROM ts_gpu_slots();
 SET tsmine.gpu_busy = 'error';
 SET tsmine.gpu_busy = 'maybe';
 SET tsmine.no_such_setting = 1;

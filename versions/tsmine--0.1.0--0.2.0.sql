@@ -228,6 +228,21 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
 COMMENT ON FUNCTION ts_motifs_from_tiles(float8[], bigint[], int) IS
 'The top-k motif pairs of series from its merged tiles: what ts_motifs(series, m, k, exclusion_zone) returns, with the tiles'' m and exclusion_zone (give the tiles exclusion_zone => m for ts_motifs'' default).';
 
+-- ts_gpu_slots(): the slots of every GPU and the backends holding them (issue 12).
+CREATE FUNCTION ts_gpu_slots()
+RETURNS TABLE (
+    device_id int,              -- CUDA ordinal
+    listed int,                 -- how many times tsmine.gpu_devices lists it (0: tsmine does not use it)
+    slots int,                  -- tsmine.max_gpu_backends: the backends that may hold a context on it at once
+    backends int,               -- backends holding one of its slots now, this one included
+    held_slot int               -- the slot of it this backend holds, or NULL
+)
+AS 'MODULE_PATHNAME', 'ts_gpu_slots'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION ts_gpu_slots() IS
+'One row per visible GPU (none without one): how many times tsmine.gpu_devices lists it, its slots (tsmine.max_gpu_backends), how many backends hold one of them now, this one included, and the slot this backend holds. A new backend takes a slot of the least loaded listed GPU.';
+
 -- ts_progress(): the calls running now, their fraction done and time left;
 -- ts_estimate(): what a call would cost before it runs (issue 17).  The
 -- array literals that the query forms take as arrays need no SQL change.

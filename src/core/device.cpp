@@ -74,7 +74,9 @@ void check(cudaError_t e, const char* what) {
                        : "Check the GPU with nvidia-smi, or SET tsmine.backend = cpu.");
 }
 
-void use_device(const TsExec* ex) {
+void use_device(const TsExec* ex) { use_device(ex ? ex->gpu_device : 0, ex); }
+
+void use_device(int dev, const TsExec* ex) {
     probe();
     if (g_device_count == 0)
         throw Error(TS_GPU_UNAVAILABLE, kNotInPrerequisiteState,
@@ -84,11 +86,10 @@ void use_device(const TsExec* ex) {
         throw Error(TS_GPU_UNAVAILABLE, kNotInPrerequisiteState,
                     "the GPU context of this session failed earlier and cannot be used again",
                     "Reconnect to get a fresh context, or SET tsmine.backend = cpu.");
-    int dev = ex ? ex->gpu_device : 0;
     if (dev < 0 || dev >= g_device_count)
         throw Error(TS_GPU_UNAVAILABLE, kNotInPrerequisiteState,
-                    format("tsmine.gpu_device is %d, but this machine has %d GPU(s)", dev, g_device_count),
-                    format("SET tsmine.gpu_device to a value from 0 to %d.", g_device_count - 1));
+                    format("GPU %d was asked for, but this machine has %d GPU(s)", dev, g_device_count),
+                    format("SET tsmine.gpu_devices to ordinals from 0 to %d.", g_device_count - 1));
     check(cudaSetDevice(dev), "cudaSetDevice");
     g_memory_limit = ex ? ex->gpu_memory_limit : 0;
 }
@@ -146,10 +147,6 @@ void poll(Done done, Settle settle, const TsExec* ex) {
 void wait(cudaStream_t s, const TsExec* ex) {
     // the kernels in flight finish (they are short), then we stop
     poll([&] { return cudaStreamQuery(s); }, [&] { cudaStreamSynchronize(s); }, ex);
-}
-
-void wait(cudaEvent_t ev, const TsExec* ex) {
-    poll([&] { return cudaEventQuery(ev); }, [] {}, ex);
 }
 
 }  // namespace gpu

@@ -25,6 +25,8 @@ namespace gpu {
 // Makes exec->gpu_device current, starting the CUDA runtime on first use.
 // Throws Error(TS_GPU_UNAVAILABLE) when it is not usable.
 void use_device(const TsExec* ex);
+// The same for the GPU `ordinal` (one of a split call's GPUs, dispatch.h).
+void use_device(int ordinal, const TsExec* ex);
 
 // Throws Error for a failed CUDA call (device out of memory is its own code).
 void check(cudaError_t e, const char* what);
@@ -179,10 +181,6 @@ inline double now_ms() {
 // Synchronises the stream in slices, polling exec->interrupted between them,
 // so a long kernel sequence can be cancelled.  Throws cancelled().
 void wait(cudaStream_t s, const TsExec* ex);
-// The same until an event has happened: work queued behind it keeps the
-// device busy meanwhile.  On cancel the stream's work is left to finish; the
-// Stream's destructor waits for it before any buffer is freed.
-void wait(cudaEvent_t e, const TsExec* ex);
 
 }  // namespace gpu
 }  // namespace tsm

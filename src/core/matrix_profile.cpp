@@ -288,7 +288,7 @@ void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec
     const int64_t count = n - m + 1;
     if (use_gpu(ex, TS_WORK_MATRIX_PROFILE, n, m)) {
 #ifdef TSMINE_WITH_CUDA
-        gpu::matrix_profile(x, n, m, exclusion, ex, dist, index);  // prepares on the device
+        gpu::matrix_profile(x, n, m, exclusion, split_gpus(ex), ex, dist, index);  // prepares on the device
 #endif
         return;
     }
@@ -306,7 +306,7 @@ void matrix_profile_keys(const double* x, int64_t n, int m, int64_t exclusion, c
         throw Error(TS_INTERNAL, kInternal, "matrix_profile_keys: bad arguments");
     if (use_gpu(ex, TS_WORK_MATRIX_PROFILE, n, m)) {
 #ifdef TSMINE_WITH_CUDA
-        gpu::matrix_profile_keys(x, n, m, exclusion, units, ex, keys);
+        gpu::matrix_profile_keys(x, n, m, exclusion, units, split_gpus(ex), ex, keys);
 #endif
         return;
     }

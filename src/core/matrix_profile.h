@@ -94,6 +94,12 @@ UnitRange all_units(int64_t count, int64_t excl);
 // Tile t (0-based) of `tiles`: units [⌊U·t/tiles⌋, ⌊U·(t+1)/tiles⌋) of U.
 UnitRange tile_units(int64_t count, int64_t excl, int64_t t, int64_t tiles);
 
+// The units of `range` in `parts` consecutive ranges of about equal numbers
+// of pairs (a range is empty when there are fewer units than parts): a split
+// call's share per GPU.  Positions at a segment's end are written as the next
+// segment's start.
+std::vector<UnitRange> split_units(int64_t count, int64_t excl, const UnitRange& range, int parts);
+
 // The CPU sweep over a range of units: the best key per window (count
 // entries, 0 where the range holds no candidate).
 void cpu_sweep(const Prepared& P, const TsExec* ex, const UnitRange& units, std::vector<uint64_t>& keys);
@@ -103,13 +109,23 @@ void cpu_sweep(const Prepared& P, const TsExec* ex, const UnitRange& units, std:
 #ifdef TSMINE_WITH_CUDA
 namespace gpu {
 // Preparation, sweep and finalisation on the device; fills dist and index
-// (n − m + 1 entries, host memory).
-void matrix_profile(const double* x, int64_t n, int m, int64_t excl, TsExec* ex, double* dist, int64_t* index);
-// The sweep over a range of units alone: the best key per window (count
-// entries, host memory), as cpu_sweep.
-void matrix_profile_keys(const double* x, int64_t n, int m, int64_t excl, const mp::UnitRange& units, TsExec* ex,
-                         uint64_t* keys);
-// The finalisation of keys merged from tiles (count entries, host memory).
+// (n − m + 1 entries, host memory).  With several GPUs (dispatch.h:
+// split_gpus; one GPU may be listed more than once) each prepares the series
+// on its own, sweeps its share of the units (mp::split_units, balanced by
+// pairs) on its own stream and memory, the keys are merged on the host by
+// their element-wise maximum and finalised once, on the first GPU: the bits
+// of one GPU's call, because every unit is whole tasks of the one-GPU sweep
+// (the header of mp_tiles.cpp says why that gives the same keys), the
+// preparation is the same on every GPU (mp_detail.h's functions, exact
+// reductions), and the maximum of keys does not depend on the order of
+// merging (keys are a total order).
+void matrix_profile(const double* x, int64_t n, int m, int64_t excl, const std::vector<int>& gpus, TsExec* ex,
+                    double* dist, int64_t* index);
+// The sweep over a range of units alone, split over the GPUs as above: the
+// best key per window (count entries, host memory), as cpu_sweep.
+void matrix_profile_keys(const double* x, int64_t n, int m, int64_t excl, const mp::UnitRange& units,
+                         const std::vector<int>& gpus, TsExec* ex, uint64_t* keys);
+// The finalisation of keys merged from tiles (count entries, host memory), on ex->gpu_device.
 void matrix_profile_finish(const double* x, int64_t n, int m, int64_t excl, const uint64_t* keys, TsExec* ex,
                            double* dist, int64_t* index);
 }  // namespace gpu

@@ -69,7 +69,10 @@
 //    n > 2^21: 63 − B), i.e. ρ is compared to a quantum of 4·2^-42 ≈ 9e-13,
 //    and among equal quantised ρ the smaller index wins (see KeyCodec).
 //    Keys form a total order, so the maximum does not depend on the order of
-//    reduction: CPU threads, GPU warps and global atomics give the same winner.
+//    reduction: CPU threads, GPU warps and global atomics give the same winner,
+//    and so do tiles and GPUs whose keys are merged by their maximum (a key
+//    depends only on its pair and on where the pair's segment restarts the
+//    recurrence, never on which tile or GPU swept it: matrix_profile.h).
 //    With the guard: the winner's exact ρ is within 25/4·τ + 9e-13 of the
 //    best one, so its d² = 2m(1 − ρ) exceeds the nearest neighbour's by at
 //    most 2m·(25/4·2^-30 + 2^-40) ≈ 1.2e-8·m (in practice the sweep's ρ are

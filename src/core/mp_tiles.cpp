@@ -47,7 +47,76 @@ void unit_at(int64_t count, int64_t excl, int64_t idx, int64_t* seg, int64_t* ba
     *band = idx;
 }
 
+// Σ_{k=0}^{e−1} min(R, max(0, c − k)): the pairs of diagonals 0 .. e−1 of a
+// segment whose diagonal k has min(R, c − k) rows (c = count − its first row).
+int64_t clamp_sum(int64_t c, int64_t R, int64_t e) {
+    const int64_t k1 = std::max<int64_t>(0, std::min(e, c - R + 1));  // diagonals with R rows
+    const int64_t k2 = std::max(k1, std::min(e, c));                  // then c − k rows
+    return R * k1 + (k2 - k1) * (2 * c - k1 - k2 + 1) / 2;
+}
+
+// Pairs by unit position: segments' first pairs, and within a segment a
+// closed form, so that a split costs O(segments + parts · log) whatever n is.
+struct PairIndex {
+    int64_t count, excl;
+    std::vector<int64_t> seg_first;  // pairs before segment s; one more entry: all pairs
+    std::vector<int64_t> seg_units;  // units_in_segment
+    PairIndex(int64_t count_, int64_t excl_) : count(count_), excl(excl_), seg_first(1, 0) {
+        for (int64_t s = 0, u; (u = units_in_segment(count, excl, s)) > 0; ++s) {
+            seg_units.push_back(u);
+            seg_first.push_back(seg_first.back() + in_segment(s, u));
+        }
+    }
+    int64_t segments() const { return (int64_t)seg_units.size(); }
+    // pairs of segment s's first `units` units (diagonals excl .. excl + units·kTileDiags)
+    int64_t in_segment(int64_t s, int64_t units) const {
+        const int64_t c = count - s * kSegRows, e = std::min(excl + units * kTileDiags, c);
+        return clamp_sum(c, kSegRows, e) - clamp_sum(c, kSegRows, excl);
+    }
+    // pairs before the unit (s, b)
+    int64_t before(int64_t s, int64_t b) const {
+        return s >= segments() ? seg_first.back() : seg_first[s] + in_segment(s, b);
+    }
+    // the first unit position whose pairs before it reach `target` (every
+    // unit has a pair, so positions are strictly increasing in pairs)
+    void position(int64_t target, int64_t* seg, int64_t* band) const {
+        int64_t s = (int64_t)(std::upper_bound(seg_first.begin(), seg_first.end(), target) - seg_first.begin()) - 1;
+        if (s >= segments() || seg_first[s] == target) {
+            *seg = std::min(s, segments());
+            *band = 0;
+            return;
+        }
+        int64_t lo = 0, hi = seg_units[s];  // before(s, lo) < target <= before(s, hi)
+        while (hi - lo > 1) {
+            const int64_t mid = (lo + hi) / 2;
+            (before(s, mid) < target ? lo : hi) = mid;
+        }
+        *seg = hi == seg_units[s] ? s + 1 : s;  // a segment's end is the next one's start
+        *band = hi == seg_units[s] ? 0 : hi;
+    }
+};
+
 }  // namespace
+
+std::vector<UnitRange> split_units(int64_t count, int64_t excl, const UnitRange& range, int parts) {
+    const PairIndex P(count, excl);
+    const int64_t first = P.before(range.seg0, range.band0), last = P.before(range.seg1, range.band1);
+    std::vector<UnitRange> split(parts);
+    int64_t seg = range.seg0, band = range.band0;
+    for (int t = 0; t < parts; ++t) {
+        split[t].seg0 = seg;
+        split[t].band0 = band;
+        if (t + 1 < parts) {
+            P.position(first + (int64_t)((__int128)(last - first) * (t + 1) / parts), &seg, &band);
+        } else {
+            seg = range.seg1;
+            band = range.band1;
+        }
+        split[t].seg1 = seg;
+        split[t].band1 = band;
+    }
+    return split;
+}
 
 UnitRange all_units(int64_t count, int64_t excl) {
     UnitRange r;

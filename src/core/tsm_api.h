@@ -91,10 +91,31 @@ typedef struct TsProgress
  * fall-back when the GPU cannot take the input.  The callbacks are called
  * only from the thread that called the entry point, and never longjmp.
  */
+/* TsExec.n_gpu_devices: every visible GPU (tsmine.gpu_devices = 'all') */
+#define TS_GPU_DEVICES_ALL (-1)
+/* the most entries tsmine.gpu_devices may list */
+#define TS_MAX_GPU_DEVICES 64
+
+/* TsExec.take_gpu_slot's mode */
+typedef enum TsSlotMode
+{
+	TS_SLOT_OPTIONAL = 0,		/* none free: as tsmine.gpu_busy says (the CPU, wait, or an error) */
+	TS_SLOT_REQUIRED = 1,		/* none free: wait (gpu_busy = wait) or an error, never the CPU */
+	TS_SLOT_TRY = 2,			/* none free: -1 at once, whatever gpu_busy says */
+	TS_SLOT_HELD = 3			/* a slot this backend holds, or -1: takes none */
+} TsSlotMode;
+
 typedef struct TsExec
 {
 	int			backend;		/* TsBackend: tsmine.backend (CPU in parallel workers) */
+	/* The GPUs a call may use (dispatch.h resolves them): n_gpu_devices > 0:
+	 * the CUDA ordinals gpu_devices[0 .. n) (tsmine.gpu_devices; repeats
+	 * allowed); TS_GPU_DEVICES_ALL: every visible GPU; 0: gpu_device alone
+	 * (tsmine.gpu_device, the setting before tsmine.gpu_devices).  The core
+	 * sets gpu_device to the device it chose for the call's single-GPU work. */
 	int			gpu_device;		/* CUDA ordinal */
+	int			n_gpu_devices;
+	int			gpu_devices[TS_MAX_GPU_DEVICES];
 	int			cpu_threads;	/* 0: the CPUs idle now (parallel.h) */
 	int64_t		gpu_memory_limit;	/* device bytes one call may hold; 0: no limit */
 	/* non-zero when the query was cancelled or timed out; may be NULL.  Called
@@ -104,12 +125,20 @@ typedef struct TsExec
 	TsProgress *progress;
 	/* allocator for result arrays; returns NULL on failure; never NULL */
 	void	   *(*alloc) (size_t bytes);
-	/* Takes (or confirms) this backend's GPU slot before the core's first GPU
-	 * work: 1 when held; 0 when none is free and the call may run on the CPU
-	 * (never when required); -1 with *st filled when the call must fail (no
-	 * slot and tsmine.gpu_busy = error, slots disabled with `required`, or a
-	 * cancel while waiting).  NULL: no slot needed. */
-	int			(*take_gpu_slot) (int required, TsStatus *st);
+	/* GPU slots (tsmine.max_gpu_backends per GPU, cluster-wide); both NULL:
+	 * no slots needed.  A backend keeps a slot, with its CUDA context on that
+	 * GPU, until it exits.
+	 * gpu_slot_load: how many other backends hold a slot of `device` now (0
+	 * when it cannot tell).
+	 * take_gpu_slot: takes (or confirms) a slot of the first of devices[0 .. n)
+	 * that this backend holds or that has one free, trying them in that order,
+	 * before the core's first GPU work there: the index of that device; -1 when
+	 * none is free and the call may do without (mode TS_SLOT_OPTIONAL with
+	 * tsmine.gpu_busy = cpu, or TS_SLOT_TRY); -2 with *st filled when the call
+	 * must fail (no slot and tsmine.gpu_busy = error, slots disabled and
+	 * TS_SLOT_REQUIRED, or a cancel while waiting). */
+	int			(*gpu_slot_load) (int device);
+	int			(*take_gpu_slot) (const int *devices, int n, int mode, TsStatus *st);
 	/* > 0: methods that support it stop with TS_OVER_BUDGET once they have run
 	 * this many milliseconds (an automatic choice trying the method that is
 	 * usually faster); 0: no budget */

@@ -1,6 +1,7 @@
 /*
  * device_info.c — ts_device_info(): one row per visible GPU, or one CPU row
- * when none is usable (or the build has no CUDA).
+ * when none is usable (or the build has no CUDA); ts_gpu_slots(): per GPU,
+ * the backends that hold one of its slots.
  */
 #include "glue.h"
 
@@ -27,8 +28,6 @@ ts_device_info(PG_FUNCTION_ARGS)
 	TsStatus	st;
 	int			count = tsm_gpu_count(&st);
 	const char *build = tsm_built_with_cuda() ? "cuda" : "cpu-only";
-	int			slot = tsm_gpu_slot_held();
-
 	InitMaterializedSRF(fcinfo, 0);
 	for (int d = 0; d < count; d++)
 	{
@@ -36,13 +35,14 @@ ts_device_info(PG_FUNCTION_ARGS)
 		TsStatus	ist;
 		Datum		values[NCOLS];
 		bool		nulls[NCOLS] = {0};
+		int			slot = tsm_gpu_slot_held(d);
 
 		if (tsm_gpu_info(d, &info, &ist) != TS_OK)
 			ereport(ERROR,
 					(errcode(MAKE_SQLSTATE(ist.sqlstate[0], ist.sqlstate[1], ist.sqlstate[2],
 										   ist.sqlstate[3], ist.sqlstate[4])),
 					 errmsg_internal("%s", ist.message)));
-		values[0] = CStringGetTextDatum(d == tsm_guc_gpu_device ? backend_in_use(true) : "-");
+		values[0] = CStringGetTextDatum(tsm_gpu_listed(d, count) > 0 ? backend_in_use(true) : "-");
 		values[1] = CStringGetTextDatum("gpu");
 		values[2] = Int32GetDatum(d);
 		values[3] = CStringGetTextDatum(info.name);
@@ -80,6 +80,36 @@ ts_device_info(PG_FUNCTION_ARGS)
 		nulls[9] = true;
 		values[10] = CStringGetTextDatum(TSM_VERSION);
 		values[11] = CStringGetTextDatum(build);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(ts_gpu_slots);
+
+/* ts_gpu_slots() → per visible GPU: how often tsmine.gpu_devices lists it, its
+ * slots, the backends holding one (this one included), this backend's slot.
+ * Starts no CUDA context (the slots are locks; the count of GPUs needs none). */
+Datum
+ts_gpu_slots(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TsStatus	st;
+	int			count = Min(tsm_gpu_count(&st), TS_MAX_GPU_DEVICES);
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int d = 0; d < count; d++)
+	{
+		Datum		values[5];
+		bool		nulls[5] = {0};
+		int			slot = tsm_gpu_slot_held(d);
+
+		values[0] = Int32GetDatum(d);
+		values[1] = Int32GetDatum(tsm_gpu_listed(d, count));
+		values[2] = Int32GetDatum(tsm_guc_max_gpu_backends);
+		values[3] = Int32GetDatum(tsm_gpu_slot_holders(d));
+		values[4] = Int32GetDatum(slot);
+		nulls[4] = slot < 0;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

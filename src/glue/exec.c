@@ -117,8 +117,12 @@ tsm_exec_prepare(TsExec *ex, const char *function)
 	ex->alloc = glue_alloc;
 	ex->interrupted = glue_interrupted;
 	ex->take_gpu_slot = tsm_gpu_slot_take;
+	ex->gpu_slot_load = tsm_gpu_slot_load;
 	ex->cpu_threads = tsm_guc_cpu_threads;
 	ex->gpu_device = tsm_guc_gpu_device;
+	ex->n_gpu_devices = tsm_guc_gpu_devices->n;
+	if (ex->n_gpu_devices > 0)
+		memcpy(ex->gpu_devices, tsm_guc_gpu_devices->devices, ex->n_gpu_devices * sizeof(int));
 	ex->gpu_memory_limit = (int64_t) tsm_guc_gpu_memory_limit << 20;
 	ex->backend = tsm_guc_backend;
 	/* Parallel workers stay on the CPU: GPU slots are session locks, which

@@ -26,8 +26,18 @@ typedef enum
 	TSM_GPU_BUSY_ERROR			/* raise an error */
 } TsmGpuBusy;
 
+/* tsmine.gpu_devices, parsed: n as TsExec.n_gpu_devices (0: tsmine.gpu_device
+ * alone; TS_GPU_DEVICES_ALL; else the ordinals listed) */
+typedef struct TsmGpuList
+{
+	int			n;
+	int			devices[TS_MAX_GPU_DEVICES];
+} TsmGpuList;
+#define TSM_MAX_DEVICE_ORDINAL (TS_MAX_GPU_DEVICES - 1)
+
 extern int	tsm_guc_backend;
 extern int	tsm_guc_gpu_device;
+extern const TsmGpuList *tsm_guc_gpu_devices;	/* never NULL after _PG_init */
 extern int	tsm_guc_max_gpu_backends;
 extern int	tsm_guc_gpu_busy;
 extern int	tsm_guc_cpu_threads;
@@ -35,11 +45,16 @@ extern int	tsm_guc_gpu_memory_limit;	/* MB */
 extern int	tsm_guc_progress;	/* seconds; -1: no NOTICEs */
 
 /* ---- GPU slots (gpu_slots.c) ---- */
-/* TsExec.take_gpu_slot: takes (or keeps) one of tsmine.max_gpu_backends
- * cluster-wide slots for this backend's lifetime, as tsmine.gpu_busy and
- * `required` say; never raises an error (the core reports the status). */
-extern int	tsm_gpu_slot_take(int required, TsStatus *st);
-extern int	tsm_gpu_slot_held(void);	/* slot number, or -1 */
+/* Each GPU has tsmine.max_gpu_backends cluster-wide slots.
+ * TsExec.take_gpu_slot and gpu_slot_load (tsm_api.h): a slot is kept for this
+ * backend's lifetime; neither raises an error (the core reports the status). */
+extern int	tsm_gpu_slot_take(const int *devices, int n, int mode, TsStatus *st);
+extern int	tsm_gpu_slot_load(int device);
+extern int	tsm_gpu_slot_held(int device);	/* the slot this backend holds of the GPU, or -1 */
+extern int	tsm_gpu_slot_holders(int device);	/* backends holding a slot of the GPU, this one included */
+/* How many times the GPUs tsmine.gpu_devices resolves to list `device`
+ * (visible: the GPUs there are). */
+extern int	tsm_gpu_listed(int device, int visible);
 
 /* ---- progress (progress.c) ---- */
 /* The call of `function` starts (right before the core call): points

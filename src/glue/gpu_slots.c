@@ -1,11 +1,14 @@
 /*
- * gpu_slots.c — the cap on backends holding a GPU context.
+ * gpu_slots.c — the cap on backends holding a CUDA context on each GPU.
  *
- * A slot is a session-level advisory lock in database 0 (cluster-wide) on
- * key (0x74736D, slot): no shared_preload_libraries needed, released by
- * PostgreSQL when the backend exits, and visible in pg_locks
- * (locktype 'advisory', classid 7631725).  A backend takes a slot before its
- * first GPU call and keeps it, with its CUDA context, until it exits.
+ * Every GPU has tsmine.max_gpu_backends slots.  A slot is a session-level
+ * advisory lock in database 0 (cluster-wide) on key (0x74736D, GPU · 1024 +
+ * slot): no shared_preload_libraries needed, released by PostgreSQL when the
+ * backend exits, and visible in pg_locks (locktype 'advisory', classid
+ * 7631725, objid = GPU · 1024 + slot; GPU 0's slots are the slots of the
+ * versions that knew one GPU).  A backend takes a slot of a GPU before its
+ * first work there and keeps it, with its CUDA context there, until it exits.
+ * Which GPU: the core decides (dispatch.cpp), from the loads reported here.
  */
 #include "glue.h"
 
@@ -16,48 +19,78 @@
 #include "utils/wait_event.h"
 
 #define TSM_SLOT_KEY 0x74736D	/* "tsm" */
+#define TSM_SLOTS_PER_GPU 1024	/* objid = GPU · 1024 + slot; tsmine.max_gpu_backends <= 1024 */
 
-static int	held_slot = -1;
+static int	held_plus1[TS_MAX_GPU_DEVICES];	/* per GPU: the slot held + 1; 0: none */
 
 static void
-slot_tag(LOCKTAG *tag, int slot)
+slot_tag(LOCKTAG *tag, int device, int slot)
 {
-	SET_LOCKTAG_ADVISORY(*tag, InvalidOid, TSM_SLOT_KEY, (uint32) slot, 2);
-}
-
-int
-tsm_gpu_slot_held(void)
-{
-	if (held_slot >= 0)
-	{
-		LOCKTAG		tag;
-
-		slot_tag(&tag, held_slot);
-		/* pg_advisory_unlock_all() releases ours too */
-		if (!LockHeldByMe(&tag, ExclusiveLock))
-			held_slot = -1;
-	}
-	return held_slot;
+	SET_LOCKTAG_ADVISORY(*tag, InvalidOid, TSM_SLOT_KEY, (uint32) (device * TSM_SLOTS_PER_GPU + slot), 2);
 }
 
 static bool
-try_slots(void)
+valid_device(int device)
 {
-	for (int s = 0; s < tsm_guc_max_gpu_backends; s++)
+	return device >= 0 && device < TS_MAX_GPU_DEVICES;
+}
+
+int
+tsm_gpu_slot_held(int device)
+{
+	if (!valid_device(device))
+		return -1;
+	if (held_plus1[device] > 0)
 	{
 		LOCKTAG		tag;
 
-		slot_tag(&tag, s);
-		if (LockAcquire(&tag, ExclusiveLock, true, true) != LOCKACQUIRE_NOT_AVAIL)
-		{
-			held_slot = s;
-			return true;
-		}
+		slot_tag(&tag, device, held_plus1[device] - 1);
+		/* pg_advisory_unlock_all() releases ours too */
+		if (!LockHeldByMe(&tag, ExclusiveLock))
+			held_plus1[device] = 0;
 	}
-	return false;
+	return held_plus1[device] - 1;
 }
 
-/* A status for the core (the callback never raises an error). */
+/* The lock operations, as functions of (device, result) run under
+ * run_caught: a free slot of the GPU taken (1) or not (0) ... */
+static void
+take_free_slot(int device, int *got)
+{
+	*got = 0;
+	for (int s = 0; s < tsm_guc_max_gpu_backends && s < TSM_SLOTS_PER_GPU; s++)
+	{
+		LOCKTAG		tag;
+
+		slot_tag(&tag, device, s);
+		if (LockAcquire(&tag, ExclusiveLock, true, true) != LOCKACQUIRE_NOT_AVAIL)
+		{
+			held_plus1[device] = s + 1;
+			*got = 1;
+			return;
+		}
+	}
+}
+
+/* ... and the GPU's slots that other backends hold (each probed: taken and
+ * released at once when free). */
+static void
+count_taken_slots(int device, int *taken)
+{
+	*taken = 0;
+	for (int s = 0; s < tsm_guc_max_gpu_backends && s < TSM_SLOTS_PER_GPU; s++)
+	{
+		LOCKTAG		tag;
+
+		slot_tag(&tag, device, s);
+		if (LockAcquire(&tag, ExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
+			++*taken;
+		else
+			LockRelease(&tag, ExclusiveLock, true);
+	}
+}
+
+/* A status for the core (the callbacks never raise an error). */
 static int
 slot_failure(TsStatus *st, int code, const char *sqlstate, const char *msg, const char *hint)
 {
@@ -66,20 +99,21 @@ slot_failure(TsStatus *st, int code, const char *sqlstate, const char *msg, cons
 	strlcpy(st->sqlstate, sqlstate, sizeof(st->sqlstate));
 	strlcpy(st->message, msg, sizeof(st->message));
 	strlcpy(st->hint, hint, sizeof(st->hint));
-	return -1;
+	return -2;
 }
 
-/* try_slots, with any error it raises (the lock table full, say) turned into
- * a status: this runs under the core's frames, where no longjmp may pass. */
+/* op(device, &result), with any error it raises (the lock table full, say)
+ * turned into a status: this runs under the core's frames, where no longjmp
+ * may pass.  0 when it ran, -2 with *st filled when it failed. */
 static int
-try_slots_caught(TsStatus *st)
+run_caught(void (*op) (int, int *), int device, int *result, TsStatus *st)
 {
 	MemoryContext cxt = CurrentMemoryContext;
-	volatile int got = 0;
+	volatile int failed = 0;
 
 	PG_TRY();
 	{
-		got = try_slots() ? 1 : 0;
+		op(device, result);
 	}
 	PG_CATCH();
 	{
@@ -88,17 +122,53 @@ try_slots_caught(TsStatus *st)
 		MemoryContextSwitchTo(cxt);
 		e = CopyErrorData();
 		FlushErrorState();
-		got = slot_failure(st, TS_GPU_ERROR, unpack_sql_state(e->sqlerrcode), e->message,
-						   "Retry, or SET tsmine.backend = cpu.");
+		failed = slot_failure(st, TS_GPU_ERROR, unpack_sql_state(e->sqlerrcode), e->message,
+							  "Retry, or SET tsmine.backend = cpu.");
 		FreeErrorData(e);
 	}
 	PG_END_TRY();
-	return got;
+	return failed;
 }
 
-/* Waits for a free slot (tsmine.gpu_busy = wait), cancellably. */
+int
+tsm_gpu_slot_load(int device)
+{
+	TsStatus	st;
+	int			taken = 0;
+
+	if (!valid_device(device) || run_caught(count_taken_slots, device, &taken, &st) != 0)
+		return 0;
+	return taken;
+}
+
+int
+tsm_gpu_slot_holders(int device)
+{
+	return tsm_gpu_slot_load(device) + (tsm_gpu_slot_held(device) >= 0 ? 1 : 0);
+}
+
+/* The first of devices[0 .. n) with a slot free, taken: its index; -1 when
+ * none; -2 with *st on an error. */
 static int
-wait_for_slot(TsStatus *st)
+try_devices(const int *devices, int n, TsStatus *st)
+{
+	for (int i = 0; i < n; i++)
+	{
+		int			got = 0;
+
+		if (!valid_device(devices[i]))
+			continue;
+		if (run_caught(take_free_slot, devices[i], &got, st) != 0)
+			return -2;
+		if (got)
+			return i;
+	}
+	return -1;
+}
+
+/* Waits for a free slot of one of the GPUs (tsmine.gpu_busy = wait), cancellably. */
+static int
+wait_for_slot(const int *devices, int n, TsStatus *st)
 {
 	for (;;)
 	{
@@ -109,34 +179,64 @@ wait_for_slot(TsStatus *st)
 		ResetLatch(MyLatch);
 		if (QueryCancelPending || ProcDiePending)
 			return slot_failure(st, TS_CANCELLED, "57014", "canceling statement due to user request", "");
-		if ((got = try_slots_caught(st)) != 0)
+		if ((got = try_devices(devices, n, st)) != -1)
 			return got;
 	}
 }
 
-int
-tsm_gpu_slot_take(int required, TsStatus *st)
+/* The error of gpu_busy = error (and of a required slot with gpu_busy = cpu). */
+static int
+all_taken(const int *devices, int n, TsStatus *st)
 {
-	char		msg[160];
+	char		msg[256];
 	char		hint[240];
-	int			got;
+	char		gpus[64] = "";
 
-	if (tsm_gpu_slot_held() >= 0)
-		return 1;
-	if (tsm_guc_max_gpu_backends <= 0)
-		return required ? slot_failure(st, TS_GPU_UNAVAILABLE, "55000",
-									   "tsmine.backend is 'gpu', but tsmine.max_gpu_backends is 0",
-									   "Raise tsmine.max_gpu_backends, or SET tsmine.backend = auto or cpu.")
-			: 0;
-	if ((got = try_slots_caught(st)) != 0)
-		return got;
-	if (tsm_guc_gpu_busy == TSM_GPU_BUSY_CPU && !required)
-		return 0;
-	if (tsm_guc_gpu_busy == TSM_GPU_BUSY_WAIT)
-		return wait_for_slot(st);
-	snprintf(msg, sizeof(msg), "all %d GPU slots of tsmine are taken by other backends",
-			 tsm_guc_max_gpu_backends);
+	for (int i = 0; i < n && i < 8; i++)
+		snprintf(gpus + strlen(gpus), sizeof(gpus) - strlen(gpus), "%s%d", i ? ", " : "", devices[i]);
+	snprintf(msg, sizeof(msg), "all %d GPU slots of tsmine on %s %s%s are taken by other backends",
+			 tsm_guc_max_gpu_backends, n == 1 ? "GPU" : "each of the GPUs", gpus, n > 8 ? ", ..." : "");
 	snprintf(hint, sizeof(hint), "SET tsmine.gpu_busy = 'wait' to wait for one, or SET tsmine.backend = cpu; "
 			 "pg_locks shows the holders (advisory locks with classid %d).", TSM_SLOT_KEY);
 	return slot_failure(st, TS_GPU_ERROR, "53000", msg, hint);
+}
+
+int
+tsm_gpu_slot_take(const int *devices, int n, int mode, TsStatus *st)
+{
+	int			got;
+
+	for (int i = 0; i < n; i++)
+		if (tsm_gpu_slot_held(devices[i]) >= 0)
+			return i;
+	if (mode == TS_SLOT_HELD)
+		return -1;
+	if (tsm_guc_max_gpu_backends <= 0)
+		return mode == TS_SLOT_REQUIRED
+			? slot_failure(st, TS_GPU_UNAVAILABLE, "55000",
+						   "tsmine.backend is 'gpu', but tsmine.max_gpu_backends is 0",
+						   "Raise tsmine.max_gpu_backends, or SET tsmine.backend = auto or cpu.")
+			: -1;
+	if ((got = try_devices(devices, n, st)) != -1 || mode == TS_SLOT_TRY)
+		return got;
+	if (tsm_guc_gpu_busy == TSM_GPU_BUSY_CPU && mode == TS_SLOT_OPTIONAL)
+		return -1;
+	if (tsm_guc_gpu_busy == TSM_GPU_BUSY_WAIT)
+		return wait_for_slot(devices, n, st);
+	return all_taken(devices, n, st);
+}
+
+int
+tsm_gpu_listed(int device, int visible)
+{
+	const TsmGpuList *list = tsm_guc_gpu_devices;
+	int			times = 0;
+
+	if (list->n == TS_GPU_DEVICES_ALL)
+		return device < visible ? 1 : 0;
+	if (list->n == 0)
+		return device == tsm_guc_gpu_device ? 1 : 0;
+	for (int i = 0; i < list->n; i++)
+		times += list->devices[i] == device;
+	return times;
 }

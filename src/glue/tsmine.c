@@ -5,12 +5,16 @@
  */
 #include "glue.h"
 
+#include <ctype.h>
+
 #include "utils/guc.h"
 
 PG_MODULE_MAGIC;
 
 int			tsm_guc_backend = TS_BACKEND_AUTO;
 int			tsm_guc_gpu_device = 0;
+static char *tsm_guc_gpu_devices_text = NULL;
+const TsmGpuList *tsm_guc_gpu_devices = NULL;
 int			tsm_guc_max_gpu_backends = 4;
 int			tsm_guc_gpu_busy = TSM_GPU_BUSY_CPU;
 int			tsm_guc_cpu_threads = 0;
@@ -33,6 +37,80 @@ static const struct config_enum_entry gpu_busy_options[] = {
 
 void		_PG_init(void);
 
+/* One entry of tsmine.gpu_devices (between commas, blanks around it allowed):
+ * a CUDA ordinal from 0 to TSM_MAX_DEVICE_ORDINAL; false with the detail set. */
+static bool
+parse_gpu_ordinal(const char *item, int len, int *ordinal)
+{
+	long		v = 0;
+	int			digits = 0;
+
+	while (len > 0 && isspace((unsigned char) item[0]))
+		item++, len--;
+	while (len > 0 && isspace((unsigned char) item[len - 1]))
+		len--;
+	for (; digits < len && isdigit((unsigned char) item[digits]); digits++)
+		if ((v = v * 10 + (item[digits] - '0')) > TSM_MAX_DEVICE_ORDINAL)
+			break;
+	if (len == 0 || digits < len || v > TSM_MAX_DEVICE_ORDINAL)
+	{
+		GUC_check_errdetail("\"%.*s\" is not a CUDA ordinal from 0 to %d.", len, item, TSM_MAX_DEVICE_ORDINAL);
+		GUC_check_errhint("Write 'all', or CUDA ordinals separated by commas, such as '0,1'; empty: "
+						  "tsmine.gpu_device alone.");
+		return false;
+	}
+	*ordinal = (int) v;
+	return true;
+}
+
+/* Whether text is blanks alone. */
+static bool
+blank(const char *text)
+{
+	return strspn(text, " \t\n\r") == strlen(text);
+}
+
+/* tsmine.gpu_devices: '' (tsmine.gpu_device alone), 'all', or a comma list of
+ * ordinals (repeats allowed); the parsed list becomes the setting's extra. */
+static bool
+check_gpu_devices(char **newval, void **extra, GucSource source)
+{
+	TsmGpuList	list = {0};
+	const char *p = *newval + strspn(*newval, " \t\n\r");
+
+	if (pg_strncasecmp(p, "all", 3) == 0 && blank(p + 3))
+		list.n = TS_GPU_DEVICES_ALL;
+	else if (!blank(p))
+		for (;;)
+		{
+			const char *comma = strchr(p, ',');
+
+			if (list.n == TS_MAX_GPU_DEVICES)
+			{
+				GUC_check_errdetail("It lists more than %d GPUs.", TS_MAX_GPU_DEVICES);
+				return false;
+			}
+			if (!parse_gpu_ordinal(p, comma ? (int) (comma - p) : (int) strlen(p), &list.devices[list.n++]))
+				return false;
+			if (!comma)
+				break;
+			p = comma + 1;
+		}
+	if (!(*extra = malloc(sizeof(TsmGpuList))))
+	{
+		GUC_check_errcode(ERRCODE_OUT_OF_MEMORY);
+		return false;
+	}
+	memcpy(*extra, &list, sizeof(TsmGpuList));
+	return true;
+}
+
+static void
+assign_gpu_devices(const char *newval, void *extra)
+{
+	tsm_guc_gpu_devices = (const TsmGpuList *) extra;
+}
+
 void
 _PG_init(void)
 {
@@ -43,12 +121,19 @@ _PG_init(void)
 							 &tsm_guc_backend, TS_BACKEND_AUTO, backend_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("tsmine.gpu_device",
-							"CUDA ordinal of the GPU tsmine uses.",
+							"CUDA ordinal of the GPU tsmine uses when tsmine.gpu_devices is empty.",
 							NULL,
-							&tsm_guc_gpu_device, 0, 0, 63,
+							&tsm_guc_gpu_device, 0, 0, TSM_MAX_DEVICE_ORDINAL,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("tsmine.gpu_devices",
+							   "The GPUs tsmine may use: a comma list of CUDA ordinals, or all.",
+							   "Empty (the default): tsmine.gpu_device alone. A backend's work runs on the listed GPU "
+							   "whose slot it holds, else the least loaded; one long series' matrix profile is split "
+							   "over every entry (a GPU listed twice takes two shares).",
+							   &tsm_guc_gpu_devices_text, "",
+							   PGC_USERSET, GUC_LIST_INPUT, check_gpu_devices, assign_gpu_devices, NULL);
 	DefineCustomIntVariable("tsmine.max_gpu_backends",
-							"How many backends of the cluster may hold a GPU context at once.",
+							"How many backends of the cluster may hold a GPU context on each GPU at once.",
 							"Each context costs about 250 ms to create and some device memory; a backend keeps "
 							"its context, and its slot, until it exits. 0 disables the GPU.",
 							&tsm_guc_max_gpu_backends, 4, 0, 1024,

@@ -4,7 +4,7 @@ BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
-SELECT plan(21);
+SELECT plan(23);
 
 -- every function of the extension has a comment and is in C (aggregates: their functions are)
 SELECT is(
@@ -34,6 +34,9 @@ SELECT isnt_strict('ts_outliers', ARRAY['double precision[]', 'double precision'
 SELECT volatility_is('ts_device_info', ARRAY[]::text[], 'volatile', 'ts_device_info is VOLATILE');
 SELECT is((SELECT proparallel::text FROM pg_proc WHERE oid = 'ts_device_info()'::regprocedure),
           'r', 'ts_device_info is PARALLEL RESTRICTED');
+SELECT volatility_is('ts_gpu_slots', ARRAY[]::text[], 'volatile', 'ts_gpu_slots is VOLATILE');
+SELECT is((SELECT proparallel::text FROM pg_proc WHERE oid = 'ts_gpu_slots()'::regprocedure),
+          'r', 'ts_gpu_slots is PARALLEL RESTRICTED');
 
 -- every array form (first argument `series`, the tile functions included) is
 -- IMMUTABLE and PARALLEL SAFE: what Citus needs to push it down in every query

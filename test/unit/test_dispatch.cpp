@@ -1,17 +1,21 @@
 // The policy every entry point shares (dispatch.h): the backend decided once,
 // the GPU slot asked for through the glue's callback, and the CPU fall-back of
 // an automatic choice when the GPU cannot take the input.
+#include <string>
+#include <vector>
+
 #include "check.h"
 #include "dispatch.h"
 
 namespace {
 
 int g_slot_calls = 0;
-int g_slot_answer = 1;
-int slot_callback(int, TsStatus* st) {
+int g_slot_answer = 1;  // 1: a slot (of the first GPU asked for), 0: none free, −1: an error
+int slot_callback(const int*, int, int mode, TsStatus* st) {
+    if (mode == TS_SLOT_HELD) return -1;  // holds none: asked again with the call's mode
     ++g_slot_calls;
     if (g_slot_answer < 0) tsm::set_status(st, TS_GPU_ERROR, "53000", "all 1 GPU slots of tsmine are taken");
-    return g_slot_answer;
+    return g_slot_answer > 0 ? 0 : g_slot_answer == 0 ? -1 : -2;
 }
 
 }  // namespace
@@ -90,4 +94,44 @@ TEST(gpu_mode_and_other_failures_do_not_fall_back) {
         CHECK_EQ(got, code);
         CHECK_EQ(runs, 1);
     }
+}
+
+// ---- the GPUs a call may use (tsmine.gpu_devices, tsmine.gpu_device) ----
+
+TEST(listed_gpus_resolve_the_settings) {
+    TsExec ex = tsmt::cpu_exec();
+    ex.gpu_device = 2;
+    CHECK(tsm::listed_gpus(&ex, 4) == std::vector<int>({2}));  // no list: tsmine.gpu_device alone
+    ex.n_gpu_devices = TS_GPU_DEVICES_ALL;
+    CHECK(tsm::listed_gpus(&ex, 3) == std::vector<int>({0, 1, 2}));
+    ex.n_gpu_devices = 3;
+    ex.gpu_devices[0] = 1;
+    ex.gpu_devices[1] = 0;
+    ex.gpu_devices[2] = 1;
+    CHECK(tsm::listed_gpus(&ex, 2) == std::vector<int>({1, 0, 1}));  // listed order, repeats kept
+}
+
+TEST(a_listed_gpu_that_does_not_exist_is_a_clear_error) {
+    TsExec ex = tsmt::cpu_exec();
+    ex.n_gpu_devices = 2;
+    ex.gpu_devices[0] = 0;
+    ex.gpu_devices[1] = 3;
+    TsStatus st;
+    CHECK_EQ(tsm::guard(&st, [&] { tsm::listed_gpus(&ex, 2); }), (int)TS_INVALID_ARGUMENT);
+    CHECK_EQ(std::string(st.sqlstate), std::string("22023"));
+    CHECK_EQ(std::string(st.message),
+             std::string("tsmine.gpu_devices names GPU 3, but this machine has 2 GPUs (CUDA ordinals 0 to 1)"));
+    ex.n_gpu_devices = 0;
+    ex.gpu_device = 1;
+    CHECK_EQ(tsm::guard(&st, [&] { tsm::listed_gpus(&ex, 1); }), (int)TS_INVALID_ARGUMENT);
+    CHECK_EQ(std::string(st.message),
+             std::string("tsmine.gpu_device is 1, but this machine has 1 GPU (CUDA ordinal 0)"));
+}
+
+TEST(a_new_backend_takes_the_least_loaded_gpu) {
+    const std::vector<int> loads = {3, 1, 1, 0};  // other backends holding a slot of GPU d
+    auto load = [&](int d) { return loads[d]; };
+    CHECK(tsm::slot_order({0, 1, 2, 3}, load) == std::vector<int>({3, 1, 2, 0}));  // ties: listed order
+    CHECK(tsm::slot_order({2, 1, 0}, load) == std::vector<int>({2, 1, 0}));
+    CHECK(tsm::slot_order({0, 0, 1, 0}, load) == std::vector<int>({1, 0}));  // each GPU once
 }
