@@ -105,6 +105,19 @@ int			tsm_discords_from_tiles(const double *x, int64_t n, const int64_t *merged,
 									int64_t k, double min_distance, TsExec *ex, TsDiscords *out,
 									TsStatus *st) TSM_NOEXCEPT;
 
+/*
+ * Discords of a relative to b: the windows of a whose nearest window of b
+ * (tsm_matrix_profile_ab, with its exclusion) is farthest, ranked by that
+ * profile's distance descending, ties to the smaller position; top-k mode
+ * skips a window overlapping (|i − j| < m) one ranked before it, range mode
+ * (min_distance not NaN) takes every window at min_distance or more (at most
+ * k, -1: all).  neighbor: the window of b.  Errors: tsm_matrix_profile_ab's,
+ * and k and min_distance as tsm_discords_pd3.
+ */
+int			tsm_discords_ab(const double *a, int64_t na, const double *b, int64_t nb, int32_t m, int64_t k,
+							double min_distance, int64_t exclusion, TsExec *ex, TsDiscords *out,
+							TsStatus *st) TSM_NOEXCEPT;
+
 #ifdef __cplusplus
 }
 #endif

@@ -36,6 +36,18 @@ int			tsm_matrix_profile(const double *x, int64_t n, int32_t m, int64_t exclusio
 							   TsExec *exec, TsProfile *out, TsStatus *st) TSM_NOEXCEPT;
 
 /*
+ * The AB-join (STUMPY's stump(T_A, m, T_B, ignore_trivial=False)): for every
+ * window i = 0 .. na−m of a, the z-normalised Euclidean distance to its
+ * nearest window j of b (0 .. nb−m) and that j; with exclusion > 0 (a and b
+ * parts of one series, positions aligned) only j with |i − j| >= exclusion.
+ * Ties, constant windows, +inf/−1: as tsm_matrix_profile (out->count = na−m+1).
+ * Errors (22023): a or b NULL with a length > 0, a negative length, NaN or
+ * infinite values, m < 3, m > na or m > nb, exclusion < 0.
+ */
+int			tsm_matrix_profile_ab(const double *a, int64_t na, const double *b, int64_t nb, int32_t m,
+								  int64_t exclusion, TsExec *exec, TsProfile *out, TsStatus *st) TSM_NOEXCEPT;
+
+/*
  * About how long tsm_matrix_profile would take (ms) for n values and window m
  * with this exec's backend and threads, from the rates bench/RESULTS.md
  * measured (estimate.cpp: GPU 1e12 pairs/s; CPU 1.6e9 pairs/s on one thread,

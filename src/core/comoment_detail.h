@@ -26,11 +26,18 @@ TSM_HD double comoment_term(double acc, double a, double mu_a, double b, double 
     return hd::fma(hd::sub(a, mu_a), hd::sub(b, mu_b), acc);
 }
 
+// C(i, j) of window i of xi and window j of xj (the AB-join's two series;
+// the same series in a self-join), directly.
+TSM_HD double direct_comoment(const double* xi, int64_t i, const double* xj, int64_t j, int m, double mu_i,
+                              double mu_j) {
+    double c = 0;
+    for (int t = 0; t < m; ++t) c = comoment_term(c, xi[i + t], mu_i, xj[j + t], mu_j);
+    return c;
+}
+
 // C(i, j) directly from the series x (windows of length m at i and j).
 TSM_HD double direct_comoment(const double* x, int64_t i, int64_t j, int m, double mu_i, double mu_j) {
-    double c = 0;
-    for (int t = 0; t < m; ++t) c = comoment_term(c, x[i + t], mu_i, x[j + t], mu_j);
-    return c;
+    return direct_comoment(x, i, x, j, m, mu_i, mu_j);
 }
 
 // df_i and dg_i of window i ≥ 1 (mu: the windows' means).

@@ -28,6 +28,10 @@ FinalizeArgs Prepared::finalize_args() const {
     a.mu = mu.data();
     a.inv_std = inv_std.data();
     a.constant = constant.data();
+    a.xs_b = a.xs;
+    a.mu_b = a.mu;
+    a.inv_std_b = a.inv_std;
+    a.constant_b = a.constant;
     a.next_const = next_const.data();
     a.first_const = first_const;
     a.count = count;
@@ -120,51 +124,75 @@ struct Task {
     int64_t seg, k0, k1;
 };
 
+// One sweep: the rows' windows and the columns' (the same in the self-join;
+// A and B, or B and A, in an AB-join), the first diagonal and the codec.
+// Pair (r, j = r + k), k ≥ excl; the guard's column tables are the columns'
+// (prepared with this excl).
+struct Sweep {
+    const Prepared* row;
+    const Prepared* col;
+    int64_t excl;
+    KeyCodec codec;
+};
+
+// Which keys a sweep updates: the rows' (index: the column), the columns'
+// (index: the row), or both (the self-join).
+enum Sides : int { kRowsOnly = 1, kColsOnly = 2, kBothSides = 3 };
+
 // The co-moments of the nd diagonals from k0 at row r, directly.
-inline void direct_row(const Prepared& P, int64_t r, int64_t k0, int64_t nd, double* cov) {
+inline void direct_row(const Sweep& S, int64_t r, int64_t k0, int64_t nd, double* cov) {
+    const Prepared &R = *S.row, &C = *S.col;
     for (int64_t d = 0; d < nd; ++d)
-        cov[d] = direct_comoment(P.xs.data(), r, r + k0 + d, P.m, P.mu[r], P.mu[r + k0 + d]);
+        cov[d] = direct_comoment(R.xs.data(), r, C.xs.data(), r + k0 + d, R.m, R.mu[r], C.mu[r + k0 + d]);
+}
+
+// The rows [r0, r1) of a task: those where its first diagonal k0 exists.
+inline int64_t task_row_end(const Sweep& S, const Task& t) {
+    return std::min(std::min(t.seg * kSegRows + kSegRows, S.row->count), S.col->count - t.k0);
 }
 
 // One task: diagonals [k0, k1) over the rows [r0, r1) of segment seg.  Writes
 // the best key of every row r (row_keys[r − r0]) and of every column j
-// (col_keys[j − r0 − k0]) into scratch; *rows_out, *cols_out: how many.
-// Variant only makes the FMA-target and the generic builds two instantiations.
-template <int Variant>
-__attribute__((always_inline)) inline void sweep_body(const Prepared& P, const Task& t, uint64_t* row_keys,
+// (col_keys[j − r0 − k0]) into scratch, for the SIDES it updates; *rows_out,
+// *cols_out: how many.  Variant only makes the FMA-target and the generic
+// builds two instantiations.
+template <int Variant, int SIDES>
+__attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task& t, uint64_t* row_keys,
                                                       uint64_t* col_keys, double* cov, int64_t* rows_out,
                                                       int64_t* cols_out) {
-    const int64_t count = P.count;
+    constexpr bool kRows = (SIDES & kRowsOnly) != 0, kCols = (SIDES & kColsOnly) != 0;
+    const Prepared &R = *S.row, &C = *S.col;
+    const int64_t ccount = C.count;
     const int64_t r0 = t.seg * kSegRows;
-    const int64_t r1 = std::min(r0 + kSegRows, count - t.k0);  // rows where diagonal k0 exists
+    const int64_t r1 = task_row_end(S, t);
     const int64_t nd0 = t.k1 - t.k0;
-    const double* __restrict df = P.df.data();
-    const double* __restrict dg = P.dg.data();
-    const double* __restrict inv = P.inv_norm.data();
-    const double* __restrict inv4 = P.inv4.data();
-    const double* xs = P.xs.data();
-    const KeyCodec codec = P.codec;
+    const double* __restrict df = C.df.data();
+    const double* __restrict dg = C.dg.data();
+    const double* __restrict inv = R.inv_norm.data();
+    const double* __restrict inv4 = C.inv4.data();
+    const KeyCodec codec = S.codec;
     const uint64_t low = codec.low;
     const double off = codec.off;
-    const int m = P.m;
+    const int m = R.m;
     for (int64_t d = 0; d < nd0; ++d) {
         const int64_t k = t.k0 + d;
-        cov[d] = (r0 + k < count) ? direct_comoment(xs, r0, r0 + k, m, P.mu[r0], P.mu[r0 + k]) : 0.0;
+        cov[d] = (r0 + k < ccount) ? direct_comoment(R.xs.data(), r0, C.xs.data(), r0 + k, m, R.mu[r0], C.mu[r0 + k])
+                                   : 0.0;
     }
     const int64_t ncol = (r1 - r0) + nd0 - 1;
-    std::fill(col_keys, col_keys + ncol, uint64_t(0));
+    if (kCols) std::fill(col_keys, col_keys + ncol, uint64_t(0));
     double guard_err = 0;  // the guard's bound (mp_detail.h), tile by tile
     int mode = kTileRecur;
     for (int64_t r = r0; r < r1; ++r) {
-        const int64_t nd = std::min(t.k1, count - r) - t.k0;  // diagonals alive at row r
+        const int64_t nd = std::min(t.k1, ccount - r) - t.k0;  // diagonals alive at row r
         if (r % kGuardRows == 0) {
-            mode = guard_tile(&guard_err, r == r0, P.guard_rows[r / kGuardRows],
-                              P.guard_cols[(r + t.k0 - P.excl) / kGuardRows], m);
-            if (mode == kTileRestart) direct_row(P, r - 1, t.k0, nd, cov);  // never at r0
+            mode = guard_tile(&guard_err, r == r0, R.guard_rows[r / kGuardRows],
+                              C.guard_cols[(r + t.k0 - S.excl) / kGuardRows], m);
+            if (mode == kTileRestart) direct_row(S, r - 1, t.k0, nd, cov);  // never at r0
         }
         const bool direct = r > r0 && mode == kTileDirect;
         const int64_t jb = r + t.k0;
-        const double dfr = df[r], dgr = dg[r], invr = inv[r];
+        const double dfr = R.df[r], dgr = R.dg[r], invr = inv[r];
         const uint64_t rlow = low - (uint64_t)r;
         uint64_t* __restrict ck = col_keys + (r - r0);
         uint64_t best = 0;
@@ -174,38 +202,64 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
                 const double c = comoment_next(cov[d], dfr, dgr, df[j], dg[j]);
                 cov[d] = c;
                 const uint64_t core = v_core(sweep_v(c, invr, inv4[j], off), codec);
-                const uint64_t rk = core | (low - (uint64_t)j);
-                const uint64_t cc = core | rlow;
-                best = rk > best ? rk : best;
-                ck[d] = cc > ck[d] ? cc : ck[d];
+                if (kRows) {
+                    const uint64_t rk = core | (low - (uint64_t)j);
+                    best = rk > best ? rk : best;
+                }
+                if (kCols) {
+                    const uint64_t cc = core | rlow;
+                    ck[d] = cc > ck[d] ? cc : ck[d];
+                }
             }
         } else {
-            if (direct) direct_row(P, r, t.k0, nd, cov);
+            if (direct) direct_row(S, r, t.k0, nd, cov);
             for (int64_t d = 0; d < nd; ++d) {
                 const int64_t j = jb + d;
                 const uint64_t core = v_core(sweep_v(cov[d], invr, inv4[j], off), codec);
-                const uint64_t rk = core | (low - (uint64_t)j);
-                const uint64_t cc = core | rlow;
-                best = rk > best ? rk : best;
-                ck[d] = cc > ck[d] ? cc : ck[d];
+                if (kRows) {
+                    const uint64_t rk = core | (low - (uint64_t)j);
+                    best = rk > best ? rk : best;
+                }
+                if (kCols) {
+                    const uint64_t cc = core | rlow;
+                    ck[d] = cc > ck[d] ? cc : ck[d];
+                }
             }
         }
-        row_keys[r - r0] = best;
+        if (kRows) row_keys[r - r0] = best;
     }
-    *rows_out = r1 - r0;
-    *cols_out = ncol;
+    *rows_out = kRows ? r1 - r0 : 0;
+    *cols_out = kCols ? ncol : 0;
 }
 
+using SweepFn = void (*)(const Sweep&, const Task&, uint64_t*, uint64_t*, double*, int64_t*, int64_t*);
+
 #if defined(__x86_64__)
-__attribute__((target("avx2,fma"))) void sweep_fma(const Prepared& P, const Task& t, uint64_t* row_keys,
+template <int SIDES>
+__attribute__((target("avx2,fma"))) void sweep_fma(const Sweep& S, const Task& t, uint64_t* row_keys,
                                                    uint64_t* col_keys, double* cov, int64_t* rows_out,
                                                    int64_t* cols_out) {
-    sweep_body<0>(P, t, row_keys, col_keys, cov, rows_out, cols_out);
+    sweep_body<0, SIDES>(S, t, row_keys, col_keys, cov, rows_out, cols_out);
 }
 #endif
-void sweep_generic(const Prepared& P, const Task& t, uint64_t* row_keys, uint64_t* col_keys, double* cov,
+template <int SIDES>
+void sweep_generic(const Sweep& S, const Task& t, uint64_t* row_keys, uint64_t* col_keys, double* cov,
                    int64_t* rows_out, int64_t* cols_out) {
-    sweep_body<1>(P, t, row_keys, col_keys, cov, rows_out, cols_out);
+    sweep_body<1, SIDES>(S, t, row_keys, col_keys, cov, rows_out, cols_out);
+}
+
+// The instantiation for this CPU and these sides.
+template <int SIDES>
+SweepFn sweep_fn() {
+#if defined(__x86_64__)
+    if (cpu_has_fma()) return &sweep_fma<SIDES>;
+#endif
+    return &sweep_generic<SIDES>;
+}
+
+SweepFn sweep_fn(int sides) {
+    return sides == kBothSides ? sweep_fn<kBothSides>() : sides == kRowsOnly ? sweep_fn<kRowsOnly>()
+                                                                              : sweep_fn<kColsOnly>();
 }
 
 inline void atomic_max(std::atomic<uint64_t>& a, uint64_t v) {
@@ -230,17 +284,22 @@ std::vector<Task> cpu_tasks(const Prepared& P, const UnitRange& units) {
     return tasks;
 }
 
-}  // namespace
+// Every task of a sweep over all its rows and diagonals (the AB-join's
+// passes): the self-join's tasks when rows and columns are one series.
+std::vector<Task> all_tasks(const Sweep& S) {
+    std::vector<Task> tasks;
+    const int64_t ccount = S.col->count;
+    for (int64_t s = 0; s * kSegRows < S.row->count && s * kSegRows + S.excl < ccount; ++s)
+        for (int64_t k0 = S.excl; k0 < ccount - s * kSegRows; k0 += kCpuDiags)
+            tasks.push_back({s, k0, std::min(k0 + kCpuDiags, ccount)});
+    return tasks;
+}
 
-void cpu_sweep(const Prepared& P, const TsExec* ex, const UnitRange& units, std::vector<uint64_t>& keys) {
-    const int64_t count = P.count;
-    const std::vector<Task> tasks = cpu_tasks(P, units);
-    std::unique_ptr<std::atomic<uint64_t>[]> best(new std::atomic<uint64_t>[count]);
-    for (int64_t i = 0; i < count; ++i) best[i].store(0, std::memory_order_relaxed);
-#if defined(__x86_64__)
-    const bool fma = cpu_has_fma();
-#endif
-    progress_start(ex, (int64_t)tasks.size());
+// The tasks swept in parallel; the keys of the sides updated merged into
+// row_best (the rows' windows) and col_best (the columns').
+void run_tasks(const Sweep& S, int sides, const std::vector<Task>& tasks, const TsExec* ex,
+               std::atomic<uint64_t>* row_best, std::atomic<uint64_t>* col_best) {
+    const SweepFn fn = sweep_fn(sides);
     parallel_for(ex, (int64_t)tasks.size(), [&](int64_t ti) {
         thread_local std::vector<uint64_t> row_keys, col_keys;
         thread_local std::vector<double> cov;
@@ -249,36 +308,59 @@ void cpu_sweep(const Prepared& P, const TsExec* ex, const UnitRange& units, std:
         cov.resize(kCpuDiags);
         const Task& t = tasks[ti];
         int64_t rows = 0, cols = 0;
-#if defined(__x86_64__)
-        if (fma)
-            sweep_fma(P, t, row_keys.data(), col_keys.data(), cov.data(), &rows, &cols);
-        else
-#endif
-            sweep_generic(P, t, row_keys.data(), col_keys.data(), cov.data(), &rows, &cols);
+        fn(S, t, row_keys.data(), col_keys.data(), cov.data(), &rows, &cols);
         const int64_t r0 = t.seg * kSegRows;
         for (int64_t r = 0; r < rows; ++r)
-            if (row_keys[r]) atomic_max(best[r0 + r], row_keys[r]);
+            if (row_keys[r]) atomic_max(row_best[r0 + r], row_keys[r]);
         for (int64_t c = 0; c < cols; ++c)
-            if (col_keys[c]) atomic_max(best[r0 + t.k0 + c], col_keys[c]);
+            if (col_keys[c]) atomic_max(col_best[r0 + t.k0 + c], col_keys[c]);
         progress_add(ex, 1);
     });
+}
+
+std::unique_ptr<std::atomic<uint64_t>[]> zero_keys(int64_t count) {
+    std::unique_ptr<std::atomic<uint64_t>[]> best(new std::atomic<uint64_t>[count]);
+    for (int64_t i = 0; i < count; ++i) best[i].store(0, std::memory_order_relaxed);
+    return best;
+}
+
+void copy_keys(const std::atomic<uint64_t>* best, int64_t count, std::vector<uint64_t>& keys) {
     keys.resize(count);
     for (int64_t i = 0; i < count; ++i) keys[i] = best[i].load(std::memory_order_relaxed);
 }
 
-namespace {
+}  // namespace
 
-void cpu_finalize(const Prepared& P, const TsExec* ex, const uint64_t* keys, int64_t count, double* dist,
+void cpu_sweep(const Prepared& P, const TsExec* ex, const UnitRange& units, std::vector<uint64_t>& keys) {
+    const Sweep S{&P, &P, P.excl, P.codec};
+    auto best = zero_keys(P.count);
+    const std::vector<Task> tasks = cpu_tasks(P, units);
+    progress_start(ex, (int64_t)tasks.size());
+    run_tasks(S, kBothSides, tasks, ex, best.get(), best.get());
+    copy_keys(best.get(), P.count, keys);
+}
+
+void cpu_sweep_ab(const Prepared& A, const Prepared& B, const KeyCodec& codec, const TsExec* ex,
+                  std::vector<uint64_t>& keys) {
+    const Sweep upper{&A, &B, B.excl, codec};  // j = i + k of B, k ≥ excl: A's rows
+    const Sweep lower{&B, &A, A.excl, codec};  // i = r + k of A, k ≥ max(excl, 1): A's columns
+    auto best = zero_keys(A.count);
+    const std::vector<Task> upper_tasks = all_tasks(upper), lower_tasks = all_tasks(lower);
+    progress_start(ex, (int64_t)(upper_tasks.size() + lower_tasks.size()));
+    run_tasks(upper, kRowsOnly, upper_tasks, ex, best.get(), nullptr);
+    run_tasks(lower, kColsOnly, lower_tasks, ex, nullptr, best.get());
+    copy_keys(best.get(), A.count, keys);
+}
+
+void cpu_finalize(const FinalizeArgs& a, const TsExec* ex, const uint64_t* keys, int64_t count, double* dist,
                   int64_t* index) {
-    const FinalizeArgs a = P.finalize_args();
-    const int64_t per = std::max<int64_t>(256, (int64_t(1) << 22) / std::max(P.m, 1));
+    const int64_t per = std::max<int64_t>(256, (int64_t(1) << 22) / std::max(a.m, 1));
     parallel_for(ex, (count + per - 1) / per, [&](int64_t b) {
         const int64_t lo = b * per, hi = std::min(count, lo + per);
         for (int64_t p = lo; p < hi; ++p) finalize_one(a, p, keys[p], &dist[p], &index[p]);
     });
 }
 
-}  // namespace
 }  // namespace mp
 
 void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, double* dist,
@@ -297,7 +379,7 @@ void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec
     std::vector<uint64_t> keys;
     mp::cpu_sweep(P, ex, mp::all_units(count, exclusion), keys);
     check_interrupt(ex);
-    mp::cpu_finalize(P, ex, keys.data(), count, dist, index);
+    mp::cpu_finalize(P.finalize_args(), ex, keys.data(), count, dist, index);
 }
 
 void matrix_profile_keys(const double* x, int64_t n, int m, int64_t exclusion, const mp::UnitRange& units,
@@ -329,7 +411,7 @@ void matrix_profile_finish(const double* x, int64_t n, int m, int64_t exclusion,
     }
     mp::Prepared P;
     mp::prepare(x, n, m, exclusion, ex, P);
-    mp::cpu_finalize(P, ex, keys, n - m + 1, dist, index);
+    mp::cpu_finalize(P.finalize_args(), ex, keys, n - m + 1, dist, index);
 }
 
 void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, MatrixProfile& out) {

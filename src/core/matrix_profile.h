@@ -32,6 +32,17 @@ int64_t check_profile_args(const double* x, int64_t n, int m, int64_t exclusion)
 void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, double* dist,
                     int64_t* index);
 
+// The AB-join (mp_ab.cpp): for every window i of a (na values), the minimum
+// over the windows j of b (nb values) with |i − j| ≥ exclusion (0: every j)
+// of the z-normalised Euclidean distance, and that j (−1 with +inf when
+// none).  dist and index hold na − m + 1 entries.  Requires 1 ≤ m ≤ na, nb
+// and exclusion ≥ 0 (throws Error on misuse).  Dispatches as matrix_profile
+// does, for a self-join of as many pairs.
+void matrix_profile_ab(const double* a, int64_t na, const double* b, int64_t nb, int m, int64_t exclusion,
+                       TsExec* ex, double* dist, int64_t* index);
+// Its checks (22023 with a hint): 3 ≤ m ≤ na, m ≤ nb, exclusion ≥ 0, finite values.
+void check_profile_ab_args(const double* a, int64_t na, const double* b, int64_t nb, int m, int64_t exclusion);
+
 namespace mp {
 struct UnitRange;
 }
@@ -104,6 +115,18 @@ std::vector<UnitRange> split_units(int64_t count, int64_t excl, const UnitRange&
 // entries, 0 where the range holds no candidate).
 void cpu_sweep(const Prepared& P, const TsExec* ex, const UnitRange& units, std::vector<uint64_t>& keys);
 
+// The AB-join (mp_detail.h): A and B prepared with their first diagonals
+// (ab_first_diagonal: A's for the lower part, B's for the upper), the codec
+// of the longer series; the best key of every window of A (its index: B's).
+int64_t ab_first_diagonal(int64_t excl, int64_t count, bool lower);
+void cpu_sweep_ab(const Prepared& A, const Prepared& B, const KeyCodec& codec, const TsExec* ex,
+                  std::vector<uint64_t>& keys);
+// The finalisation of A's windows against B's (the self-join: finalize_args).
+FinalizeArgs finalize_args_ab(const Prepared& A, const Prepared& B, int64_t excl, const KeyCodec& codec);
+// The distances and neighbours of count windows from their keys.
+void cpu_finalize(const FinalizeArgs& a, const TsExec* ex, const uint64_t* keys, int64_t count, double* dist,
+                  int64_t* index);
+
 }  // namespace mp
 
 #ifdef TSMINE_WITH_CUDA
@@ -128,6 +151,9 @@ void matrix_profile_keys(const double* x, int64_t n, int m, int64_t excl, const 
 // The finalisation of keys merged from tiles (count entries, host memory), on ex->gpu_device.
 void matrix_profile_finish(const double* x, int64_t n, int m, int64_t excl, const uint64_t* keys, TsExec* ex,
                            double* dist, int64_t* index);
+// The AB-join on the device (as tsm::matrix_profile_ab).
+void matrix_profile_ab(const double* a, int64_t na, const double* b, int64_t nb, int m, int64_t excl, TsExec* ex,
+                       double* dist, int64_t* index);
 }  // namespace gpu
 #endif
 

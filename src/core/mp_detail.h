@@ -86,6 +86,18 @@
 //    window j if there is one, otherwise the smallest admissible window.
 //    A non-constant window i also sees the smallest admissible constant window
 //    as a candidate with ρ = 1/2 (d = sqrt(m)).
+//  * AB-join (matrix_profile_ab): the rows are A's windows, the columns B's,
+//    each series rescaled by its own series_scale (the z-normalised distance
+//    of a window does not change under a positive affine map of its series,
+//    and every bound of the guard is a product of a row and a column
+//    magnitude, so it holds for any two scales).  The rectangle of pairs is
+//    swept as two triangles-and-more: columns j = i + k of B for k ≥ excl
+//    (rows A, only rows updated), and columns i = r + k of A for
+//    k ≥ max(excl, 1) (rows B, only columns updated): every pair once, with
+//    the self-join's segments, guard tiles and keys (the key's index is B's
+//    window; the codec is that of the longer series).  With A = B and
+//    excl ≥ 1 this computes every co-moment of the self-join with the same
+//    operations, so both give the same profile bit for bit.
 #pragma once
 
 #include <cmath>
@@ -165,13 +177,14 @@ TSM_HD int64_t key_index(uint64_t key, uint64_t low) {
     return (int64_t)(low - (key & low));
 }
 
-// Exact z-normalised distance of two non-constant windows.
-TSM_HD double direct_distance(const double* xs, int64_t i, int64_t j, int m, double mu_i,
+// Exact z-normalised distance of two non-constant windows: i of xi, j of xj
+// (each z-normalised with its own series' statistics).
+TSM_HD double direct_distance(const double* xi, int64_t i, const double* xj, int64_t j, int m, double mu_i,
                               double is_i, double mu_j, double is_j) {
     double s = 0;
     for (int t = 0; t < m; ++t) {
-        const double a = hd::mul(hd::sub(xs[i + t], mu_i), is_i);
-        const double b = hd::mul(hd::sub(xs[j + t], mu_j), is_j);
+        const double a = hd::mul(hd::sub(xi[i + t], mu_i), is_i);
+        const double b = hd::mul(hd::sub(xj[j + t], mu_j), is_j);
         const double d = hd::sub(a, b);
         s = hd::add(s, hd::mul(d, d));  // hd: nvcc would contract these into fma
     }
@@ -357,13 +370,20 @@ TSM_HD int guard_tile(double* err, bool first, const GuardStat& rows, const Guar
 
 // What the sweep leaves for window p (best key, 0 = no candidate), turned into
 // the final (distance, index) with the STUMPY rule for constant windows.
-//   next_const[q]: smallest constant window ≥ q (count when none), for q in [0, count]
-//   first_const:   smallest constant window (count when none)
+// Window p is one of the rows' series (A), its candidates j the windows of
+// the columns' series (B); in the self-join both are the same series.
+//   next_const[q]: smallest constant window of B ≥ q (count when none), for q in [0, count]
+//   first_const:   smallest constant window of B (count when none)
+//   count:         B's windows; a candidate j needs |p − j| ≥ excl (0: every j)
 struct FinalizeArgs {
-    const double* xs;
+    const double* xs;  // A
     const double* mu;
     const double* inv_std;
     const uint8_t* constant;
+    const double* xs_b;  // B
+    const double* mu_b;
+    const double* inv_std_b;
+    const uint8_t* constant_b;
     const int64_t* next_const;
     int64_t first_const;
     int64_t count;
@@ -377,7 +397,7 @@ TSM_HD void finalize_one(const FinalizeArgs& a, int64_t p, uint64_t key, double*
     int64_t cst = -1, any = -1;
     if (p - a.excl >= 0) {
         any = 0;
-        if (a.first_const <= p - a.excl) cst = a.first_const;
+        if (a.first_const <= p - a.excl && a.first_const < a.count) cst = a.first_const;  // (p ≥ count in an AB-join)
     } else if (p + a.excl < a.count) {
         any = p + a.excl;
     }
@@ -406,10 +426,10 @@ TSM_HD void finalize_one(const FinalizeArgs& a, int64_t p, uint64_t key, double*
     }
     int64_t j = key_index(key, a.codec.low);
     *index = j;
-    if (a.constant[j]) {
+    if (a.constant_b[j]) {
         *dist = sqrt((double)a.m);
     } else {
-        *dist = direct_distance(a.xs, p, j, a.m, a.mu[p], a.inv_std[p], a.mu[j], a.inv_std[j]);
+        *dist = direct_distance(a.xs, p, a.xs_b, j, a.m, a.mu[p], a.inv_std[p], a.mu_b[j], a.inv_std_b[j]);
     }
 }
 

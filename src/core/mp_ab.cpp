@@ -1,0 +1,201 @@
+// mp_ab.cpp — the matrix profile of a series A against a series B (AB-join,
+// STUMPY's stump(T_A, m, T_B, ignore_trivial=False)), and the discords and
+// motif pairs that follow from it.  The sweep and the finalisation are the
+// self-join's (matrix_profile.cpp, kernels/matrix_profile.cu); mp_detail.h
+// says how the rectangle of pairs is swept.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "api_discords.h"
+#include "api_matrix_profile.h"
+#include "api_motifs.h"
+#include "dispatch.h"
+#include "error.h"
+#include "finite.h"
+#include "matrix_profile.h"
+#include "parallel.h"
+
+namespace tsm {
+namespace mp {
+
+FinalizeArgs finalize_args_ab(const Prepared& A, const Prepared& B, int64_t excl, const KeyCodec& codec) {
+    FinalizeArgs a = A.finalize_args();
+    a.xs_b = B.xs.data();
+    a.mu_b = B.mu.data();
+    a.inv_std_b = B.inv_std.data();
+    a.constant_b = B.constant.data();
+    a.next_const = B.next_const.data();
+    a.first_const = B.first_const;
+    a.count = B.count;
+    a.excl = excl;
+    a.codec = codec;
+    return a;
+}
+
+int64_t ab_first_diagonal(int64_t excl, int64_t count, bool lower) {
+    return std::min(lower ? std::max<int64_t>(excl, 1) : excl, count);
+}
+
+}  // namespace mp
+
+namespace {
+
+// The length of a self-join with as many pairs as the AB-join (for the
+// automatic choice of the backend): windows²/2 = count_a · count_b.
+int64_t equivalent_length(int64_t na, int64_t nb, int m) {
+    const double pairs = (double)(na - m + 1) * (double)(nb - m + 1);
+    return (int64_t)std::sqrt(2.0 * pairs) + m - 1;
+}
+
+void check_series(const double* x, int64_t n, const char* name, int m) {
+    if (n < 0) invalid(format("negative length of series %s", name));
+    if (n > 0 && !x) invalid(format("series %s is missing", name));
+    if ((int64_t)m > n)
+        invalid(format("window length m = %d is longer than series %s (%lld values)", m, name, (long long)n),
+                n >= 3 ? format("Use m <= %lld, or a series %s of at least %d values.", (long long)n, name, m)
+                       : format("Series %s needs at least %d values (and at least 3 for any m).", name, m));
+}
+
+}  // namespace
+
+void check_profile_ab_args(const double* a, int64_t na, const double* b, int64_t nb, int m, int64_t exclusion) {
+    if (m < 3)
+        invalid(format("window length m must be at least 3, got %d", m), "Use a window of 3 or more points.");
+    check_series(a, na, "a", m);
+    check_series(b, nb, "b", m);
+    if (exclusion < 0)
+        invalid(format("exclusion zone must be at least 0, got %lld", (long long)exclusion),
+                "Pass NULL for no exclusion zone, or a positive one when a and b are parts of one series.");
+    require_finite(a, na, "series a", "Remove or interpolate NaN and infinite values first.");
+    require_finite(b, nb, "series b", "Remove or interpolate NaN and infinite values first.");
+}
+
+void matrix_profile_ab(const double* a, int64_t na, const double* b, int64_t nb, int m, int64_t exclusion,
+                       TsExec* ex, double* dist, int64_t* index) {
+    if (m < 1 || na < m || nb < m || exclusion < 0)
+        throw Error(TS_INTERNAL, kInternal, "matrix_profile_ab: bad arguments");
+    const int64_t ca = na - m + 1, cb = nb - m + 1;
+    if (use_gpu(ex, TS_WORK_MATRIX_PROFILE, equivalent_length(na, nb, m), m)) {
+#ifdef TSMINE_WITH_CUDA
+        gpu::matrix_profile_ab(a, na, b, nb, m, exclusion, ex, dist, index);
+#endif
+        return;
+    }
+    mp::Prepared A, B;
+    mp::prepare(a, na, m, mp::ab_first_diagonal(exclusion, ca, true), ex, A);
+    mp::prepare(b, nb, m, mp::ab_first_diagonal(exclusion, cb, false), ex, B);
+    const mp::KeyCodec codec = mp::make_codec(std::max(ca, cb));
+    std::vector<uint64_t> keys;
+    mp::cpu_sweep_ab(A, B, codec, ex, keys);
+    check_interrupt(ex);
+    mp::cpu_finalize(mp::finalize_args_ab(A, B, exclusion, codec), ex, keys.data(), ca, dist, index);
+}
+
+namespace {
+
+// Windows of A with a neighbour in B, in rank order: distance descending
+// (discords) or ascending (motifs), ties to the smaller position; taken
+// greedily, each not overlapping (|i − j| < m) one taken before it; at most
+// k (−1: all), in range mode (min_distance not NaN) only those at
+// min_distance or more.
+std::vector<int64_t> rank_ab_windows(const double* dist, const int64_t* index, int64_t count, int m, int64_t k,
+                                     double min_distance, bool farthest) {
+    std::vector<int64_t> order;
+    for (int64_t i = 0; i < count; ++i)
+        if (index[i] >= 0 && !(dist[i] < min_distance)) order.push_back(i);
+    std::sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+        if (dist[x] != dist[y]) return farthest ? dist[x] > dist[y] : dist[x] < dist[y];
+        return x < y;
+    });
+    const bool range = !std::isnan(min_distance);
+    std::vector<int64_t> taken;
+    std::vector<uint8_t> blocked(count, 0);
+    for (int64_t i : order) {
+        if (k >= 0 && (int64_t)taken.size() >= k) break;
+        if (!range && blocked[i]) continue;
+        taken.push_back(i);
+        for (int64_t j = std::max<int64_t>(0, i - m + 1); j < std::min(count, i + m); ++j) blocked[j] = 1;
+    }
+    return taken;
+}
+
+}  // namespace
+}  // namespace tsm
+
+namespace {
+
+// The AB profile into result memory (the checks first).
+void profile_ab(const double* a, int64_t na, const double* b, int64_t nb, int32_t m, int64_t exclusion, TsExec* ex,
+                TsProfile* out) {
+    std::memset(out, 0, sizeof *out);
+    tsm::check_profile_ab_args(a, na, b, nb, m, exclusion);
+    const int64_t count = na - m + 1;
+    out->dist = tsm::alloc_result<double>(ex, count);
+    out->index = tsm::alloc_result<int64_t>(ex, count);
+    tsm::matrix_profile_ab(a, na, b, nb, m, exclusion, ex, out->dist, out->index);
+    out->count = count;
+}
+
+void check_k(int64_t k, double min_distance) {
+    if (k < 1 && k != -1)
+        tsm::invalid(tsm::format("k must be positive, got %lld", (long long)k), "Ask for at least one result.");
+    if (!std::isnan(min_distance) && (!(min_distance >= 0) || !std::isfinite(min_distance)))
+        tsm::invalid("min_distance must be a finite number >= 0, not " + tsm::number_text(min_distance),
+                     "min_distance is a z-normalised Euclidean distance, between 0 and 2 sqrt(m).");
+    if (std::isnan(min_distance) && k == -1)
+        tsm::invalid("k must be given when min_distance is NULL",
+                     "Pass k for the top-k discords, or min_distance for all range discords.");
+}
+
+}  // namespace
+
+extern "C" int tsm_matrix_profile_ab(const double* a, int64_t na, const double* b, int64_t nb, int32_t m,
+                                     int64_t exclusion, TsExec* ex, TsProfile* out, TsStatus* st) noexcept {
+    return tsm::run_entry(ex, st, [&] { profile_ab(a, na, b, nb, m, exclusion, ex, out); });
+}
+
+extern "C" int tsm_discords_ab(const double* a, int64_t na, const double* b, int64_t nb, int32_t m, int64_t k,
+                               double min_distance, int64_t exclusion, TsExec* ex, TsDiscords* out,
+                               TsStatus* st) noexcept {
+    return tsm::run_entry(ex, st, [&] {
+        std::memset(out, 0, sizeof *out);
+        check_k(k, min_distance);
+        TsProfile p;
+        profile_ab(a, na, b, nb, m, exclusion, ex, &p);
+        const std::vector<int64_t> rows = tsm::rank_ab_windows(p.dist, p.index, p.count, m, k, min_distance, true);
+        const int64_t c = (int64_t)rows.size();
+        out->pos = tsm::alloc_result<int64_t>(ex, c);
+        out->dist = tsm::alloc_result<double>(ex, c);
+        out->neighbor = tsm::alloc_result<int64_t>(ex, c);
+        for (int64_t r = 0; r < c; ++r) {
+            out->pos[r] = rows[r];
+            out->dist[r] = p.dist[rows[r]];
+            out->neighbor[r] = p.index[rows[r]];
+        }
+        out->count = c;
+    });
+}
+
+extern "C" int tsm_motifs_ab(const double* a, int64_t na, const double* b, int64_t nb, int32_t m, int64_t k,
+                             int64_t exclusion, TsExec* ex, TsMotifs* out, TsStatus* st) noexcept {
+    return tsm::run_entry(ex, st, [&] {
+        std::memset(out, 0, sizeof *out);
+        if (k < 1) tsm::invalid(tsm::format("k must be positive, got %lld", (long long)k), "Ask for at least one pair.");
+        TsProfile p;
+        profile_ab(a, na, b, nb, m, exclusion, ex, &p);
+        const std::vector<int64_t> rows = tsm::rank_ab_windows(p.dist, p.index, p.count, m, k, NAN, false);
+        const int64_t c = (int64_t)rows.size();
+        out->pos_a = tsm::alloc_result<int64_t>(ex, c);
+        out->pos_b = tsm::alloc_result<int64_t>(ex, c);
+        out->dist = tsm::alloc_result<double>(ex, c);
+        for (int64_t r = 0; r < c; ++r) {
+            out->pos_a[r] = rows[r];
+            out->pos_b[r] = p.index[rows[r]];
+            out->dist[r] = p.dist[rows[r]];
+        }
+        out->count = c;
+    });
+}

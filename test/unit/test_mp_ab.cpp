@@ -1,0 +1,263 @@
+// The AB-join (tsm_matrix_profile_ab, discords and motifs of A against B):
+// CPU against a brute-force oracle (unequal lengths both ways, several
+// segments, constant windows, an exclusion zone, hostile scales of A and B),
+// A = B against the self-join bit for bit, errors; GPU = CPU bit for bit.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "api_discords.h"
+#include "api_matrix_profile.h"
+#include "api_motifs.h"
+#include "check.h"
+
+namespace {
+
+using ld = long double;
+
+// The z-normalised windows of x (empty: a constant window), in long double.
+std::vector<std::vector<ld>> znorm(const std::vector<double>& x, int m) {
+    std::vector<std::vector<ld>> z(x.size() - m + 1);
+    for (size_t i = 0; i < z.size(); ++i) {
+        bool constant = true;
+        for (int t = 1; t < m; ++t) constant &= x[i + t] == x[i];
+        if (constant) continue;
+        const ld ref = x[i];
+        ld s = 0;
+        for (int t = 0; t < m; ++t) s += (ld)x[i + t] - ref;
+        const ld mu = s / m;
+        ld q = 0;
+        for (int t = 0; t < m; ++t) q += ((ld)x[i + t] - ref - mu) * ((ld)x[i + t] - ref - mu);
+        const ld sd = std::sqrt(q / m);
+        z[i].resize(m);
+        for (int t = 0; t < m; ++t) z[i][t] = ((ld)x[i + t] - ref - mu) / sd;
+    }
+    return z;
+}
+
+// d(window i of A, window j of B) under STUMPY's rule for constant windows.
+struct AbOracle {
+    std::vector<std::vector<ld>> za, zb;
+    int m;
+    AbOracle(const std::vector<double>& a, const std::vector<double>& b, int m_) : za(znorm(a, m_)), zb(znorm(b, m_)), m(m_) {}
+    ld d(size_t i, size_t j) const {
+        if (za[i].empty() || zb[j].empty()) return za[i].empty() && zb[j].empty() ? 0 : std::sqrt((ld)m);
+        ld s = 0;
+        for (int t = 0; t < m; ++t) s += (za[i][t] - zb[j][t]) * (za[i][t] - zb[j][t]);
+        return std::sqrt(s);
+    }
+    ld nearest(int64_t i, int64_t excl) const {
+        ld best = INFINITY;
+        for (int64_t j = 0; j < (int64_t)zb.size(); ++j)
+            if (std::llabs(j - i) >= excl) best = std::min(best, d(i, j));
+        return best;
+    }
+};
+
+struct Profile {
+    std::vector<double> dist;
+    std::vector<int64_t> index;
+    bool operator==(const Profile& o) const {
+        return index == o.index && dist.size() == o.dist.size() &&
+               std::memcmp(dist.data(), o.dist.data(), dist.size() * sizeof(double)) == 0;
+    }
+};
+
+Profile to_profile(const TsProfile& p, const TsStatus& st) {
+    Profile r;
+    if (st.code == TS_OK) {
+        r.dist.assign(p.dist, p.dist + p.count);
+        r.index.assign(p.index, p.index + p.count);
+    }
+    return r;
+}
+
+Profile ab(const std::vector<double>& a, const std::vector<double>& b, int m, int64_t excl, TsExec ex) {
+    TsProfile p;
+    TsStatus st;
+    tsm_matrix_profile_ab(a.data(), a.size(), b.data(), b.size(), m, excl, &ex, &p, &st);
+    CHECK_OK(st);
+    return to_profile(p, st);
+}
+
+Profile self(const std::vector<double>& x, int m, int64_t excl, TsExec ex) {
+    TsProfile p;
+    TsStatus st;
+    tsm_matrix_profile(x.data(), x.size(), m, excl, &ex, &p, &st);
+    CHECK_OK(st);
+    return to_profile(p, st);
+}
+
+// Every window of A against the oracle: its distance within rel of the
+// nearest one's (1e-14·m near 0), a neighbour at that distance, admissible;
+// no neighbour (+inf, −1) exactly when the oracle has none.  How many fail.
+int against_oracle(const std::vector<double>& a, const std::vector<double>& b, int m, int64_t excl,
+                   const Profile& got, double rel, const char* what) {
+    const AbOracle o(a, b, m);
+    int bad = 0;
+    CHECK_EQ(got.dist.size(), o.za.size());
+    for (int64_t i = 0; i < (int64_t)got.dist.size(); ++i) {
+        const double want = (double)o.nearest(i, excl), tol = rel * want + 1e-14 * m;
+        const int64_t j = got.index[i];
+        bool ok;
+        if (std::isinf(want))
+            ok = std::isinf(got.dist[i]) && j == -1;
+        else
+            ok = std::fabs(got.dist[i] - want) <= tol && j >= 0 && j < (int64_t)o.zb.size() &&
+                 std::llabs(j - i) >= excl && std::fabs((double)o.d(i, j) - want) <= tol;
+        if (!ok && ++bad <= 5)
+            std::printf("    %s: window %lld: %.17g @ %lld, oracle %.17g\n", what, (long long)i, got.dist[i],
+                        (long long)j, want);
+    }
+    return bad;
+}
+
+std::vector<double> scaled(const std::vector<double>& v, int k, double offset) {
+    std::vector<double> out(v.size());
+    for (size_t i = 0; i < v.size(); ++i) out[i] = std::ldexp(v[i], k) + offset;
+    return out;
+}
+
+// The cases the GPU test repeats: (A, B, m, exclusion).
+struct Case {
+    std::vector<double> a, b;
+    int m;
+    int64_t excl;
+    std::string what;
+};
+
+std::vector<Case> cases() {
+    std::vector<Case> c;
+    c.push_back({tsmt::random_walk(700, 1), tsmt::random_walk(1300, 2), 16, 0, "A shorter than B"});
+    c.push_back({tsmt::random_walk(1300, 3), tsmt::random_walk(700, 4), 16, 0, "A longer than B"});
+    c.push_back({tsmt::random_walk(9000, 5), tsmt::random_walk(300, 6), 8, 0, "A over two segments"});
+    c.push_back({tsmt::random_walk(300, 7), tsmt::random_walk(9000, 8), 8, 0, "B over two segments"});
+    c.push_back({tsmt::random_walk(900, 9), tsmt::random_walk(1100, 10), 32, 40, "exclusion zone 40"});
+    c.push_back({tsmt::random_walk(500, 11), tsmt::random_walk(12, 12), 12, 0, "B of one window"});
+    c.push_back({tsmt::random_walk(3, 13), tsmt::random_walk(400, 14), 3, 0, "A of one window, m = 3"});
+    c.push_back({tsmt::random_walk(200, 15), tsmt::random_walk(150, 16), 20, 500, "no admissible pair"});
+    auto ca = tsmt::random_walk(1200, 17), cb = tsmt::random_walk(1000, 18);
+    for (int i = 100; i < 180; ++i) ca[i] = 5.0;
+    for (int i = 1100; i < 1200; ++i) ca[i] = -2.0;
+    for (int i = 300; i < 360; ++i) cb[i] = 1.5;
+    c.push_back({ca, cb, 25, 0, "constant windows in A and B"});
+    c.push_back({ca, tsmt::random_walk(800, 19), 25, 0, "constant windows in A alone"});
+    c.push_back({tsmt::random_walk(800, 20), cb, 25, 3, "constant windows in B alone"});
+    // hostile: A at 2^-900 with an offset, B at 2^700, a glitch of 1e9 in B
+    auto hb = tsmt::random_walk(1500, 21);
+    hb[700] += 1e9;
+    c.push_back({scaled(tsmt::random_walk(1400, 22), -900, 0), scaled(hb, 700, 0), 10, 0, "hostile scales"});
+    c.push_back({scaled(tsmt::random_walk(1400, 23), 0, 1e8), tsmt::random_walk(1000, 24), 50, 0, "offset 1e8 in A"});
+    return c;
+}
+
+}  // namespace
+
+TEST(mp_ab_cpu_matches_brute_force) {
+    for (const Case& c : cases()) {
+        const Profile got = ab(c.a, c.b, c.m, c.excl, tsmt::cpu_exec(2));
+        CHECK_EQ(against_oracle(c.a, c.b, c.m, c.excl, got, 1e-9, c.what.c_str()), 0);
+    }
+}
+
+TEST(mp_ab_threads_and_powers_of_two_give_the_same_bits) {
+    const auto a = tsmt::random_walk(2000, 31), b = tsmt::random_walk(1700, 32);
+    const Profile one = ab(a, b, 20, 0, tsmt::cpu_exec(1));
+    CHECK(ab(a, b, 20, 0, tsmt::cpu_exec(4)) == one);
+    // each series rescaled by its own power of two: the same rows, bit for bit
+    CHECK(ab(scaled(a, 300, 0), scaled(b, -200, 0), 20, 0, tsmt::cpu_exec(2)) == one);
+}
+
+TEST(mp_ab_of_a_series_with_itself_is_the_self_join) {
+    auto glitchy = tsmt::random_walk(3000, 41);
+    glitchy[1500] = 1e12;  // the guard restarts and computes tiles directly
+    auto flat = tsmt::random_walk(2500, 42);
+    for (int i = 400; i < 520; ++i) flat[i] = 3.0;
+    const std::vector<std::pair<std::vector<double>, int>> series = {
+        {tsmt::random_walk(2 * 8192 + 700, 43), 8}, {glitchy, 10}, {flat, 30}, {tsmt::random_walk(600, 44), 3}};
+    for (const auto& s : series)
+        for (int64_t excl : {int64_t(1), int64_t((s.second + 3) / 4 + 1), int64_t(s.second)}) {
+            const Profile sj = self(s.first, s.second, excl, tsmt::cpu_exec(2));
+            CHECK(ab(s.first, s.first, s.second, excl, tsmt::cpu_exec(2)) == sj);
+        }
+    // exclusion 0: every window's nearest window is itself (or, constant, the first constant one) at 0
+    const Profile z = ab(flat, flat, 30, 0, tsmt::cpu_exec(2));
+    int bad = 0;
+    for (size_t i = 0; i < z.dist.size(); ++i) bad += z.dist[i] != 0.0 || (z.index[i] != (int64_t)i && z.index[i] != 400);
+    CHECK_EQ(bad, 0);
+}
+
+TEST(mp_ab_discords_and_motifs_follow_the_profile) {
+    // one periodic process with noise; A holds a burst that B does not
+    auto a = tsmt::gaussian(3000, 51, 0.0, 0.05), b = tsmt::gaussian(2000, 52, 0.0, 0.05);
+    for (size_t i = 0; i < a.size(); ++i) a[i] += std::sin(i * 0.125);
+    for (size_t i = 0; i < b.size(); ++i) b[i] += std::sin(i * 0.125);
+    for (int i = 2000; i < 2040; ++i) a[i] += 2 * std::sin(i * 0.9);
+    const int m = 40;
+    const Profile p = ab(a, b, m, 0, tsmt::cpu_exec(2));
+    TsExec ex = tsmt::cpu_exec(2);
+    TsStatus st;
+    TsDiscords d;
+    tsm_discords_ab(a.data(), a.size(), b.data(), b.size(), m, 3, NAN, 0, &ex, &d, &st);
+    CHECK_OK(st);
+    CHECK_EQ(d.count, 3);
+    CHECK(d.pos[0] > 2000 - m && d.pos[0] < 2040);
+    for (int64_t r = 0; r < d.count; ++r) {
+        CHECK_EQ(d.dist[r], p.dist[d.pos[r]]);
+        CHECK_EQ(d.neighbor[r], p.index[d.pos[r]]);
+        for (int64_t q = 0; q < r; ++q) CHECK(std::llabs(d.pos[r] - d.pos[q]) >= m && d.dist[q] >= d.dist[r]);
+    }
+    CHECK_EQ(d.pos[0], (int64_t)(std::max_element(p.dist.begin(), p.dist.end()) - p.dist.begin()));
+    TsMotifs mo;
+    tsm_motifs_ab(a.data(), a.size(), b.data(), b.size(), m, 2, 0, &ex, &mo, &st);
+    CHECK_OK(st);
+    CHECK_EQ(mo.count, 2);
+    CHECK_EQ(mo.pos_a[0], (int64_t)(std::min_element(p.dist.begin(), p.dist.end()) - p.dist.begin()));
+    CHECK_EQ(mo.pos_b[0], p.index[mo.pos_a[0]]);
+    CHECK(mo.dist[1] >= mo.dist[0] && std::llabs(mo.pos_a[1] - mo.pos_a[0]) >= m);
+    // range mode: every window at min_distance or more, overlapping ones included
+    const double r = d.dist[2];
+    tsm_discords_ab(a.data(), a.size(), b.data(), b.size(), m, -1, r, 0, &ex, &d, &st);
+    CHECK_OK(st);
+    CHECK_EQ(d.count, (int64_t)std::count_if(p.dist.begin(), p.dist.end(), [&](double v) { return v >= r; }));
+}
+
+TEST(mp_ab_errors) {
+    const auto a = tsmt::random_walk(100, 61), b = tsmt::random_walk(20, 62);
+    auto code = [&](const std::vector<double>& x, const std::vector<double>& y, int m, int64_t excl, std::string* hint) {
+        TsExec ex = tsmt::cpu_exec();
+        TsProfile p;
+        TsStatus st;
+        tsm_matrix_profile_ab(x.data(), x.size(), y.data(), y.size(), m, excl, &ex, &p, &st);
+        if (hint) *hint = st.hint;
+        return std::string(st.sqlstate);
+    };
+    std::string hint;
+    CHECK_EQ(code(a, b, 21, 0, &hint), "22023");  // m > nb
+    CHECK(hint.find("m <= 20") != std::string::npos);
+    CHECK_EQ(code(b, a, 21, 0, &hint), "22023");  // m > na
+    CHECK(hint.find("m <= 20") != std::string::npos);
+    CHECK_EQ(code(a, b, 2, 0, nullptr), "22023");
+    CHECK_EQ(code(a, b, 5, -1, nullptr), "22023");
+    auto nan_b = b;
+    nan_b[3] = NAN;
+    CHECK_EQ(code(a, nan_b, 5, 0, nullptr), "22023");
+    CHECK_EQ(code(a, b, 20, 0, nullptr), "00000");  // B of exactly one window
+}
+
+GPU_TEST(mp_ab_gpu_equals_cpu) {
+    for (const Case& c : cases()) {
+        const Profile cpu = ab(c.a, c.b, c.m, c.excl, tsmt::cpu_exec(2));
+        const Profile gpu = ab(c.a, c.b, c.m, c.excl, tsmt::gpu_exec());
+        if (!(gpu == cpu)) std::printf("    GPU != CPU: %s\n", c.what.c_str());
+        CHECK(gpu == cpu);
+    }
+    // A = B on the GPU: the self-join's rows (GPU), bit for bit
+    const auto x = tsmt::random_walk(2 * 8192 + 900, 71);
+    CHECK(ab(x, x, 8, 3, tsmt::gpu_exec()) == self(x, 8, 3, tsmt::gpu_exec()));
+    // long enough for several bands and segments of the GPU sweep, both ways
+    const auto a = tsmt::random_walk(20000, 72), b = tsmt::random_walk(11000, 73);
+    CHECK(ab(a, b, 64, 0, tsmt::gpu_exec()) == ab(a, b, 64, 0, tsmt::cpu_exec(2)));
+    CHECK(ab(b, a, 64, 0, tsmt::gpu_exec()) == ab(b, a, 64, 0, tsmt::cpu_exec(2)));
+}
