@@ -103,28 +103,40 @@ static_assert(mp::kTileDiags % kBand == 0 && mp::kTileDiags % mp::kGuardDiags ==
 
 using u64 = unsigned long long;
 
-// What every warp of a sweep launch reads.  The per-window arrays are padded
-// with kPad zeros, so that loads past the last window need no bound checks.
+// What sweep launches read.  The per-window arrays are padded with kPad
+// zeros, so that loads past the last window need no bound checks.  Pair
+// (row r, column j = r + k), k ≥ excl: the rows' windows are one series, the
+// columns' another (the same in the self-join; A and B, or B and A, in an
+// AB-join, mp_detail.h).
 struct Params {
-    const double* xs;          // the rescaled series (mp_detail.h)
-    const double* mu;          // window means
-    const double* df;          // recurrence terms (comoment_detail.h)
-    const double* dg;
-    const double* inv_norm;    // 1/sqrt(Σ(x'−μ)²)
-    const double* inv4;        // inv_norm / 4
-    const mp::GuardStat* guard_rows;  // the guard's tables (mp_detail.h)
-    const mp::GuardStat* guard_cols;
+    const double* xs_r;        // the rows' rescaled series (mp_detail.h)
+    const double* mu_r;        // the rows' window means
+    const double* df_r;        // the rows' recurrence terms (comoment_detail.h)
+    const double* dg_r;
+    const double* inv_norm_r;  // the rows' 1/sqrt(Σ(x'−μ)²)
+    const double* xs_c;        // the same of the columns' series
+    const double* mu_c;
+    const double* df_c;
+    const double* dg_c;
+    const double* inv4_c;      // the columns' inv_norm / 4
+    const mp::GuardStat* guard_rows;  // the guard's tables (mp_detail.h): the rows'
+    const mp::GuardStat* guard_cols;  // and the columns' (prepared with this excl)
     uint8_t* guarded;          // per task: 1 when one of its tiles is not kTileRecur (guard_replay_kernel)
     const int64_t* seg_start;  // first task of each segment (n_seg + 1 entries)
-    u64* best;                 // best key per window (atomicMax)
+    u64* best_r;               // best key per row window (atomicMax; index: the column), if SIDES has kRows
+    u64* best_c;               // best key per column window (index: the row), if SIDES has kCols
     int64_t task_lo, task_hi;  // the tasks of this launch
     int n_seg;
-    int64_t count;             // windows
-    int64_t excl;
+    int64_t count_r, count_c;  // windows of the rows' and of the columns' series
+    int64_t excl;              // the first diagonal
     int m;
     u64 mask;  // clears the bits below the key's quantum (and keeps the rest)
     mp::KeyCodec codec;
 };
+
+// Which keys a sweep updates (a template argument of the sweep): the rows',
+// the columns', or both (the self-join).
+constexpr int kRows = 1, kCols = 2, kBoth = 3;
 
 // One warp's shared memory.
 struct Shared {
@@ -149,21 +161,23 @@ struct Lane {
     Shared* sh;
 };
 
-// The co-moment of rows r and j, directly (0 past the last window).  Not
-// inlined: the sweep's registers stay those of the recurrence.
-__device__ __noinline__ double direct_pair(const double* xs, const double* mu, int64_t count, int m, int64_t r,
-                                           int64_t j) {
-    return j < count ? direct_comoment(xs, r, j, m, mu[r], mu[j]) : 0.0;
+// The co-moment of row r and column j, directly (0 past the last column).
+// Not inlined (and given values, not the launch's parameters by reference,
+// which would be copied to the stack): the sweep's registers stay those of
+// the recurrence.
+__device__ __noinline__ double direct_pair(const double* xs_r, const double* mu_r, const double* xs_c,
+                                           const double* mu_c, int64_t count_c, int m, int64_t r, int64_t j) {
+    return j < count_c ? direct_comoment(xs_r, r, xs_c, j, m, mu_r[r], mu_c[j]) : 0.0;
 }
 
 // The lane's co-moments at row r, directly (the guard's direct rows).
 __device__ __forceinline__ void direct_diagonals(Lane& L, const Params& p, int64_t r) {
 #pragma unroll
-    for (int d = 0; d < D; ++d) L.cov[d] = direct_pair(p.xs, p.mu, p.count, p.m, r, r + L.col0 + d);
+    for (int d = 0; d < D; ++d) L.cov[d] = direct_pair(p.xs_r, p.mu_r, p.xs_c, p.mu_c, p.count_c, p.m, r, r + L.col0 + d);
 }
 
 // One row r (step s within the group) at rotation phase U = (r − r0) mod D.
-template <int U, bool MASK>
+template <int U, bool MASK, int SIDES>
 __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s) {
     const double dfr = L.sh->row_df[s], dgr = L.sh->row_dg[s], ivr = L.sh->row_inv[s];
     const double off = p.codec.off;
@@ -181,19 +195,19 @@ __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s)
         const u64 k = ((u64)__double_as_longlong(v) & mask) | (u64)L.row_tag[d];
         const double a = __longlong_as_double((long long)k);
         const double c = __longlong_as_double((long long)(k ^ 0x3FFull));
-        if (!(MASK && r + L.col0 + d >= p.count)) {
-            rb = a > rb ? a : rb;
-            L.col_best[q] = c > L.col_best[q] ? c : L.col_best[q];
+        if (!(MASK && r + L.col0 + d >= p.count_c)) {
+            if (SIDES & kRows) rb = a > rb ? a : rb;
+            if (SIDES & kCols) L.col_best[q] = c > L.col_best[q] ? c : L.col_best[q];
         }
     }
-    L.sh->row_best[s * 33 + L.lane] = rb;
+    if (SIDES & kRows) L.sh->row_best[s * 33 + L.lane] = rb;
     // retire diagonal 0's column (slot U): lane 0 to shared memory, the others
     // pass it (data and running maximum) to the lane below
-    if (L.lane == 0) L.sh->col_retired[s] = L.col_best[U];
+    if ((SIDES & kCols) && L.lane == 0) L.sh->col_retired[s] = L.col_best[U];
     L.col_df[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_df[U], 1);
     L.col_dg[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_dg[U], 1);
     L.col_inv4[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_inv4[U], 1);
-    L.col_best[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_best[U], 1);
+    if (SIDES & kCols) L.col_best[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_best[U], 1);
     if (L.lane == 31) {
         L.col_df[U] = L.sh->new_df[s];
         L.col_dg[U] = L.sh->new_dg[s];
@@ -202,16 +216,16 @@ __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s)
     }
 }
 
-template <int U, bool MASK>
+template <int U, bool MASK, int SIDES>
 struct Block {
     __device__ __forceinline__ static void run(Lane& L, const Params& p, int64_t rb, int sb) {
         if (MASK && rb + U >= L.r1) return;
-        step<U, MASK>(L, p, rb + U, sb + U);
-        Block<U + 1, MASK>::run(L, p, rb, sb);
+        step<U, MASK, SIDES>(L, p, rb + U, sb + U);
+        Block<U + 1, MASK, SIDES>::run(L, p, rb, sb);
     }
 };
-template <bool MASK>
-struct Block<D, MASK> {
+template <bool MASK, int SIDES>
+struct Block<D, MASK, SIDES> {
     __device__ __forceinline__ static void run(Lane&, const Params&, int64_t, int) {}
 };
 
@@ -233,13 +247,13 @@ __device__ __forceinline__ int segment_of(const Params& p, int64_t task) {
 // t ascending, tiled by D; the row factor shared by the D diagonals).
 __device__ __forceinline__ void start_diagonals(Lane& L, const Params& p, int64_t count) {
     const int64_t r0 = L.r0;
-    const double* xr = p.xs + r0;
-    const double* xc = p.xs + r0 + L.col0;
-    const double mu0 = p.mu[r0];
+    const double* xr = p.xs_r + r0;
+    const double* xc = p.xs_c + r0 + L.col0;
+    const double mu0 = p.mu_r[r0];
     double muk[D], w[D];
 #pragma unroll
     for (int d = 0; d < D; ++d) {
-        muk[d] = p.mu[r0 + L.col0 + d];  // padded
+        muk[d] = p.mu_c[r0 + L.col0 + d];  // padded
         w[d] = xc[d];
         L.cov[d] = 0.0;
     }
@@ -266,9 +280,9 @@ __device__ __forceinline__ void load_columns(Lane& L, const Params& p) {
 #pragma unroll
     for (int d = 0; d < D; ++d) {
         const int64_t j = L.r0 + L.col0 + d;
-        L.col_df[d] = __ldg(p.df + j);
-        L.col_dg[d] = __ldg(p.dg + j);
-        L.col_inv4[d] = __ldg(p.inv4 + j);
+        L.col_df[d] = __ldg(p.df_c + j);
+        L.col_dg[d] = __ldg(p.dg_c + j);
+        L.col_inv4[d] = __ldg(p.inv4_c + j);
         L.col_best[d] = 0.0;
         L.row_tag[d] = 0x3FFu ^ (unsigned)(L.lane * D + d);
     }
@@ -279,12 +293,12 @@ __device__ __forceinline__ void load_columns(Lane& L, const Params& p) {
 struct GroupData {
     double row_df, row_dg, row_inv, new_df, new_dg, new_inv4;
     __device__ __forceinline__ void load(const Params& p, int64_t rg, int lane, int64_t new_col) {
-        row_df = __ldg(p.df + rg + lane);
-        row_dg = __ldg(p.dg + rg + lane);
-        row_inv = __ldg(p.inv_norm + rg + lane);
-        new_df = __ldg(p.df + rg + new_col);
-        new_dg = __ldg(p.dg + rg + new_col);
-        new_inv4 = __ldg(p.inv4 + rg + new_col);
+        row_df = __ldg(p.df_r + rg + lane);
+        row_dg = __ldg(p.dg_r + rg + lane);
+        row_inv = __ldg(p.inv_norm_r + rg + lane);
+        new_df = __ldg(p.df_c + rg + new_col);
+        new_dg = __ldg(p.dg_c + rg + new_col);
+        new_inv4 = __ldg(p.inv4_c + rg + new_col);
     }
     __device__ __forceinline__ void stage(Shared* sh, int lane) const {
         sh->row_df[lane] = row_df;
@@ -312,34 +326,40 @@ __device__ __forceinline__ void guard_group(Lane& L, const Params& p, int64_t rg
 }
 
 // The group's rows [rg, rg + kGroup): one step per row, unrolled by D.
+template <int SIDES>
 __device__ __forceinline__ void sweep_group(Lane& L, const Params& p, int64_t rg, int64_t r_safe) {
     if (rg > L.r0 && rg + kGroup <= r_safe) {
 #pragma unroll 1
-        for (int sb = 0; sb < kGroup; sb += D) Block<0, false>::run(L, p, rg + sb, sb);
+        for (int sb = 0; sb < kGroup; sb += D) Block<0, false, SIDES>::run(L, p, rg + sb, sb);
     } else {
 #pragma unroll 1
-        for (int sb = 0; sb < kGroup; sb += D) Block<0, true>::run(L, p, rg + sb, sb);
+        for (int sb = 0; sb < kGroup; sb += D) Block<0, true, SIDES>::run(L, p, rg + sb, sb);
     }
 }
 
 // After a group: lane t reduces row rg + t's maxima and merges the column
 // retired at step t, each as a full key by one atomicMax.
+template <int SIDES>
 __device__ __forceinline__ void flush_group(const Lane& L, const Params& p, int64_t rg) {
     const int64_t steps = min((int64_t)kGroup, L.r1 - rg);
     if (L.lane < steps) {
         const int64_t r = rg + L.lane;
-        const double* row = L.sh->row_best + L.lane * 33;
-        double b = row[0];
+        if (SIDES & kRows) {
+            const double* row = L.sh->row_best + L.lane * 33;
+            double b = row[0];
 #pragma unroll
-        for (int i = 1; i < 32; ++i) b = row[i] > b ? row[i] : b;
-        if (b != 0.0) {
-            const unsigned e = 0x3FFu ^ ((unsigned)__double2loint(b) & 0x3FFu);
-            atomicMax(p.best + r, full_key(b, r + L.k0 + e, p.codec));
+            for (int i = 1; i < 32; ++i) b = row[i] > b ? row[i] : b;
+            if (b != 0.0) {
+                const unsigned e = 0x3FFu ^ ((unsigned)__double2loint(b) & 0x3FFu);
+                atomicMax(p.best_r + r, full_key(b, r + L.k0 + e, p.codec));
+            }
         }
-        const double c = L.sh->col_retired[L.lane];
-        if (c != 0.0) {
-            const unsigned e = (unsigned)__double2loint(c) & 0x3FFu;
-            atomicMax(p.best + (r + L.k0), full_key(c, r - e, p.codec));
+        if (SIDES & kCols) {
+            const double c = L.sh->col_retired[L.lane];
+            if (c != 0.0) {
+                const unsigned e = (unsigned)__double2loint(c) & 0x3FFu;
+                atomicMax(p.best_c + (r + L.k0), full_key(c, r - e, p.codec));
+            }
         }
     }
 }
@@ -354,14 +374,15 @@ __device__ __forceinline__ void flush_columns_in_flight(const Lane& L, const Par
             const int d = (q - ue + D) % D;
             const int64_t col = L.r1 + L.col0 + d;
             const unsigned e = (unsigned)__double2loint(c) & 0x3FFu;
-            if (col < count) atomicMax(p.best + col, full_key(c, col - L.k0 - e, p.codec));
+            if (col < count) atomicMax(p.best_c + col, full_key(c, col - L.k0 - e, p.codec));
         }
     }
 }
 
 // One task per warp: the plain sweep (GUARD = false) takes the tasks that
-// guard_replay_kernel left unflagged, the guarded one the others.
-template <bool GUARD>
+// guard_replay_kernel left unflagged, the guarded one the others; SIDES: the
+// keys it updates.
+template <bool GUARD, int SIDES>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
     __shared__ Shared s_all[kWarpsPerBlock];
     const int warp = threadIdx.x >> 5;
@@ -369,20 +390,21 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
     if (task >= p.task_hi) return;  // whole warp; the kernel has no block barrier
     if ((p.guarded[task] != 0) != GUARD) return;  // the other launch's task
     const int seg = segment_of(p, task);
-    const int64_t count = p.count;
+    const int64_t count = p.count_c;  // columns
     Lane L;
     L.lane = threadIdx.x & 31;
     L.sh = &s_all[warp];
     L.k0 = p.excl + (task - p.seg_start[seg]) * kBand;
     L.r0 = (int64_t)seg * mp::kSegRows;
-    L.r1 = min(L.r0 + mp::kSegRows, count - L.k0);
+    const int64_t r_end = min(L.r0 + mp::kSegRows, p.count_r);  // the segment's rows
+    L.r1 = min(r_end, count - L.k0);
     if (L.r1 <= L.r0) return;
     // rows where every diagonal of the band still exists
     const int64_t r_safe = max(L.r0, min(L.r1, count - L.k0 - kBand + 1));
     L.col0 = L.k0 + (int64_t)L.lane * D;
     if (GUARD) {
         L.tile_k = L.k0 + (int64_t)(L.lane * D / mp::kGuardDiags) * mp::kGuardDiags;
-        L.tile_r1 = min(L.r0 + mp::kSegRows, count - L.tile_k);
+        L.tile_r1 = min(r_end, count - L.tile_k);
         L.guard_err = 0.0;
         L.after_direct = false;
     }
@@ -398,26 +420,27 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
         if (GUARD) guard_group(L, p, rg);
         __syncwarp();
         next.load(p, rg + kGroup, L.lane, new_col);  // the arrays are padded: no bound checks
-        sweep_group(L, p, rg, r_safe);
+        sweep_group<SIDES>(L, p, rg, r_safe);
         __syncwarp();
-        flush_group(L, p, rg);
+        flush_group<SIDES>(L, p, rg);
     }
-    flush_columns_in_flight(L, p, count);
+    if (SIDES & kCols) flush_columns_in_flight(L, p, count);
 }
 
 // One kTileDirect tile's pairs (rows [ra, rb), diagonals from k) directly,
-// with the CPU's arithmetic and keys, merged by atomicMax.
+// with the CPU's arithmetic and keys, merged by atomicMax into the sides the
+// sweep updates (best_r, best_c: null when not).
 __device__ void direct_tile(const Params& p, int64_t ra, int64_t rb, int64_t k) {
     const mp::KeyCodec c = p.codec;
     for (int64_t r = ra; r < rb; ++r) {
         u64 row_best = 0;
-        for (int64_t j = r + k; j < r + k + mp::kGuardDiags && j < p.count; ++j) {
-            const double cov = direct_comoment(p.xs, r, j, p.m, p.mu[r], p.mu[j]);
-            const u64 core = mp::v_core(mp::sweep_v(cov, p.inv_norm[r], p.inv4[j], c.off), c);
+        for (int64_t j = r + k; j < r + k + mp::kGuardDiags && j < p.count_c; ++j) {
+            const double cov = direct_comoment(p.xs_r, r, p.xs_c, j, p.m, p.mu_r[r], p.mu_c[j]);
+            const u64 core = mp::v_core(mp::sweep_v(cov, p.inv_norm_r[r], p.inv4_c[j], c.off), c);
             row_best = max(row_best, core | (c.low - (u64)j));
-            atomicMax(p.best + j, core | (c.low - (u64)r));
+            if (p.best_c) atomicMax(p.best_c + j, core | (c.low - (u64)r));
         }
-        if (row_best) atomicMax(p.best + r, row_best);
+        if (p.best_r && row_best) atomicMax(p.best_r + r, row_best);
     }
 }
 
@@ -430,7 +453,7 @@ __global__ void guard_replay_kernel(Params p, int64_t tile_cols, int64_t e_lo, i
     for (int64_t e = e_lo + blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < e_hi;
          e += (int64_t)gridDim.x * blockDim.x) {
         const int64_t seg = e / tile_cols, k = p.excl + (e % tile_cols) * mp::kGuardDiags;
-        const int64_t r0 = seg * mp::kSegRows, r1 = min(r0 + mp::kSegRows, p.count - k);
+        const int64_t r0 = seg * mp::kSegRows, r1 = min(min(r0 + mp::kSegRows, p.count_r), p.count_c - k);
         double err = 0.0;
         bool flag = false;
         for (int64_t rg = r0; rg < r1; rg += mp::kGuardRows) {
@@ -443,9 +466,10 @@ __global__ void guard_replay_kernel(Params p, int64_t tile_cols, int64_t e_lo, i
     }
 }
 
-__global__ void finalize_kernel(mp::FinalizeArgs a, const u64* best, double* dist, int64_t* index) {
+// Windows [0, count) of the rows' series (a.count: the candidates').
+__global__ void finalize_kernel(mp::FinalizeArgs a, int64_t count, const u64* best, double* dist, int64_t* index) {
     const int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= a.count) return;
+    if (p >= count) return;
     a.first_const = a.next_const[0];  // computed on the device
     mp::finalize_one(a, p, best[p], dist + p, index + p);
 }
@@ -513,12 +537,13 @@ unsigned blocks_for(int64_t items, int threads) {
 }
 
 // Tasks (segment, band) with at least one row, segment-major: the first task
-// of every segment, and the number of tasks last (n_seg + 1 entries).
-std::vector<int64_t> segment_starts(int64_t count, int64_t excl) {
+// of every segment, and the number of tasks last (n_seg + 1 entries).  Rows:
+// count_r windows, columns: count_c, diagonals from excl.
+std::vector<int64_t> segment_starts(int64_t count_r, int64_t count_c, int64_t excl) {
     std::vector<int64_t> seg_start(1, 0);
-    for (int64_t seg = 0; seg * mp::kSegRows < count - excl; ++seg) {
+    for (int64_t seg = 0; seg * mp::kSegRows < count_r && seg * mp::kSegRows < count_c - excl; ++seg) {
         const int64_t r0 = seg * mp::kSegRows;
-        const int64_t bands = (count - r0 - excl + kBand - 1) / kBand;  // bands with k0 < count − r0
+        const int64_t bands = (count_c - r0 - excl + kBand - 1) / kBand;  // bands with k0 < count_c − r0
         seg_start.push_back(seg_start.back() + bands);
     }
     return seg_start;
@@ -537,11 +562,24 @@ size_t cub_scratch_bytes(int64_t n, int64_t count) {
     return std::max(scan_bytes, std::max(min_bytes, max_bytes));
 }
 
-// Every device array of the call, in one allocation.  Arrays marked padded
-// have kPad zeros after their last window (cleared by upload).
-struct DeviceMemory {
-    int64_t n, count, excl, n_tasks;
-    int64_t guard_n_rows, guard_n_cols;
+// One series of a call (the self-join's, or A or B of an AB-join): its
+// values, and the first diagonal of the sweep whose columns are its windows.
+struct SeriesIn {
+    const double* x;
+    int64_t n, excl;
+};
+
+// One sweep of a call: the series of its rows and of its columns (indices
+// into the call's series) and the keys it updates (kRows, kCols, kBoth).
+struct SweepSpec {
+    int rows, cols, sides;
+};
+
+// One series' device arrays (the preparation's, mp_detail.h).  Arrays
+// marked padded have kPad zeros after their last window (cleared by upload).
+struct SeriesArrays {
+    int64_t n = 0, count = 0, excl = 0;
+    int64_t guard_n_rows = 0, guard_n_cols = 0;
     double* x;                     // the series
     double* xs;                    // the rescaled series (padded)
     double* lohi;                  // {min, max} of x
@@ -553,21 +591,14 @@ struct DeviceMemory {
     uint8_t* constant;             // per window
     int64_t* next_const;           // count + 1 entries
     int64_t* const_scan;           // next_const's suffix minimum, reversed
-    int64_t* seg_start;            // segment_starts
-    uint8_t* guarded;              // per task: the guard's flag (Params::guarded)
-    u64* best;                     // the sweep's best key per window
-    double* dist;                  // the result
-    int64_t* index;
-    unsigned char* scratch;        // the CUB calls' temporary storage
-    size_t scratch_bytes;
-    Arena arena;
 
-    DeviceMemory(int64_t n_, int64_t count_, int64_t excl_, const std::vector<int64_t>& seg_start_)
-        : n(n_), count(count_), excl(excl_), n_tasks(seg_start_.back()) {
+    void reserve(Arena& arena, const SeriesIn& in, int m) {
+        n = in.n;
+        count = in.n - m + 1;
+        excl = in.excl;
         const int64_t padded = count + kPad;
         guard_n_rows = mp::guard_row_entries(count);
         guard_n_cols = mp::guard_col_entries(count, excl);
-        scratch_bytes = cub_scratch_bytes(n, count);
         arena.reserve(x, n);
         arena.reserve(xs, n + kPad);
         arena.reserve(lohi, 2);
@@ -579,8 +610,40 @@ struct DeviceMemory {
         arena.reserve(constant, count);
         arena.reserve(next_const, count + 1);
         arena.reserve(const_scan, count);
-        arena.reserve(seg_start, seg_start_.size());
-        arena.reserve(guarded, n_tasks);
+    }
+};
+
+// One sweep's task table (segment_starts) and the guard's flags of its tasks.
+struct SweepArrays {
+    int64_t n_tasks = 0;
+    int64_t* seg_start;            // segment_starts
+    uint8_t* guarded;              // per task: the guard's flag (Params::guarded)
+};
+
+// Every device array of the call, in one allocation: the series (one, or A
+// and B), the sweeps' tables, the best key of every window of the first
+// series (the rows of the self-join, A) and the result.
+struct DeviceMemory {
+    SeriesArrays series[2];
+    SweepArrays sweeps[2];
+    u64* best;                     // the sweep's best key per window
+    double* dist;                  // the result
+    int64_t* index;
+    unsigned char* scratch;        // the CUB calls' temporary storage (one series at a time)
+    size_t scratch_bytes = 0;
+    Arena arena;
+
+    DeviceMemory(const std::vector<SeriesIn>& in, int m, const std::vector<std::vector<int64_t>>& seg_starts) {
+        for (size_t i = 0; i < in.size(); ++i) {
+            series[i].reserve(arena, in[i], m);
+            scratch_bytes = std::max(scratch_bytes, cub_scratch_bytes(series[i].n, series[i].count));
+        }
+        for (size_t w = 0; w < seg_starts.size(); ++w) {
+            sweeps[w].n_tasks = seg_starts[w].back();
+            arena.reserve(sweeps[w].seg_start, seg_starts[w].size());
+            arena.reserve(sweeps[w].guarded, sweeps[w].n_tasks);
+        }
+        const int64_t count = series[0].count;
         arena.reserve(best, count);
         arena.reserve(dist, count);
         arena.reserve(index, count);
@@ -589,28 +652,32 @@ struct DeviceMemory {
     }
 };
 
-// Clears the padded arrays and the keys; copies the series and the segment table.
-void upload(const DeviceMemory& d, const double* x, const std::vector<int64_t>& seg_start, cudaStream_t s) {
+// Clears a series' padded arrays; copies its values.
+void upload(const SeriesArrays& d, const double* x, cudaStream_t s) {
     const size_t padded_bytes = (d.count + kPad) * sizeof(double);
     check(cudaMemsetAsync(d.xs, 0, (d.n + kPad) * sizeof(double), s), "cudaMemsetAsync");
     for (double* a : {d.mu, d.df, d.dg, d.inv_norm, d.inv4}) check(cudaMemsetAsync(a, 0, padded_bytes, s), "cudaMemsetAsync");
-    check(cudaMemsetAsync(d.best, 0, d.count * sizeof(u64), s), "cudaMemsetAsync");
-    check(cudaMemsetAsync(d.guarded, 0, d.n_tasks, s), "cudaMemsetAsync");
     check(cudaMemcpyAsync(d.x, x, d.n * sizeof(double), cudaMemcpyHostToDevice, s), "copy series");
-    check(cudaMemcpyAsync(d.seg_start, seg_start.data(), seg_start.size() * sizeof(int64_t),
+}
+
+// Clears a sweep's flags; copies its segment table.
+void upload(const SweepArrays& w, const std::vector<int64_t>& seg_start, cudaStream_t s) {
+    check(cudaMemsetAsync(w.guarded, 0, w.n_tasks, s), "cudaMemsetAsync");
+    check(cudaMemcpyAsync(w.seg_start, seg_start.data(), seg_start.size() * sizeof(int64_t),
                           cudaMemcpyHostToDevice, s),
           "copy segment table");
 }
 
-// The preparation on the device: the rescaling (with the host's
-// series_samples), xs, window statistics, constant flags, per-window factors,
-// the guard's tables, next_const.
-void prepare_on_device(const DeviceMemory& d, int m, const mp::CentreSamples& samples, cudaStream_t s) {
+// The preparation of one series on the device: the rescaling (with the
+// host's series_samples), xs, window statistics, constant flags, per-window
+// factors, the guard's tables, next_const.
+void prepare_on_device(const SeriesArrays& d, unsigned char* scratch, size_t scratch_bytes, int m,
+                       const mp::CentreSamples& samples, cudaStream_t s) {
     const int64_t n = d.n, count = d.count;
-    size_t bytes = d.scratch_bytes;
-    check(cub::DeviceReduce::Min(d.scratch, bytes, d.x, d.lohi, n, s), "series minimum");
-    bytes = d.scratch_bytes;
-    check(cub::DeviceReduce::Max(d.scratch, bytes, d.x, d.lohi + 1, n, s), "series maximum");
+    size_t bytes = scratch_bytes;
+    check(cub::DeviceReduce::Min(scratch, bytes, d.x, d.lohi, n, s), "series minimum");
+    bytes = scratch_bytes;
+    check(cub::DeviceReduce::Max(scratch, bytes, d.x, d.lohi + 1, n, s), "series maximum");
     scale_kernel<<<1, 1, 0, s>>>(d.lohi, samples, d.scale);
     check(cudaGetLastError(), "matrix profile scale launch");
     shift_kernel<<<blocks_for(n, 256), 256, 0, s>>>(d.x, n, d.scale, d.xs);
@@ -626,8 +693,8 @@ void prepare_on_device(const DeviceMemory& d, int m, const mp::CentreSamples& sa
     check(cudaGetLastError(), "matrix profile guard launch");
     reverse_const_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.constant, count, d.const_scan);
     check(cudaGetLastError(), "matrix profile constant launch");
-    bytes = d.scratch_bytes;
-    check(cub::DeviceScan::InclusiveScan(d.scratch, bytes, d.const_scan, d.const_scan, MinI64(), count, s),
+    bytes = scratch_bytes;
+    check(cub::DeviceScan::InclusiveScan(scratch, bytes, d.const_scan, d.const_scan, MinI64(), count, s),
           "constant windows scan");
     next_const_kernel<<<blocks_for(count + 1, 256), 256, 0, s>>>(d.const_scan, count, d.next_const);
     check(cudaGetLastError(), "matrix profile constant index launch");
@@ -656,13 +723,32 @@ void guard_columns_of_units(const mp::UnitRange& u, int64_t n_seg, int64_t tile_
     *e_hi = e_of(u.seg1, u.band1);
 }
 
-// One GPU's share of a sweep: its tasks [first, last) in launches of about
-// kMaxPairsPerLaunch pairs, at most two queued on its stream at a time, so
-// that the device never idles while the host polls (for cancel) in between.
+// The two launches (plain and guarded) of a chunk of tasks of a sweep that updates `sides`.
+template <int SIDES>
+void launch_sweep(const Params& p, unsigned blocks, cudaStream_t s) {
+    sweep_kernel<false, SIDES><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
+    check(cudaGetLastError(), "matrix profile kernel launch");
+    sweep_kernel<true, SIDES><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
+    check(cudaGetLastError(), "matrix profile guarded kernel launch");
+}
+
+void launch_sweep(const Params& p, int sides, unsigned blocks, cudaStream_t s) {
+    if (sides == kBoth)
+        launch_sweep<kBoth>(p, blocks, s);
+    else if (sides == kRows)
+        launch_sweep<kRows>(p, blocks, s);
+    else
+        launch_sweep<kCols>(p, blocks, s);
+}
+
+// One GPU's share of a sweep (that updates `sides`): its tasks [first, last)
+// in launches of about kMaxPairsPerLaunch pairs, at most two queued on its
+// stream at a time, so that the device never idles while the host polls (for
+// cancel) in between.
 class Sweep {
 public:
-    Sweep(const Params& p, int64_t first, int64_t last, cudaStream_t s, int device)
-        : p_(p), first_(first), next_(first), last_(last), s_(s), device_(device),
+    Sweep(const Params& p, int sides, int64_t first, int64_t last, cudaStream_t s, int device)
+        : p_(p), sides_(sides), first_(first), next_(first), last_(last), s_(s), device_(device),
           per_launch_(std::max<int64_t>(kWarpsPerBlock, (int64_t)(kMaxPairsPerLaunch / ((double)kBand * mp::kSegRows)) /
                                                             kWarpsPerBlock * kWarpsPerBlock)) {}
     ~Sweep() { cudaSetDevice(device_); }  // the events are destroyed on their device
@@ -695,17 +781,14 @@ private:
         check(cudaSetDevice(device_), "cudaSetDevice");
         p_.task_lo = next_;
         p_.task_hi = std::min(last_, next_ + per_launch_);
-        const unsigned blocks = (unsigned)((p_.task_hi - p_.task_lo + kWarpsPerBlock - 1) / kWarpsPerBlock);
-        sweep_kernel<false><<<blocks, 32 * kWarpsPerBlock, 0, s_>>>(p_);
-        check(cudaGetLastError(), "matrix profile kernel launch");
-        sweep_kernel<true><<<blocks, 32 * kWarpsPerBlock, 0, s_>>>(p_);
-        check(cudaGetLastError(), "matrix profile guarded kernel launch");
+        launch_sweep(p_, sides_, (unsigned)((p_.task_hi - p_.task_lo + kWarpsPerBlock - 1) / kWarpsPerBlock), s_);
         done_[launched_ & 1].record(s_);
         ++launched_;
         next_ = p_.task_hi;
     }
 
     Params p_;
+    int sides_;
     int64_t first_, next_, last_;
     cudaStream_t s_;
     int device_;
@@ -737,42 +820,54 @@ void run_sweeps(std::vector<std::unique_ptr<Sweep>>& sweeps, const TsExec* ex) {
 }
 
 // One call on one GPU: the series uploaded and prepared (the constructor),
-// then the sweep of a range of units, keys loaded from merged tiles, the
-// finalisation, or the keys copied out.  A split call has one per GPU it
-// lists (the same GPU listed twice: two, with their own stream and memory).
+// then the sweep of a range of units (the self-join) or every sweep (the
+// AB-join), keys loaded from merged tiles, the finalisation, or the keys
+// copied out.  The self-join has one series and one sweep (both sides); the
+// AB-join the series A and B and two sweeps (mp_detail.h).  A split call
+// has one per GPU it lists (the same GPU listed twice: two, with their own
+// stream and memory).
 class DeviceCall {
 public:
     DeviceCall(const double* x, int64_t n, int m, int64_t excl, int device, TsExec* ex)
-        : ex_(ex), device_(device), t_start_(start_device(device, ex)), count_(n - m + 1), excl_(excl), m_(m),
-          codec_(mp::make_codec(count_)), seg_start_(segment_starts(count_, excl)),
-          d_(n, count_, excl, seg_start_), timer_(s_) {
-        const mp::CentreSamples samples = mp::series_samples(x, n);
-        upload(d_, x, seg_start_, s_);
+        : DeviceCall({SeriesIn{x, n, excl}}, {SweepSpec{0, 0, kBoth}}, m, device, ex) {}
+
+    DeviceCall(const std::vector<SeriesIn>& in, const std::vector<SweepSpec>& sweeps, int m, int device, TsExec* ex)
+        : ex_(ex), device_(device), t_start_(start_device(device, ex)), count_(in[0].n - m + 1),
+          n_series_((int)in.size()), m_(m), codec_(mp::make_codec(max_count(in, m))), specs_(sweeps),
+          seg_starts_(segment_tables(in, sweeps, m)), d_(in, m, seg_starts_), timer_(s_) {
+        std::vector<mp::CentreSamples> samples;
+        for (const SeriesIn& si : in) samples.push_back(mp::series_samples(si.x, si.n));
+        for (size_t i = 0; i < in.size(); ++i) upload(d_.series[i], in[i].x, s_);
+        for (size_t w = 0; w < specs_.size(); ++w) upload(d_.sweeps[w], seg_starts_[w], s_);
+        check(cudaMemsetAsync(d_.best, 0, count_ * sizeof(u64), s_), "cudaMemsetAsync");
         timer_.start();
-        prepare_on_device(d_, m, samples, s_);
+        for (size_t i = 0; i < in.size(); ++i)
+            prepare_on_device(d_.series[i], d_.scratch, d_.scratch_bytes, m, samples[i], s_);
     }
     ~DeviceCall() { cudaSetDevice(device_); }  // the members are freed on their device
     DeviceCall(const DeviceCall&) = delete;
 
-    // The guard of the units' tiles (their direct tiles, the tasks' flags)
-    // launched; the sweep of their tasks to be run by run_sweeps.
+    // The self-join: the guard of the units' tiles (their direct tiles, the
+    // tasks' flags) launched; the sweep of their tasks to be run by run_sweeps.
     std::unique_ptr<Sweep> sweep(const mp::UnitRange& units) {
         on();
         int64_t first = 0, last = 0;
-        tasks_of_units(seg_start_, units, &first, &last);
-        const u64 key_mask = ~((1ull << codec_.shift) - 1ull);  // shift ≥ 10: room for the 10-bit tags
-        const int n_seg = (int)seg_start_.size() - 1;
-        const Params p{d_.xs, d_.mu, d_.df, d_.dg, d_.inv_norm, d_.inv4, d_.guard_rows, d_.guard_cols,
-                       d_.guarded, d_.seg_start, d_.best, /*task_lo, task_hi: per launch*/ 0, 0, n_seg, count_, excl_,
-                       m_, key_mask, codec_};
-        const int64_t tile_cols = (count_ - excl_ + mp::kGuardDiags - 1) / mp::kGuardDiags;
+        tasks_of_units(seg_starts_[0], units, &first, &last);
+        const Params p = params(0);
         int64_t e_lo = 0, e_hi = 0;
-        guard_columns_of_units(units, n_seg, tile_cols, &e_lo, &e_hi);
-        if (e_hi > e_lo) {
-            guard_replay_kernel<<<blocks_for(e_hi - e_lo, 128), 128, 0, s_>>>(p, tile_cols, e_lo, e_hi);
-            check(cudaGetLastError(), "matrix profile guard launch");
+        guard_columns_of_units(units, p.n_seg, tile_cols(p), &e_lo, &e_hi);
+        return sweep_tasks(0, e_lo, e_hi, first, last);
+    }
+
+    // Every sweep of the call, all their tasks (the AB-join), to be run by run_sweeps.
+    std::vector<std::unique_ptr<Sweep>> sweep_all() {
+        on();
+        std::vector<std::unique_ptr<Sweep>> sweeps;
+        for (size_t w = 0; w < specs_.size(); ++w) {
+            const Params p = params((int)w);
+            sweeps.push_back(sweep_tasks((int)w, 0, (int64_t)p.n_seg * tile_cols(p), 0, seg_starts_[w].back()));
         }
-        return std::unique_ptr<Sweep>(new Sweep(p, first, last, s_, device_));
+        return sweeps;
     }
 
     void load_keys(const uint64_t* keys) {
@@ -780,13 +875,17 @@ public:
         check(cudaMemcpyAsync(d_.best, keys, count_ * sizeof(u64), cudaMemcpyHostToDevice, s_), "copy keys");
     }
 
-    void finalize(double* dist, int64_t* index) {
+    // The first series' windows against the last series' (the self-join's
+    // against themselves; A's against B's), candidates |p − j| ≥ excl.
+    void finalize(int64_t excl, double* dist, int64_t* index) {
         on();
-        const mp::FinalizeArgs fin{d_.xs, d_.mu, d_.inv_std, d_.constant, d_.next_const,
-                                   /*first_const: next_const[0], read on the device*/ count_, count_, excl_, m_,
-                                   codec_};
+        const SeriesArrays& A = d_.series[0];
+        const SeriesArrays& B = d_.series[n_series_ - 1];
+        const mp::FinalizeArgs fin{A.xs, A.mu, A.inv_std, A.constant, B.xs, B.mu, B.inv_std, B.constant,
+                                   B.next_const, /*first_const: next_const[0], read on the device*/ B.count,
+                                   B.count, excl, m_, codec_};
         const unsigned finalize_blocks = (unsigned)((count_ + kFinalizeThreads - 1) / kFinalizeThreads);
-        finalize_kernel<<<finalize_blocks, kFinalizeThreads, 0, s_>>>(fin, d_.best, d_.dist, d_.index);
+        finalize_kernel<<<finalize_blocks, kFinalizeThreads, 0, s_>>>(fin, count_, d_.best, d_.dist, d_.index);
         check(cudaGetLastError(), "matrix profile finalize launch");
         end_kernels();
         check(cudaMemcpyAsync(dist, d_.dist, count_ * sizeof(double), cudaMemcpyDeviceToHost, s_), "copy distances");
@@ -806,6 +905,39 @@ private:
         use_device(device, ex);
         return now_ms();
     }
+    static int64_t max_count(const std::vector<SeriesIn>& in, int m) {
+        int64_t c = 0;
+        for (const SeriesIn& si : in) c = std::max(c, si.n - m + 1);
+        return c;
+    }
+    static std::vector<std::vector<int64_t>> segment_tables(const std::vector<SeriesIn>& in,
+                                                            const std::vector<SweepSpec>& sweeps, int m) {
+        std::vector<std::vector<int64_t>> t;
+        for (const SweepSpec& w : sweeps)
+            t.push_back(segment_starts(in[w.rows].n - m + 1, in[w.cols].n - m + 1, in[w.cols].excl));
+        return t;
+    }
+    // The launches' parameters of sweep w (task_lo, task_hi: per launch).
+    Params params(int w) const {
+        const SweepSpec& sp = specs_[w];
+        const SeriesArrays &R = d_.series[sp.rows], &C = d_.series[sp.cols];
+        const u64 key_mask = ~((1ull << codec_.shift) - 1ull);  // shift ≥ 10: room for the 10-bit tags
+        return Params{R.xs, R.mu, R.df, R.dg, R.inv_norm, C.xs, C.mu, C.df, C.dg, C.inv4, R.guard_rows, C.guard_cols,
+                      d_.sweeps[w].guarded, d_.sweeps[w].seg_start, (sp.sides & kRows) ? d_.best : nullptr,
+                      (sp.sides & kCols) ? d_.best : nullptr, 0, 0, (int)seg_starts_[w].size() - 1, R.count, C.count,
+                      C.excl, m_, key_mask, codec_};
+    }
+    static int64_t tile_cols(const Params& p) { return (p.count_c - p.excl + mp::kGuardDiags - 1) / mp::kGuardDiags; }
+    // The guard of sweep w's tile columns [e_lo, e_hi) (their direct tiles,
+    // the tasks' flags) launched; its tasks [first, last) to be run.
+    std::unique_ptr<Sweep> sweep_tasks(int w, int64_t e_lo, int64_t e_hi, int64_t first, int64_t last) {
+        const Params p = params(w);
+        if (e_hi > e_lo) {
+            guard_replay_kernel<<<blocks_for(e_hi - e_lo, 128), 128, 0, s_>>>(p, tile_cols(p), e_lo, e_hi);
+            check(cudaGetLastError(), "matrix profile guard launch");
+        }
+        return std::unique_ptr<Sweep>(new Sweep(p, specs_[w].sides, first, last, s_, device_));
+    }
     void on() { check(cudaSetDevice(device_), "cudaSetDevice"); }
     void end_kernels() {
         timer_.stop();
@@ -821,10 +953,12 @@ private:
     TsExec* ex_;
     int device_;
     double t_start_;
-    int64_t count_, excl_;
+    int64_t count_;  // windows of the first series (the rows of the self-join, A)
+    int n_series_;
     int m_;
     mp::KeyCodec codec_;
-    std::vector<int64_t> seg_start_;
+    std::vector<SweepSpec> specs_;
+    std::vector<std::vector<int64_t>> seg_starts_;
     DeviceMemory d_;
     Stream s_;
     EventTimer timer_;
@@ -875,7 +1009,7 @@ void matrix_profile(const double* x, int64_t n, int m, int64_t excl, const std::
         merged_keys(calls, count, keys.data());
         calls[0]->load_keys(keys.data());
     }
-    calls[0]->finalize(dist, index);
+    calls[0]->finalize(excl, dist, index);
 }
 
 void matrix_profile_keys(const double* x, int64_t n, int m, int64_t excl, const mp::UnitRange& units,
@@ -890,7 +1024,20 @@ void matrix_profile_finish(const double* x, int64_t n, int m, int64_t excl, cons
     ex->kernel_ms = 0;
     DeviceCall call(x, n, m, excl, ex->gpu_device, ex);
     call.load_keys(keys);
-    call.finalize(dist, index);
+    call.finalize(excl, dist, index);
+}
+
+void matrix_profile_ab(const double* a, int64_t na, const double* b, int64_t nb, int m, int64_t excl, TsExec* ex,
+                       double* dist, int64_t* index) {
+    const int64_t ca = na - m + 1, cb = nb - m + 1;
+    ex->kernel_ms = 0;
+    // A gives the columns of the lower sweep, B those of the upper one (mp_detail.h)
+    DeviceCall call({SeriesIn{a, na, mp::ab_first_diagonal(excl, ca, true)},
+                     SeriesIn{b, nb, mp::ab_first_diagonal(excl, cb, false)}},
+                    {SweepSpec{0, 1, kRows}, SweepSpec{1, 0, kCols}}, m, ex->gpu_device, ex);
+    std::vector<std::unique_ptr<Sweep>> sweeps = call.sweep_all();
+    run_sweeps(sweeps, ex);
+    call.finalize(excl, dist, index);
 }
 
 }  // namespace gpu

@@ -21,7 +21,7 @@ SELECT is(
 SELECT is(
   (SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
      JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
-   WHERE p.proargnames[1] IN ('series_sql', 'training_sql') AND (p.provolatile <> 'v' OR p.proparallel <> 'u')),
+   WHERE p.proargnames[1] IN ('series_sql', 'training_sql', 'a_sql') AND (p.provolatile <> 'v' OR p.proparallel <> 'u')),
   0, 'query forms are VOLATILE and PARALLEL UNSAFE');
 -- array forms: immutable (their rows depend on the arguments alone; the tsmine
 -- settings choose where they run) and parallel safe
@@ -108,6 +108,31 @@ SELECT is(
      AND NOT EXISTS (SELECT 1 FROM pg_proc a WHERE a.proname = q.proname AND 'series' = ANY (a.proargnames)
                      AND a.proargtypes[array_position(a.proargnames, 'series') - 1] = 'float8[]'::regtype)),
   NULL, 'every query form has an array form, which an array literal in its place means');
+
+-- two series (the AB-join): array forms (a, b) IMMUTABLE PARALLEL SAFE, query
+-- forms (a_sql, b_sql) as every query form; none STRICT (a NULL is an error)
+SELECT is(
+  (SELECT string_agg(p.oid::regprocedure::text || ' ' || p.provolatile || p.proparallel || p.proisstrict, ', '
+                     ORDER BY p.oid::regprocedure::text)
+   FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+     JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
+   WHERE p.proname LIKE '%\_ab'),
+  'ts_discords_ab(double precision[],double precision[],integer,integer,double precision,integer) isfalse, '
+  'ts_discords_ab(text,text,integer,integer,double precision,integer) vufalse, '
+  'ts_matrix_profile_ab(double precision[],double precision[],integer,integer) isfalse, '
+  'ts_matrix_profile_ab(text,text,integer,integer) vufalse, '
+  'ts_motifs_ab(double precision[],double precision[],integer,integer,integer) isfalse, '
+  'ts_motifs_ab(text,text,integer,integer,integer) vufalse',
+  'the AB-join functions: array forms IMMUTABLE PARALLEL SAFE, query forms VOLATILE PARALLEL UNSAFE, none STRICT');
+SELECT is(
+  (SELECT string_agg(p.proname || ':' || array_to_string(p.proargnames, ','), '; ' ORDER BY p.oid::regprocedure::text)
+   FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+     JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
+   WHERE p.proname LIKE '%\_ab' AND p.proargnames[1] = 'a'),
+  'ts_discords_ab:a,b,m,k,min_distance,exclusion_zone,rank,pos,distance,neighbor; '
+  'ts_matrix_profile_ab:a,b,m,exclusion_zone,pos,distance,neighbor; '
+  'ts_motifs_ab:a,b,m,k,exclusion_zone,rank,pos_a,pos_b,distance',
+  'the AB-join functions'' arguments and columns');
 
 SELECT * FROM finish();
 ROLLBACK;
