@@ -54,9 +54,9 @@ void check_series(const double* x, int64_t n, const char* name, int m) {
     if (n < 0) invalid(format("negative length of series %s", name));
     if (n > 0 && !x) invalid(format("series %s is missing", name));
     if ((int64_t)m > n)
-        invalid(format("window length m = %d is longer than series %s (%lld values)", m, name, (long long)n),
+        invalid(format("window length m = %d is more than the length %lld of series %s", m, (long long)n, name),
                 n >= 3 ? format("Use m <= %lld, or a series %s of at least %d values.", (long long)n, name, m)
-                       : format("Series %s needs at least %d values (and at least 3 for any m).", name, m));
+                       : format("Series %s needs at least %d values.", name, m));
 }
 
 }  // namespace

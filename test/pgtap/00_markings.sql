@@ -112,7 +112,7 @@ SELECT is(
 -- two series (the AB-join): array forms (a, b) IMMUTABLE PARALLEL SAFE, query
 -- forms (a_sql, b_sql) as every query form; none STRICT (a NULL is an error)
 SELECT is(
-  (SELECT string_agg(p.oid::regprocedure::text || ' ' || p.provolatile || p.proparallel || p.proisstrict, ', '
+  (SELECT string_agg(p.oid::regprocedure::text || ' ' || p.provolatile::text || p.proparallel::text || p.proisstrict::text, ', '
                      ORDER BY p.oid::regprocedure::text)
    FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
      JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
