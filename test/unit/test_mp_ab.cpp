@@ -149,6 +149,9 @@ std::vector<Case> cases() {
     hb[700] += 1e9;
     c.push_back({scaled(tsmt::random_walk(1400, 22), -900, 0), scaled(hb, 700, 0), 10, 0, "hostile scales"});
     c.push_back({scaled(tsmt::random_walk(1400, 23), 0, 1e8), tsmt::random_walk(1000, 24), 50, 0, "offset 1e8 in A"});
+    // the ends of the float64 range: A at 2^1010, B subnormal
+    c.push_back({scaled(tsmt::random_walk(900, 25), 1010, 0), scaled(tsmt::random_walk(700, 26), -1060, 0), 16, 0,
+                 "A at 2^1010 (1e306), B subnormal"});
     return c;
 }
 
