@@ -54,3 +54,26 @@ SELECT * FROM ts_discords_ab('{1,2,3,4,5,6}'::float8[], '{1,2,3,4,5,6}'::float8[
 SELECT * FROM ts_discords_ab('{1,2,3,4,5,6}'::float8[], '{1,2,3,4,5,6}'::float8[], 3, NULL);
 SELECT * FROM ts_motifs_ab('{1,2,3,4,5,6}'::float8[], '{1,2,3,4,5,6}'::float8[], 3, NULL);
 SELECT * FROM ts_motifs_ab('SELECT 1.0', 'SELECT 1.0', 3);
+
+-- with their times: each row carries the start times of its window of a and of its neighbour in b
+SELECT pos, round(distance::numeric, 6) AS distance, neighbor, start_time, neighbor_time
+FROM ts_matrix_profile_ab(ARRAY(SELECT timestamp '2024-01-01 00:00' + i * interval '1 hour' FROM generate_series(0, 8) i),
+                          '{1,2,3,4,3,2,1,2,3}'::float8[],
+                          ARRAY(SELECT timestamp '2024-01-08 00:00' + i * interval '1 hour' FROM generate_series(0, 5) i),
+                          '{3,2,1,2,3,4}'::float8[], 3)
+ORDER BY pos LIMIT 3;
+-- TEK16's rows as 5-minute readings: the 128 readings of the second half least like any of the first half, with times
+SELECT rank, pos, start_time, neighbor_time, round(distance::numeric, 4) AS distance
+FROM ts_discords_ab(NULL::timestamp,
+  'SELECT timestamp ''2024-01-01'' + pos * interval ''5 minutes'', v FROM tek16 WHERE pos > 2500 ORDER BY pos',
+  'SELECT timestamp ''2024-01-01'' + pos * interval ''5 minutes'', v FROM tek16 WHERE pos <= 2500 ORDER BY pos', 128, 1);
+-- the same rows as the untimed form
+SELECT count(*) AS differ FROM (
+  SELECT rank, pos_a, pos_b, distance FROM ts_motifs_ab(NULL::bigint, 'SELECT pos, v FROM ecg WHERE pos <= 22500 ORDER BY pos',
+                                                         'SELECT pos, v FROM ecg WHERE pos > 22500 ORDER BY pos', 256, 2)
+  EXCEPT SELECT rank, pos_a, pos_b, distance FROM ts_motifs_ab('SELECT v FROM ecg WHERE pos <= 22500 ORDER BY pos',
+                                                               'SELECT v FROM ecg WHERE pos > 22500 ORDER BY pos', 256, 2)) d;
+SELECT rank, pos_a, pos_b, time_a, time_b FROM ts_motifs_ab(NULL::bigint, 'SELECT pos, v FROM ecg WHERE pos <= 22500 ORDER BY pos',
+                                                             'SELECT pos, v FROM ecg WHERE pos > 22500 ORDER BY pos', 256, 2);
+-- times and values of different lengths
+SELECT * FROM ts_matrix_profile_ab('{1,2,3}'::bigint[], '{1,2,3,4}'::float8[], '{1,2,3,4}'::bigint[], '{1,2,3,4}'::float8[], 3);

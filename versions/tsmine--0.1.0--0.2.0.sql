@@ -336,3 +336,59 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 10;
 
 COMMENT ON FUNCTION ts_motifs_ab(text, text, int, int, int) IS
 'ts_motifs_ab over the series that a_sql and b_sql return (one numeric column each, in the query''s order).';
+
+-- the timed forms: a and b with their times (arrays: a_times, a, b_times, b;
+-- queries of (time, value) rows: time_type, a_sql, b_sql), one time type for both
+
+CREATE FUNCTION ts_matrix_profile_ab(a_times anyarray, a float8[], b_times anyarray, b float8[], m int,
+                                     exclusion_zone int DEFAULT NULL)
+RETURNS TABLE (pos bigint, distance float8, neighbor bigint, start_time anyelement, neighbor_time anyelement)
+AS 'MODULE_PATHNAME', 'ts_matrix_profile_ab_timed'
+LANGUAGE C STABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 1000;
+
+COMMENT ON FUNCTION ts_matrix_profile_ab(anyarray, float8[], anyarray, float8[], int, int) IS
+'ts_matrix_profile_ab of series a and b with the times of a_times and b_times (one per value, strictly increasing, of one type): each row also carries the start time of its window of a and of its neighbour in b.';
+
+CREATE FUNCTION ts_matrix_profile_ab(time_type anynonarray, a_sql text, b_sql text, m int, exclusion_zone int DEFAULT NULL)
+RETURNS TABLE (pos bigint, distance float8, neighbor bigint, start_time anynonarray, neighbor_time anynonarray)
+AS 'MODULE_PATHNAME', 'ts_matrix_profile_ab_timed_query'
+LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 1000;
+
+COMMENT ON FUNCTION ts_matrix_profile_ab(anynonarray, text, text, int, int) IS
+'ts_matrix_profile_ab over the (time, value) rows that a_sql and b_sql return (ordered by time, of the type of time_type, e.g. NULL::timestamptz): each row also carries the start time of its window of a and of its neighbour in b.';
+
+CREATE FUNCTION ts_discords_ab(a_times anyarray, a float8[], b_times anyarray, b float8[], m int, k int DEFAULT 1,
+                               min_distance float8 DEFAULT NULL, exclusion_zone int DEFAULT NULL)
+RETURNS TABLE (rank int, pos bigint, distance float8, neighbor bigint, start_time anyelement, neighbor_time anyelement)
+AS 'MODULE_PATHNAME', 'ts_discords_ab_timed'
+LANGUAGE C STABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
+
+COMMENT ON FUNCTION ts_discords_ab(anyarray, float8[], anyarray, float8[], int, int, float8, int) IS
+'ts_discords_ab of series a and b with the times of a_times and b_times: each discord also carries the start time of its window of a and of its nearest window of b.';
+
+CREATE FUNCTION ts_discords_ab(time_type anynonarray, a_sql text, b_sql text, m int, k int DEFAULT 1,
+                               min_distance float8 DEFAULT NULL, exclusion_zone int DEFAULT NULL)
+RETURNS TABLE (rank int, pos bigint, distance float8, neighbor bigint, start_time anynonarray, neighbor_time anynonarray)
+AS 'MODULE_PATHNAME', 'ts_discords_ab_timed_query'
+LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 10;
+
+COMMENT ON FUNCTION ts_discords_ab(anynonarray, text, text, int, int, float8, int) IS
+'ts_discords_ab over the (time, value) rows that a_sql and b_sql return (ordered by time, of the type of time_type): each discord also carries the start time of its window of a and of its nearest window of b.';
+
+CREATE FUNCTION ts_motifs_ab(a_times anyarray, a float8[], b_times anyarray, b float8[], m int, k int DEFAULT 1,
+                             exclusion_zone int DEFAULT NULL)
+RETURNS TABLE (rank int, pos_a bigint, pos_b bigint, distance float8, time_a anyelement, time_b anyelement)
+AS 'MODULE_PATHNAME', 'ts_motifs_ab_timed'
+LANGUAGE C STABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
+
+COMMENT ON FUNCTION ts_motifs_ab(anyarray, float8[], anyarray, float8[], int, int, int) IS
+'ts_motifs_ab of series a and b with the times of a_times and b_times: each pair also carries the start times of its window of a (time_a) and of b (time_b).';
+
+CREATE FUNCTION ts_motifs_ab(time_type anynonarray, a_sql text, b_sql text, m int, k int DEFAULT 1,
+                             exclusion_zone int DEFAULT NULL)
+RETURNS TABLE (rank int, pos_a bigint, pos_b bigint, distance float8, time_a anynonarray, time_b anynonarray)
+AS 'MODULE_PATHNAME', 'ts_motifs_ab_timed_query'
+LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 10;
+
+COMMENT ON FUNCTION ts_motifs_ab(anynonarray, text, text, int, int, int) IS
+'ts_motifs_ab over the (time, value) rows that a_sql and b_sql return (ordered by time, of the type of time_type): each pair also carries the start times of its window of a (time_a) and of b (time_b).';

@@ -76,7 +76,7 @@ SELECT is(
 SELECT is(
   (SELECT string_agg(p.oid::regprocedure::text, ', ') FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
      JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
-   WHERE p.proargnames[1] = 'times' AND (p.provolatile <> 's' OR p.proparallel <> 's' OR p.proisstrict)),
+   WHERE p.proargnames[1] IN ('times', 'a_times') AND (p.provolatile <> 's' OR p.proparallel <> 's' OR p.proisstrict)),
   NULL, 'timed array forms are STABLE, PARALLEL SAFE and not STRICT');
 SELECT is(
   (SELECT string_agg(p.oid::regprocedure::text, ', ') FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
@@ -86,8 +86,8 @@ SELECT is(
 SELECT is(
   (SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
      JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
-   WHERE p.proargnames[1] IN ('times', 'time_type')),
-  13, 'every series function has its timed forms (6 × 2, and ts_shapelets)');
+   WHERE p.proargnames[1] IN ('times', 'a_times', 'time_type')),
+  19, 'every series function has its timed forms (6 × 2, the 3 of two series × 2, and ts_shapelets)');
 -- ts_progress reads shared memory of other sessions, ts_estimate reads the
 -- settings and which GPUs are visible: neither belongs in a parallel worker
 SELECT is(
@@ -117,13 +117,19 @@ SELECT is(
    FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
      JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
    WHERE p.proname LIKE '%\_ab'),
+  'ts_discords_ab(anyarray,double precision[],anyarray,double precision[],integer,integer,double precision,integer) ssfalse, '
+  'ts_discords_ab(anynonarray,text,text,integer,integer,double precision,integer) vufalse, '
   'ts_discords_ab(double precision[],double precision[],integer,integer,double precision,integer) isfalse, '
   'ts_discords_ab(text,text,integer,integer,double precision,integer) vufalse, '
+  'ts_matrix_profile_ab(anyarray,double precision[],anyarray,double precision[],integer,integer) ssfalse, '
+  'ts_matrix_profile_ab(anynonarray,text,text,integer,integer) vufalse, '
   'ts_matrix_profile_ab(double precision[],double precision[],integer,integer) isfalse, '
   'ts_matrix_profile_ab(text,text,integer,integer) vufalse, '
+  'ts_motifs_ab(anyarray,double precision[],anyarray,double precision[],integer,integer,integer) ssfalse, '
+  'ts_motifs_ab(anynonarray,text,text,integer,integer,integer) vufalse, '
   'ts_motifs_ab(double precision[],double precision[],integer,integer,integer) isfalse, '
   'ts_motifs_ab(text,text,integer,integer,integer) vufalse',
-  'the AB-join functions: array forms IMMUTABLE PARALLEL SAFE, query forms VOLATILE PARALLEL UNSAFE, none STRICT');
+  'the AB-join functions: array forms IMMUTABLE PARALLEL SAFE, timed array forms STABLE PARALLEL SAFE, query forms VOLATILE PARALLEL UNSAFE, none STRICT');
 SELECT is(
   (SELECT string_agg(p.proname || ':' || array_to_string(p.proargnames, ','), '; ' ORDER BY p.oid::regprocedure::text)
    FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'

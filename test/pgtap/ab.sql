@@ -5,7 +5,7 @@ BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
-SELECT plan(17);
+SELECT plan(20);
 
 SELECT setseed(0.5);
 CREATE TEMP TABLE walk AS
@@ -74,6 +74,21 @@ SELECT throws_ok($$ SELECT * FROM ts_motifs_ab('{1,2,3,4,5,6}'::float8[], '{1,2,
 SELECT throws_ok($$ SELECT * FROM ts_discords_ab('SELECT 1.0', 'SELECT 1.0', 3, min_distance => -1) $$, '22023',
                  NULL, 'a negative min_distance: 22023');
 SELECT ok((SELECT backend FROM d_backend) IN ('cpu', 'gpu'), 'the configured backend ran the calls');
+
+-- the timed forms: the same rows, with the times of a's and b's windows
+SELECT results_eq(
+  $$ SELECT rank, pos, distance, neighbor, start_time, neighbor_time FROM ts_discords_ab(NULL::bigint,
+       'SELECT pos * 10, v FROM ecg WHERE pos <= 22500 ORDER BY pos', 'SELECT pos * 10, v FROM ecg WHERE pos > 22500 ORDER BY pos', 256, 3) $$,
+  $$ SELECT rank, pos, distance, neighbor, pos * 10, (neighbor + 22500) * 10 FROM d_disc ORDER BY rank $$,
+  'timed query form: the discords with the times of a''s window and of b''s');
+SELECT results_eq(
+  $$ SELECT pos, distance, neighbor, start_time, neighbor_time FROM ts_matrix_profile_ab(
+       ARRAY(SELECT i::bigint FROM generate_series(1, 12000) i), (SELECT a FROM ab),
+       ARRAY(SELECT i::bigint FROM generate_series(12001, 20000) i), (SELECT b FROM ab), 100) ORDER BY pos $$,
+  $$ SELECT pos, distance, neighbor, pos, neighbor + 12000 FROM d_ab ORDER BY pos $$,
+  'timed array form: the profile with the times of a''s window and of b''s');
+SELECT throws_ok($$ SELECT * FROM ts_motifs_ab('{1,2,3}'::bigint[], '{1,2,3,4}'::float8[], '{1,2,3,4}'::bigint[], '{1,2,3,4}'::float8[], 3) $$,
+                 '22023', NULL, 'times and values of different lengths: 22023');
 
 SELECT * FROM finish();
 ROLLBACK;
