@@ -41,8 +41,9 @@ int			tsm_matrix_profile(const double *x, int64_t n, int32_t m, int64_t exclusio
  * nearest window j of b (0 .. nb−m) and that j; with exclusion > 0 (a and b
  * parts of one series, positions aligned) only j with |i − j| >= exclusion.
  * Ties, constant windows, +inf/−1: as tsm_matrix_profile (out->count = na−m+1).
- * Errors (22023): a or b NULL with a length > 0, a negative length, NaN or
- * infinite values, m < 3, m > na or m > nb, exclusion < 0.
+ * exclusion TS_ARG_NULL: none (0).  Errors (22023): a or b NULL with a length
+ * > 0, a negative length, NaN or infinite values, m < 3, m > na or m > nb,
+ * exclusion < 0.
  */
 int			tsm_matrix_profile_ab(const double *a, int64_t na, const double *b, int64_t nb, int32_t m,
 								  int64_t exclusion, TsExec *exec, TsProfile *out, TsStatus *st) TSM_NOEXCEPT;

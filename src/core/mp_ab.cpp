@@ -12,6 +12,7 @@
 #include "api_discords.h"
 #include "api_matrix_profile.h"
 #include "api_motifs.h"
+#include "args.h"
 #include "dispatch.h"
 #include "error.h"
 #include "finite.h"
@@ -62,13 +63,12 @@ void check_series(const double* x, int64_t n, const char* name, int m) {
 }  // namespace
 
 void check_profile_ab_args(const double* a, int64_t na, const double* b, int64_t nb, int m, int64_t exclusion) {
-    if (m < 3)
-        invalid(format("window length m must be at least 3, got %d", m), "Use a window of 3 or more points.");
+    args::window(m);
     check_series(a, na, "a", m);
     check_series(b, nb, "b", m);
     if (exclusion < 0)
-        invalid(format("exclusion zone must be at least 0, got %lld", (long long)exclusion),
-                "Pass NULL for no exclusion zone, or a positive one when a and b are parts of one series.");
+        invalid(format("exclusion_zone must be at least 0, not %lld", (long long)exclusion),
+                "NULL is no exclusion zone; give one when a and b are parts of one series, positions aligned.");
     require_finite(a, na, "series a", "Remove or interpolate NaN and infinite values first.");
     require_finite(b, nb, "series b", "Remove or interpolate NaN and infinite values first.");
 }
@@ -127,10 +127,12 @@ std::vector<int64_t> rank_ab_windows(const double* dist, const int64_t* index, i
 
 namespace {
 
-// The AB profile into result memory (the checks first).
+// The AB profile into result memory (the checks first; exclusion
+// TS_ARG_NULL: none).
 void profile_ab(const double* a, int64_t na, const double* b, int64_t nb, int32_t m, int64_t exclusion, TsExec* ex,
                 TsProfile* out) {
     std::memset(out, 0, sizeof *out);
+    if (exclusion == TS_ARG_NULL) exclusion = 0;
     tsm::check_profile_ab_args(a, na, b, nb, m, exclusion);
     const int64_t count = na - m + 1;
     out->dist = tsm::alloc_result<double>(ex, count);
@@ -139,15 +141,19 @@ void profile_ab(const double* a, int64_t na, const double* b, int64_t nb, int32_
     out->count = count;
 }
 
-void check_k(int64_t k, double min_distance) {
-    if (k < 1 && k != -1)
-        tsm::invalid(tsm::format("k must be positive, got %lld", (long long)k), "Ask for at least one result.");
-    if (!std::isnan(min_distance) && (!(min_distance >= 0) || !std::isfinite(min_distance)))
+// k of the discords (TS_ARG_NULL: all, in range mode only; returns −1 for
+// all) and min_distance (NaN: top-k mode), as ts_discords checks them.
+int64_t check_k_and_distance(int64_t k, double min_distance) {
+    const bool range = !std::isnan(min_distance);
+    if (range)
+        k = tsm::args::k_or_all(k);
+    else
+        k = tsm::args::top_k(k, "Without min_distance, ts_discords_ab returns the top k discords: give k, or give "
+                                "min_distance for all range discords.");
+    if (range && (!(min_distance >= 0) || !std::isfinite(min_distance)))
         tsm::invalid("min_distance must be a finite number >= 0, not " + tsm::number_text(min_distance),
                      "min_distance is a z-normalised Euclidean distance, between 0 and 2 sqrt(m).");
-    if (std::isnan(min_distance) && k == -1)
-        tsm::invalid("k must be given when min_distance is NULL",
-                     "Pass k for the top-k discords, or min_distance for all range discords.");
+    return k == TS_ARG_NULL ? -1 : k;
 }
 
 }  // namespace
@@ -162,7 +168,7 @@ extern "C" int tsm_discords_ab(const double* a, int64_t na, const double* b, int
                                TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
-        check_k(k, min_distance);
+        k = check_k_and_distance(k, min_distance);
         TsProfile p;
         profile_ab(a, na, b, nb, m, exclusion, ex, &p);
         const std::vector<int64_t> rows = tsm::rank_ab_windows(p.dist, p.index, p.count, m, k, min_distance, true);
@@ -183,7 +189,7 @@ extern "C" int tsm_motifs_ab(const double* a, int64_t na, const double* b, int64
                              int64_t exclusion, TsExec* ex, TsMotifs* out, TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
-        if (k < 1) tsm::invalid(tsm::format("k must be positive, got %lld", (long long)k), "Ask for at least one pair.");
+        tsm::args::top_k(k, "Give how many motif pairs to return.");
         TsProfile p;
         profile_ab(a, na, b, nb, m, exclusion, ex, &p);
         const std::vector<int64_t> rows = tsm::rank_ab_windows(p.dist, p.index, p.count, m, k, NAN, false);

@@ -60,20 +60,6 @@ ab_series(FunctionCallInfo fcinfo, bool query, bool timed, TsmSeries *a, TsmSeri
 	tsm_input_ms = tsm_now_ms() - t0;
 }
 
-/* exclusion_zone: NULL is none (0); the core checks the value. */
-static int64
-ab_exclusion_arg(FunctionCallInfo fcinfo, int argno)
-{
-	return PG_ARGISNULL(argno) ? 0 : PG_GETARG_INT32(argno);
-}
-
-static int
-ab_window_arg(FunctionCallInfo fcinfo, int argno)
-{
-	TSM_REQUIRE_ARG(fcinfo, argno, "m");
-	return PG_GETARG_INT32(argno);
-}
-
 /* The time of window pos0 of a series, or NULL where pos0 < 0. */
 static Datum
 time_or_null(const TsmTimes *t, int64 pos0, bool *isnull)
@@ -114,8 +100,8 @@ matrix_profile_ab_common(FunctionCallInfo fcinfo, bool query, bool timed)
 				b;
 	TsmTimes	ta,
 				tb;
-	int			m = ab_window_arg(fcinfo, AB_AT(query, timed, 2));
-	int64		excl = ab_exclusion_arg(fcinfo, AB_AT(query, timed, 3));
+	int			m = tsm_int_arg(fcinfo, AB_AT(query, timed, 2), "m");
+	int64		excl = TSM_ARG_INT_OR_NULL(fcinfo, AB_AT(query, timed, 3));
 	TsExec		ex;
 	TsProfile	p;
 	TsStatus	st;
@@ -140,12 +126,10 @@ discords_ab_common(FunctionCallInfo fcinfo, bool query, bool timed)
 				b;
 	TsmTimes	ta,
 				tb;
-	int			m = ab_window_arg(fcinfo, AB_AT(query, timed, 2));
-	bool		range = !PG_ARGISNULL(AB_AT(query, timed, 4));
-	int64		k = tsm_k_arg(fcinfo, AB_AT(query, timed, 3), range,
-							  "Without min_distance, ts_discords_ab returns the top k discords: give k, or give min_distance for all range discords.");
+	int			m = tsm_int_arg(fcinfo, AB_AT(query, timed, 2), "m");
+	int64		k = TSM_ARG_INT_OR_NULL(fcinfo, AB_AT(query, timed, 3));
 	double		r = tsm_distance_arg(fcinfo, AB_AT(query, timed, 4), "min_distance");
-	int64		excl = ab_exclusion_arg(fcinfo, AB_AT(query, timed, 5));
+	int64		excl = TSM_ARG_INT_OR_NULL(fcinfo, AB_AT(query, timed, 5));
 	TsExec		ex;
 	TsDiscords	d;
 	TsStatus	st;
@@ -185,9 +169,9 @@ motifs_ab_common(FunctionCallInfo fcinfo, bool query, bool timed)
 				b;
 	TsmTimes	ta,
 				tb;
-	int			m = ab_window_arg(fcinfo, AB_AT(query, timed, 2));
-	int64		k = tsm_k_arg(fcinfo, AB_AT(query, timed, 3), false, "Give how many motif pairs to return.");
-	int64		excl = ab_exclusion_arg(fcinfo, AB_AT(query, timed, 4));
+	int			m = tsm_int_arg(fcinfo, AB_AT(query, timed, 2), "m");
+	int64		k = TSM_ARG_INT_OR_NULL(fcinfo, AB_AT(query, timed, 3));
+	int64		excl = TSM_ARG_INT_OR_NULL(fcinfo, AB_AT(query, timed, 4));
 	TsExec		ex;
 	TsMotifs	mo;
 	TsStatus	st;

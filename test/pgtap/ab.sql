@@ -68,9 +68,9 @@ SELECT throws_ok($$ SELECT * FROM ts_matrix_profile_ab('{1,2,3,4,5,6}'::float8[]
 SELECT throws_ok($$ SELECT * FROM ts_matrix_profile_ab('SELECT 1.0', 'SELECT generate_series(1, 10)::float8', 3) $$, '22023',
                  'window length m = 3 is more than the length 1 of series a', 'm > length of a (query form): 22023');
 SELECT throws_ok($$ SELECT * FROM ts_discords_ab('{1,2,3,4,5,6}'::float8[], '{1,2,3,4,5,6}'::float8[], 3, exclusion_zone => -2) $$,
-                 '22023', 'exclusion zone must be at least 0, got -2', 'a negative exclusion zone: 22023');
+                 '22023', 'exclusion_zone must be at least 0, not -2', 'a negative exclusion zone: 22023');
 SELECT throws_ok($$ SELECT * FROM ts_motifs_ab('{1,2,3,4,5,6}'::float8[], '{1,2,3,4,5,6}'::float8[], 2) $$, '22023',
-                 'window length m must be at least 3, got 2', 'm < 3: 22023');
+                 'm must be at least 3, not 2', 'm < 3: 22023');
 SELECT throws_ok($$ SELECT * FROM ts_discords_ab('SELECT 1.0', 'SELECT 1.0', 3, min_distance => -1) $$, '22023',
                  NULL, 'a negative min_distance: 22023');
 SELECT ok((SELECT backend FROM d_backend) IN ('cpu', 'gpu'), 'the configured backend ran the calls');

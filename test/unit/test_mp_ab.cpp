@@ -221,7 +221,7 @@ TEST(mp_ab_discords_and_motifs_follow_the_profile) {
     CHECK(mo.dist[1] >= mo.dist[0] && std::llabs(mo.pos_a[1] - mo.pos_a[0]) >= m);
     // range mode: every window at min_distance or more, overlapping ones included
     const double r = d.dist[2];
-    tsm_discords_ab(a.data(), a.size(), b.data(), b.size(), m, -1, r, 0, &ex, &d, &st);
+    tsm_discords_ab(a.data(), a.size(), b.data(), b.size(), m, TS_ARG_NULL, r, 0, &ex, &d, &st);
     CHECK_OK(st);
     CHECK_EQ(d.count, (int64_t)std::count_if(p.dist.begin(), p.dist.end(), [&](double v) { return v >= r; }));
 }
@@ -247,6 +247,8 @@ TEST(mp_ab_errors) {
     nan_b[3] = NAN;
     CHECK_EQ(code(a, nan_b, 5, 0, nullptr), "22023");
     CHECK_EQ(code(a, b, 20, 0, nullptr), "00000");  // B of exactly one window
+    // exclusion TS_ARG_NULL (SQL NULL) is none: the rows of exclusion 0
+    CHECK(ab(a, b, 5, TS_ARG_NULL, tsmt::cpu_exec()) == ab(a, b, 5, 0, tsmt::cpu_exec()));
 }
 
 GPU_TEST(mp_ab_gpu_equals_cpu) {
