@@ -4,7 +4,7 @@ BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
-SELECT plan(23);
+SELECT plan(25);
 
 -- every function of the extension has a comment and is in C (aggregates: their functions are)
 SELECT is(
