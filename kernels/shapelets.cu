@@ -59,12 +59,15 @@
 #include "progress.h"
 #include "shapelets.h"
 
-// Blocks per SM dist_kernel's registers are sized for (its __launch_bounds__;
-// 1: no constraint).  With the restarts and the best window kept, the default
-// dist_kernel<2> takes 96 registers (5 blocks of 128 threads per SM where
-// shared memory allows 6); 6 caps it at 80 (with some spilling).
-#ifndef TSM_SHAPELETS_DIST_MIN_BLOCKS
-#define TSM_SHAPELETS_DIST_MIN_BLOCKS 1
+// Blocks per SM dist_kernel's registers are sized for (its __launch_bounds__).
+// dist_kernel<1> and <2> fit 80 registers without spilling (6 blocks of 128
+// threads per SM, as before the restarts; unbounded, ptxas takes 114 and
+// 124), dist_kernel<4> 128 (4 blocks).  Defining it (1: no constraint)
+// applies one value to all three.
+#ifdef TSM_SHAPELETS_DIST_MIN_BLOCKS
+#define TSM_DIST_MIN_BLOCKS(maxrpl) TSM_SHAPELETS_DIST_MIN_BLOCKS
+#else
+#define TSM_DIST_MIN_BLOCKS(maxrpl) ((maxrpl) >= 4 ? 4 : 6)
 #endif
 
 namespace tsm {
@@ -348,14 +351,13 @@ __device__ __forceinline__ void column_done(const double (&c)[RPL], double ib, i
 template <int RPL>
 __device__ __forceinline__ void dist_tile(const DistTask& k, int lane, int64_t pt, int64_t end, bool first,
                                           const double* carry_in, double* carry_out) {
-    double c[RPL], df[RPL], dg[RPL], inv_sd[RPL], best[RPL];
+    double c[RPL], df[RPL], dg[RPL], best[RPL];
     int at[RPL];
 #pragma unroll
     for (int r = 0; r < RPL; ++r) {
         const int64_t p = pt + (int64_t)lane * RPL + r;
-        df[r] = dg[r] = inv_sd[r] = c[r] = 0;
+        df[r] = dg[r] = c[r] = 0;
         if (p < end) {
-            inv_sd[r] = k.inv_sd_a[p];
             if (p > k.g0) {
                 const double2 t = k.terms_a[p];
                 df[r] = t.x;
@@ -397,7 +399,7 @@ __device__ __forceinline__ void dist_tile(const DistTask& k, int lane, int64_t p
     for (int r = 0; r < RPL; ++r) {
         const int64_t p = pt + (int64_t)lane * RPL + r;
         if (p >= end) continue;
-        k.dist[p] = distance_from_best(best[r], inv_sd[r], k.L, k.target_has_flat);
+        k.dist[p] = distance_from_best(best[r], k.inv_sd_a[p], k.L, k.target_has_flat);
         k.arg[p] = at[r];
     }
 }
@@ -486,10 +488,11 @@ __device__ __forceinline__ void restart_row(const DistTask& k, int64_t p, int la
 }
 
 template <int MAXRPL>
-__global__ void __launch_bounds__(kDistWarps * 32, TSM_SHAPELETS_DIST_MIN_BLOCKS)
+__global__ void __launch_bounds__(kDistWarps * 32, TSM_DIST_MIN_BLOCKS(MAXRPL))
 dist_kernel(const Item* items, int n_items, int64_t n_tasks, SeriesArgs series, WindowArgs win,
             StartTableArgs table, DistArgs out) {
     extern __shared__ double smem[];
+    __shared__ DistTask task[kDistWarps];  // in shared memory: its fields take no registers through the tiles
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int64_t global_warp = (int64_t)blockIdx.x * kDistWarps + warp;
     double* carry_in = out.carry_in_shared ? smem + (size_t)warp * 2 * out.max_windows
@@ -512,10 +515,13 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, SeriesArgs series, 
             continue;
         }
         int32_t* arg = out.arg + (int64_t)j * out.pivot_stride + it.pivot_base;
-        DistTask k = dist_task(it, j, g0, g1, dist, arg, series, win, table);
+        DistTask& k = task[warp];
+        if (lane == 0) k = dist_task(it, j, g0, g1, dist, arg, series, win, table);
+        __syncwarp();
         if (!k.start_column) {  // column 0 directly, into the distances' place until the tiles replace them
             for (int64_t p = g0 + lane; p < g1; p += 32) dist[p] = local_comoment(k.a + p, k.mean_a[p], k.b, k.mean_b[0], k.L);
-            k.start_column = dist;
+            __syncwarp();
+            if (lane == 0) k.start_column = dist;
             __syncwarp();
         }
         first_row(k, it, j, series, win, table, lane, carry_in);
