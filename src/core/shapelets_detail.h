@@ -37,8 +37,9 @@
 //    a target is distance_from_best of the largest C·(1/σ_u) over u (the
 //    first u of the largest).  Below kVerifyBelow = 2^−6, where the form
 //    sqrt(2(1 − ρ)) loses more than 1e-12 of d to rounding, the distance of
-//    that window is computed directly (settled_distance): identical windows
-//    come out at exactly 0, and small distances exact to rounding.
+//    that window is computed directly (needs_settling, direct_distance):
+//    identical windows come out at exactly 0, and small distances exact to
+//    rounding.
 //  * Restarts (restart_windows): the recurrence carries the rounding of the
 //    terms it adds along a diagonal; a glitch spike of 1e9 would leave its
 //    rounding in every later window of the diagonal.  A non-flat window w
@@ -308,9 +309,6 @@ TSM_HD double exact_squared_distance(const double* a, const WindowFrame& fa, con
 TSM_HD bool needs_settling(double screened) { return screened < kVerifyBelow; }
 TSM_HD double direct_distance(const double* a, const double* b, int L) {
     return distance_from_squared(exact_squared_distance(a, window_frame(a, L), b, window_frame(b, L), L));
-}
-TSM_HD double settled_distance(double screened, const double* a, const double* b, int L) {
-    return needs_settling(screened) ? direct_distance(a, b, L) : screened;
 }
 
 // Logical shapelets: the combined distance of two shapelets, max for AND, min
