@@ -540,7 +540,7 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, SeriesArgs series, 
     }
 }
 
-// The distances of a launch below kVerifyBelow, settled directly (settled_distance:
+// The distances of a launch below kVerifyBelow, settled directly (direct_distance:
 // the pivot's window and the best window of the target, as given).  A thread
 // per entry of the distance matrix.
 __global__ void settle_kernel(const Item* items, int n_items, int64_t n_pivots, SeriesArgs series, DistArgs out) {

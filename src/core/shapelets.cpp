@@ -148,20 +148,24 @@ __attribute__((always_inline)) inline void direct_column(const double* a, const 
 // zero, which distance_from_best does not see), and, only for a distance that
 // needs_settling recomputes, the first u that holds it.
 __attribute__((always_inline)) inline double row_best(const double* c, const double* inv_sd_b, int64_t U) {
-    double m[4] = {-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
-                   -std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+    typedef double Lanes __attribute__((vector_size(32)));  // the four maxima
+    Lanes m = {-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+               -std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
     int64_t u = 0;
-    for (; u + 4 <= U; u += 4)
-        for (int l = 0; l < 4; ++l) {
-            const double v = hd::mul(c[u + l], inv_sd_b[u + l]);
-            m[l] = v > m[l] ? v : m[l];
-        }
+    for (; u + 4 <= U; u += 4) {
+        Lanes cu, iu;
+        std::memcpy(&cu, c + u, sizeof cu);
+        std::memcpy(&iu, inv_sd_b + u, sizeof iu);
+        const Lanes v = cu * iu;  // hd::mul, four at once (a product rounds once)
+        m = v > m ? v : m;
+    }
+    double best = m[0];
+    for (int l = 1; l < 4; ++l) best = m[l] > best ? m[l] : best;
     for (; u < U; ++u) {
         const double v = hd::mul(c[u], inv_sd_b[u]);
-        m[0] = v > m[0] ? v : m[0];
+        best = v > best ? v : best;
     }
-    const double m01 = m[1] > m[0] ? m[1] : m[0], m23 = m[3] > m[2] ? m[3] : m[2];
-    return m23 > m01 ? m23 : m01;
+    return best;
 }
 __attribute__((always_inline)) inline int64_t first_of(double best, const double* c, const double* inv_sd_b,
                                                        int64_t U) {
