@@ -125,6 +125,7 @@ struct WindowArgs {
     int n_lengths;
     double* mean;        // relative to the window's first value (screen_stats)
     double* inv_sd;      // 0 for flat windows
+    StoredFrame* frames; // each window's own frame (settle_kernel's direct distances)
     double2* terms;      // (df, dg) of window i ≥ 1 of each series (local_terms)
     uint8_t* has_flat;   // [li·N + j]: any flat window (zeroed before stats_kernel)
     uint8_t* restart;    // restart_windows, per window
@@ -193,7 +194,7 @@ __device__ __forceinline__ int last_at_most(int n, int64_t v, Value value) {
 // ---- window statistics, recurrence terms, start table --------------------------------
 
 // Window statistics on the device, bit-identical with the host's
-// (length_stats): screen_stats per window, and the restart scan.  One warp
+// (length_stats): screen_stats per window (with its own frame), and the restart scan.  One warp
 // per (length, series), a lane per window; the spans of the restart scan go
 // through `terms` (terms_kernel writes the terms there afterwards), and lane
 // 0 scans them.
@@ -211,7 +212,7 @@ __global__ void stats_kernel(SeriesArgs series, WindowArgs win) {
         const int64_t count = series.length[j] - L + 1;
         bool any_flat = false;
         for (int64_t u = lane; u < count; u += 32) {
-            screen_stats(x + u, L, series.frame[j], win.mean + o + u, win.inv_sd + o + u);
+            screen_stats(x + u, L, series.frame[j], win.mean + o + u, win.inv_sd + o + u, win.frames + o + u);
             any_flat |= pivot_is_flat(win.inv_sd[o + u]);
             win.terms[o + u] = make_double2(u > 0 ? step_span(y, u, L) : 0.0, own_span(y, u, L));
         }
@@ -541,9 +542,10 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, SeriesArgs series, 
 }
 
 // The distances of a launch below kVerifyBelow, settled directly (direct_distance:
-// the pivot's window and the best window of the target, as given).  A thread
-// per entry of the distance matrix.
-__global__ void settle_kernel(const Item* items, int n_items, int64_t n_pivots, SeriesArgs series, DistArgs out) {
+// the pivot's window and the best window of the target, as given, with the
+// frames stats_kernel stored).  A thread per entry of the distance matrix.
+__global__ void settle_kernel(const Item* items, int n_items, int64_t n_pivots, SeriesArgs series, WindowArgs win,
+                              DistArgs out) {
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n_pivots * series.count; e += stride) {
         const int j = (int)(e / n_pivots);
@@ -554,8 +556,10 @@ __global__ void settle_kernel(const Item* items, int n_items, int64_t n_pivots, 
         double fixed;
         if (fixed_distance(it.source, j, series.length[j], it.length, &fixed)) continue;
         const int64_t p = pv - it.pivot_base, u = out.arg[(int64_t)j * out.pivot_stride + pv];
-        *d = direct_distance(series.values + series.offset[it.source] + p, series.values + series.offset[j] + u,
-                             it.length);
+        const int64_t oa = win.window_offset[(int64_t)it.length_index * series.count + it.source];
+        const int64_t ob = win.window_offset[(int64_t)it.length_index * series.count + j];
+        *d = direct_distance(series.values + series.offset[it.source] + p, win.frames[oa + p],
+                             series.values + series.offset[j] + u, win.frames[ob + u], it.length);
     }
 }
 
@@ -1104,6 +1108,7 @@ struct Device {
     int32_t *restarts, *n_restarts;
     unsigned long long* next_task;  // per launch
     double *mean, *inv_sd, *table, *dist, *carry;
+    StoredFrame* frames;
     int32_t* arg;
     double2* terms;
     Cand *lists, *best;                                          // device_lists
@@ -1120,6 +1125,7 @@ Device allocate_device(tsm::gpu::Arena& ar, const Upload& up, const Plan& plan, 
     const size_t next_task = ar.take<unsigned long long>(plan.launches.size());
     const size_t zero_end = ar.off;
     const size_t mean = ar.take<double>(plan.max_entries), inv_sd = ar.take<double>(plan.max_entries);
+    const size_t frames = ar.take<StoredFrame>(plan.max_entries);
     const size_t restart = ar.take<uint8_t>(plan.max_entries), restarts = ar.take<int32_t>(plan.max_entries);
     const size_t n_restarts = ar.take<int32_t>(n_lengths * N);
     const size_t terms = ar.take<double2>(plan.max_entries), table = ar.take<double>(plan.max_table);
@@ -1155,6 +1161,7 @@ Device allocate_device(tsm::gpu::Arena& ar, const Upload& up, const Plan& plan, 
     dev.n_restarts = ar.at<int32_t>(n_restarts);
     dev.mean = ar.at<double>(mean);
     dev.inv_sd = ar.at<double>(inv_sd);
+    dev.frames = ar.at<StoredFrame>(frames);
     dev.terms = ar.at<double2>(terms);
     dev.table = ar.at<double>(table);
     dev.dist = ar.at<double>(dist);
@@ -1171,7 +1178,7 @@ Device allocate_device(tsm::gpu::Arena& ar, const Upload& up, const Plan& plan, 
 WindowArgs window_args(const Device& dev, const Group& g) {
     const int N = dev.series.count;
     return WindowArgs{dev.window_offset + g.l0 * N, dev.lengths + g.l0, (int)(g.l1 - g.l0), dev.mean,
-                      dev.inv_sd, dev.terms, dev.has_flat + g.l0 * N, dev.restart, dev.restarts,
+                      dev.inv_sd, dev.frames, dev.terms, dev.has_flat + g.l0 * N, dev.restart, dev.restarts,
                       dev.n_restarts + g.l0 * N};
 }
 
@@ -1209,7 +1216,7 @@ void launch_scoring(const Device& dev, const Plan& plan, size_t li, const Window
     check(cudaGetLastError(), "dist_kernel launch");
     const int64_t entries = ch.pivots * dev.series.count;
     settle_kernel<<<(unsigned)std::min<int64_t>((entries + 255) / 256, 4096), 256, 0, stream>>>(
-        items, n_items, ch.pivots, dev.series, da);
+        items, n_items, ch.pivots, dev.series, win, da);
     check(cudaGetLastError(), "settle_kernel launch");
     const int blocks = (int)std::min<int64_t>(kc.gain_blocks_max, (ch.pivots + kc.gain_warps - 1) / kc.gain_warps);
     const GainOut out{dev.lists, k, dev.pivot_gain, dev.pivot_gap, dev.pivot_thr};

@@ -89,6 +89,7 @@ void length_stats(const Subset& d, int L, LengthStats& out) {
     out.inv_sd.assign(total, 0.0);
     out.df.assign(total, 0.0);
     out.dg.assign(total, 0.0);
+    out.frames.assign(total, StoredFrame{});
     out.restart.assign(total, 0);
     out.restarts.clear();
     out.restarts_begin.assign(N + 1, 0);
@@ -99,7 +100,7 @@ void length_stats(const Subset& d, int L, LengthStats& out) {
         const int64_t U = d.n[j] - L + 1, o = out.off[j];
         double *mean = out.mean.data() + o, *inv_sd = out.inv_sd.data() + o;
         for (int64_t u = 0; u < U; ++u) {
-            screen_stats(x + u, L, d.scaled[j]->frame, &mean[u], &inv_sd[u]);
+            screen_stats(x + u, L, d.scaled[j]->frame, &mean[u], &inv_sd[u], &out.frames[o + u]);
             out.has_flat[j] |= pivot_is_flat(inv_sd[u]) ? 1 : 0;
         }
         for (int64_t u = 1; u < U; ++u) local_terms(y, mean, L, u, &out.df[o + u], &out.dg[o + u]);
@@ -190,6 +191,7 @@ __attribute__((always_inline)) inline void rows_to_target_body(const Subset& d, 
     const double *df_a = st.df.data() + oa, *dg_a = st.dg.data() + oa;
     const double *mean_b = st.mean.data() + ob, *inv_sd_b = st.inv_sd.data() + ob;
     const double *df_b = st.df.data() + ob, *dg_b = st.dg.data() + ob;
+    const StoredFrame *frames_a = st.frames.data() + oa, *frames_b = st.frames.data() + ob;
     const uint8_t* restart_a = st.restart.data() + oa;
     const int64_t *restarts_b = st.restarts.data() + st.restarts_begin[j],
                   *restarts_b_end = st.restarts.data() + st.restarts_begin[j + 1];
@@ -213,9 +215,12 @@ __attribute__((always_inline)) inline void rows_to_target_body(const Subset& d, 
         if (p >= r0) {
             const double best = row_best(cur, inv_sd_b, U);
             const double screened = distance_from_best(best, inv_sd_a[p], L, target_has_flat);
-            out[(p - r0) * stride] = needs_settling(screened)
-                                         ? direct_distance(d.x[s] + p, d.x[j] + first_of(best, cur, inv_sd_b, U), L)
-                                         : screened;
+            if (!needs_settling(screened)) {
+                out[(p - r0) * stride] = screened;
+            } else {
+                const int64_t at = first_of(best, cur, inv_sd_b, U);
+                out[(p - r0) * stride] = direct_distance(d.x[s] + p, frames_a[p], d.x[j] + at, frames_b[at], L);
+            }
         }
         std::swap(sc.prev, sc.cur);
     }
