@@ -113,12 +113,12 @@ struct Params {
     const double* mu_r;        // the rows' window means
     const double* df_r;        // the rows' recurrence terms (comoment_detail.h)
     const double* dg_r;
-    const double* inv_norm_r;  // the rows' 1/sqrt(Σ(x'−μ)²)
+    const double* inv_norm_r;  // the rows' 1/sqrt(Σ(x'−μ)²) (raw values: their σ², mp::raw_w)
     const double* xs_c;        // the same of the columns' series
     const double* mu_c;
     const double* df_c;
     const double* dg_c;
-    const double* inv4_c;      // the columns' inv_norm / 4
+    const double* inv4_c;      // the columns' inv_norm / 4 (raw values: σ²)
     const mp::GuardStat* guard_rows;  // the guard's tables (mp_detail.h): the rows'
     const mp::GuardStat* guard_cols;  // and the columns' (prepared with this excl)
     uint8_t* guarded;          // per task: 1 when one of its tiles is not kTileRecur (guard_replay_kernel)
@@ -142,14 +142,16 @@ constexpr int kRows = 1, kCols = 2, kBoth = 3;
 struct Shared {
     double row_best[kGroup * 33];  // each lane's best of its D pairs per row: [step][lane], padded
     double col_retired[kGroup];    // the column maximum lane 0 retires at each step
-    double row_df[kGroup], row_dg[kGroup], row_inv[kGroup];     // row data of the group
+    double row_df[kGroup], row_dg[kGroup], row_inv[kGroup];     // row data of the group (raw: row_inv = σ²)
     double new_df[kGroup], new_dg[kGroup], new_inv4[kGroup];  // the columns lane 31 takes in
+    double row_mu[kGroup], new_mu[kGroup];                      // raw values: the means of both
 };
 
 // One lane's state: its D diagonals k0 + lane·D + d at the current row.
 struct Lane {
     double cov[D];                               // co-moment of diagonal d
-    double col_df[D], col_dg[D], col_inv4[D];    // column data, in D rotating slots
+    double col_df[D], col_dg[D], col_inv4[D];    // column data, in D rotating slots (raw: col_inv4 = σ²)
+    double col_mu[D];                            // raw values: the column's mean (unused otherwise)
     double col_best[D];                          // running maximum of the column in each slot
     unsigned row_tag[D];                         // 0x3FF ^ e of diagonal d (e = lane·D + d)
     int64_t r0, r1, k0;                          // the task's rows [r0, r1) and first diagonal
@@ -176,11 +178,13 @@ __device__ __forceinline__ void direct_diagonals(Lane& L, const Params& p, int64
     for (int d = 0; d < D; ++d) L.cov[d] = direct_pair(p.xs_r, p.mu_r, p.xs_c, p.mu_c, p.count_c, p.m, r, r + L.col0 + d);
 }
 
-// One row r (step s within the group) at rotation phase U = (r − r0) mod D.
-template <int U, bool MASK, int SIDES>
+// One row r (step s within the group) at rotation phase U = (r − r0) mod D;
+// RAW: the pair's value is mp::raw_w (raw values), else mp::sweep_v.
+template <int U, bool MASK, int SIDES, bool RAW>
 __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s) {
     const double dfr = L.sh->row_df[s], dgr = L.sh->row_dg[s], ivr = L.sh->row_inv[s];
-    const double off = p.codec.off;
+    const double mur = RAW ? L.sh->row_mu[s] : 0.0;
+    const double off = RAW ? p.codec.cterm : p.codec.off;
     const u64 mask = p.mask;
     const bool upd = !MASK || r > L.r0;
     // keys as doubles in [1, 2): compared with one DSETP and two selects, no
@@ -191,7 +195,8 @@ __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s)
     for (int d = 0; d < D; ++d) {
         const int q = (d + U) % D;
         if (upd) L.cov[d] = comoment_next(L.cov[d], dfr, dgr, L.col_df[q], L.col_dg[q]);
-        const double v = mp::sweep_v(L.cov[d], ivr, L.col_inv4[q], off);
+        const double v = RAW ? mp::raw_w(L.cov[d], mur, ivr, L.col_mu[q], L.col_inv4[q], off)
+                             : mp::sweep_v(L.cov[d], ivr, L.col_inv4[q], off);
         const u64 k = ((u64)__double_as_longlong(v) & mask) | (u64)L.row_tag[d];
         const double a = __longlong_as_double((long long)k);
         const double c = __longlong_as_double((long long)(k ^ 0x3FFull));
@@ -207,25 +212,27 @@ __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s)
     L.col_df[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_df[U], 1);
     L.col_dg[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_dg[U], 1);
     L.col_inv4[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_inv4[U], 1);
+    if (RAW) L.col_mu[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_mu[U], 1);
     if (SIDES & kCols) L.col_best[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_best[U], 1);
     if (L.lane == 31) {
         L.col_df[U] = L.sh->new_df[s];
         L.col_dg[U] = L.sh->new_dg[s];
         L.col_inv4[U] = L.sh->new_inv4[s];
+        if (RAW) L.col_mu[U] = L.sh->new_mu[s];
         L.col_best[U] = 0.0;
     }
 }
 
-template <int U, bool MASK, int SIDES>
+template <int U, bool MASK, int SIDES, bool RAW>
 struct Block {
     __device__ __forceinline__ static void run(Lane& L, const Params& p, int64_t rb, int sb) {
         if (MASK && rb + U >= L.r1) return;
-        step<U, MASK, SIDES>(L, p, rb + U, sb + U);
-        Block<U + 1, MASK, SIDES>::run(L, p, rb, sb);
+        step<U, MASK, SIDES, RAW>(L, p, rb + U, sb + U);
+        Block<U + 1, MASK, SIDES, RAW>::run(L, p, rb, sb);
     }
 };
-template <bool MASK, int SIDES>
-struct Block<D, MASK, SIDES> {
+template <bool MASK, int SIDES, bool RAW>
+struct Block<D, MASK, SIDES, RAW> {
     __device__ __forceinline__ static void run(Lane&, const Params&, int64_t, int) {}
 };
 
@@ -276,6 +283,7 @@ __device__ __forceinline__ void start_diagonals(Lane& L, const Params& p, int64_
 }
 
 // Column data of the lane's diagonals at row r0; empty maxima; the row tags.
+template <bool RAW>
 __device__ __forceinline__ void load_columns(Lane& L, const Params& p) {
 #pragma unroll
     for (int d = 0; d < D; ++d) {
@@ -283,6 +291,7 @@ __device__ __forceinline__ void load_columns(Lane& L, const Params& p) {
         L.col_df[d] = __ldg(p.df_c + j);
         L.col_dg[d] = __ldg(p.dg_c + j);
         L.col_inv4[d] = __ldg(p.inv4_c + j);
+        if (RAW) L.col_mu[d] = __ldg(p.mu_c + j);
         L.col_best[d] = 0.0;
         L.row_tag[d] = 0x3FFu ^ (unsigned)(L.lane * D + d);
     }
@@ -290,8 +299,9 @@ __device__ __forceinline__ void load_columns(Lane& L, const Params& p) {
 
 // A group's data, loaded a group ahead: lane l holds row rg + l's data and
 // the column lane 31 takes in at step l (new_col = k0 + kBand + l at row 0).
+template <bool RAW>
 struct GroupData {
-    double row_df, row_dg, row_inv, new_df, new_dg, new_inv4;
+    double row_df, row_dg, row_inv, new_df, new_dg, new_inv4, row_mu, new_mu;
     __device__ __forceinline__ void load(const Params& p, int64_t rg, int lane, int64_t new_col) {
         row_df = __ldg(p.df_r + rg + lane);
         row_dg = __ldg(p.dg_r + rg + lane);
@@ -299,6 +309,10 @@ struct GroupData {
         new_df = __ldg(p.df_c + rg + new_col);
         new_dg = __ldg(p.dg_c + rg + new_col);
         new_inv4 = __ldg(p.inv4_c + rg + new_col);
+        if (RAW) {
+            row_mu = __ldg(p.mu_r + rg + lane);
+            new_mu = __ldg(p.mu_c + rg + new_col);
+        }
     }
     __device__ __forceinline__ void stage(Shared* sh, int lane) const {
         sh->row_df[lane] = row_df;
@@ -307,6 +321,10 @@ struct GroupData {
         sh->new_df[lane] = new_df;
         sh->new_dg[lane] = new_dg;
         sh->new_inv4[lane] = new_inv4;
+        if (RAW) {
+            sh->row_mu[lane] = row_mu;
+            sh->new_mu[lane] = new_mu;
+        }
     }
 };
 
@@ -326,14 +344,14 @@ __device__ __forceinline__ void guard_group(Lane& L, const Params& p, int64_t rg
 }
 
 // The group's rows [rg, rg + kGroup): one step per row, unrolled by D.
-template <int SIDES>
+template <int SIDES, bool RAW>
 __device__ __forceinline__ void sweep_group(Lane& L, const Params& p, int64_t rg, int64_t r_safe) {
     if (rg > L.r0 && rg + kGroup <= r_safe) {
 #pragma unroll 1
-        for (int sb = 0; sb < kGroup; sb += D) Block<0, false, SIDES>::run(L, p, rg + sb, sb);
+        for (int sb = 0; sb < kGroup; sb += D) Block<0, false, SIDES, RAW>::run(L, p, rg + sb, sb);
     } else {
 #pragma unroll 1
-        for (int sb = 0; sb < kGroup; sb += D) Block<0, true, SIDES>::run(L, p, rg + sb, sb);
+        for (int sb = 0; sb < kGroup; sb += D) Block<0, true, SIDES, RAW>::run(L, p, rg + sb, sb);
     }
 }
 
@@ -381,8 +399,8 @@ __device__ __forceinline__ void flush_columns_in_flight(const Lane& L, const Par
 
 // One task per warp: the plain sweep (GUARD = false) takes the tasks that
 // guard_replay_kernel left unflagged, the guarded one the others; SIDES: the
-// keys it updates.
-template <bool GUARD, int SIDES>
+// keys it updates; RAW: raw values.
+template <bool GUARD, int SIDES, bool RAW>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
     __shared__ Shared s_all[kWarpsPerBlock];
     const int warp = threadIdx.x >> 5;
@@ -410,9 +428,9 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
     }
 
     start_diagonals(L, p, count);
-    load_columns(L, p);
+    load_columns<RAW>(L, p);
     const int64_t new_col = L.k0 + kBand + L.lane;
-    GroupData next;
+    GroupData<RAW> next;
     next.load(p, L.r0, L.lane, new_col);
     for (int64_t rg = L.r0; rg < L.r1; rg += kGroup) {
         __syncwarp();
@@ -420,7 +438,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
         if (GUARD) guard_group(L, p, rg);
         __syncwarp();
         next.load(p, rg + kGroup, L.lane, new_col);  // the arrays are padded: no bound checks
-        sweep_group<SIDES>(L, p, rg, r_safe);
+        sweep_group<SIDES, RAW>(L, p, rg, r_safe);
         __syncwarp();
         flush_group<SIDES>(L, p, rg);
     }
@@ -436,7 +454,9 @@ __device__ void direct_tile(const Params& p, int64_t ra, int64_t rb, int64_t k) 
         u64 row_best = 0;
         for (int64_t j = r + k; j < r + k + mp::kGuardDiags && j < p.count_c; ++j) {
             const double cov = direct_comoment(p.xs_r, r, p.xs_c, j, p.m, p.mu_r[r], p.mu_c[j]);
-            const u64 core = mp::v_core(mp::sweep_v(cov, p.inv_norm_r[r], p.inv4_c[j], c.off), c);
+            const double v = c.raw ? mp::raw_w(cov, p.mu_r[r], p.inv_norm_r[r], p.mu_c[j], p.inv4_c[j], c.cterm)
+                                   : mp::sweep_v(cov, p.inv_norm_r[r], p.inv4_c[j], c.off);
+            const u64 core = mp::v_core(v, c);
             row_best = max(row_best, core | (c.low - (u64)j));
             if (p.best_c) atomicMax(p.best_c + j, core | (c.low - (u64)r));
         }
@@ -499,10 +519,10 @@ __global__ void chunk_kernel(const double* __restrict__ x, const double* __restr
 }
 
 __global__ void window_kernel(const double* __restrict__ xs, const double* __restrict__ mu,
-                              const double* __restrict__ inv_std, int m, double rsm, int64_t count,
+                              const double* __restrict__ inv_std, int m, double rsm, bool raw, int64_t count,
                               double* inv_norm, double* inv4, double* df, double* dg) {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count; i += (int64_t)gridDim.x * blockDim.x)
-        mp::prepare_window(xs, mu, inv_std, m, rsm, i, inv_norm, inv4, df, dg);
+        mp::prepare_window(xs, mu, inv_std, m, rsm, raw, i, inv_norm, inv4, df, dg);
 }
 
 // The guard's tables: entries [0, n_rows) are rows, the next n_cols columns.
@@ -671,7 +691,7 @@ void upload(const SweepArrays& w, const std::vector<int64_t>& seg_start, cudaStr
 // The preparation of one series on the device: the rescaling (with the
 // host's series_samples), xs, window statistics, constant flags, per-window
 // factors, the guard's tables, next_const.
-void prepare_on_device(const SeriesArrays& d, unsigned char* scratch, size_t scratch_bytes, int m,
+void prepare_on_device(const SeriesArrays& d, unsigned char* scratch, size_t scratch_bytes, int m, bool raw,
                        const mp::CentreSamples& samples, cudaStream_t s) {
     const int64_t n = d.n, count = d.count;
     size_t bytes = scratch_bytes;
@@ -685,7 +705,7 @@ void prepare_on_device(const SeriesArrays& d, unsigned char* scratch, size_t scr
     const int64_t chunks = (count + kStatsChunk - 1) / kStatsChunk;
     chunk_kernel<<<blocks_for(chunks, 64), 64, 0, s>>>(d.x, d.xs, m, count, d.mu, d.inv_std, d.constant);
     check(cudaGetLastError(), "matrix profile statistics launch");
-    window_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.xs, d.mu, d.inv_std, m, 1.0 / std::sqrt((double)m),
+    window_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.xs, d.mu, d.inv_std, m, 1.0 / std::sqrt((double)m), raw,
                                                          count, d.inv_norm, d.inv4, d.df, d.dg);
     check(cudaGetLastError(), "matrix profile window launch");
     guard_kernel<<<blocks_for(d.guard_n_rows + d.guard_n_cols, 128), 128, 0, s>>>(
@@ -724,21 +744,24 @@ void guard_columns_of_units(const mp::UnitRange& u, int64_t n_seg, int64_t tile_
 }
 
 // The two launches (plain and guarded) of a chunk of tasks of a sweep that updates `sides`.
-template <int SIDES>
+template <int SIDES, bool RAW>
 void launch_sweep(const Params& p, unsigned blocks, cudaStream_t s) {
-    sweep_kernel<false, SIDES><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
+    sweep_kernel<false, SIDES, RAW><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
     check(cudaGetLastError(), "matrix profile kernel launch");
-    sweep_kernel<true, SIDES><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
+    sweep_kernel<true, SIDES, RAW><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
     check(cudaGetLastError(), "matrix profile guarded kernel launch");
 }
 
+// Raw values: the self-join's sides only.
 void launch_sweep(const Params& p, int sides, unsigned blocks, cudaStream_t s) {
-    if (sides == kBoth)
-        launch_sweep<kBoth>(p, blocks, s);
+    if (p.codec.raw)
+        launch_sweep<kBoth, true>(p, blocks, s);
+    else if (sides == kBoth)
+        launch_sweep<kBoth, false>(p, blocks, s);
     else if (sides == kRows)
-        launch_sweep<kRows>(p, blocks, s);
+        launch_sweep<kRows, false>(p, blocks, s);
     else
-        launch_sweep<kCols>(p, blocks, s);
+        launch_sweep<kCols, false>(p, blocks, s);
 }
 
 // One GPU's share of a sweep (that updates `sides`): its tasks [first, last)
@@ -828,12 +851,14 @@ void run_sweeps(std::vector<std::unique_ptr<Sweep>>& sweeps, const TsExec* ex) {
 // stream and memory).
 class DeviceCall {
 public:
-    DeviceCall(const double* x, int64_t n, int m, int64_t excl, int device, TsExec* ex)
-        : DeviceCall({SeriesIn{x, n, excl}}, {SweepSpec{0, 0, kBoth}}, m, device, ex) {}
+    DeviceCall(const double* x, int64_t n, int m, int64_t excl, int device, TsExec* ex, bool raw)
+        : DeviceCall({SeriesIn{x, n, excl}}, {SweepSpec{0, 0, kBoth}}, m, device, ex, raw) {}
 
-    DeviceCall(const std::vector<SeriesIn>& in, const std::vector<SweepSpec>& sweeps, int m, int device, TsExec* ex)
+    // raw: raw-value distances (the self-join only).
+    DeviceCall(const std::vector<SeriesIn>& in, const std::vector<SweepSpec>& sweeps, int m, int device, TsExec* ex,
+               bool raw = false)
         : ex_(ex), device_(device), t_start_(start_device(device, ex)), count_(in[0].n - m + 1),
-          n_series_((int)in.size()), m_(m), codec_(mp::make_codec(max_count(in, m))), specs_(sweeps),
+          n_series_((int)in.size()), m_(m), codec_(mp::make_codec(max_count(in, m), raw, m)), specs_(sweeps),
           seg_starts_(segment_tables(in, sweeps, m)), d_(in, m, seg_starts_), timer_(s_) {
         std::vector<mp::CentreSamples> samples;
         for (const SeriesIn& si : in) samples.push_back(mp::series_samples(si.x, si.n));
@@ -842,7 +867,7 @@ public:
         check(cudaMemsetAsync(d_.best, 0, count_ * sizeof(u64), s_), "cudaMemsetAsync");
         timer_.start();
         for (size_t i = 0; i < in.size(); ++i)
-            prepare_on_device(d_.series[i], d_.scratch, d_.scratch_bytes, m, samples[i], s_);
+            prepare_on_device(d_.series[i], d_.scratch, d_.scratch_bytes, m, raw, samples[i], s_);
     }
     ~DeviceCall() { cudaSetDevice(device_); }  // the members are freed on their device
     DeviceCall(const DeviceCall&) = delete;
@@ -881,7 +906,7 @@ public:
         on();
         const SeriesArrays& A = d_.series[0];
         const SeriesArrays& B = d_.series[n_series_ - 1];
-        const mp::FinalizeArgs fin{A.xs, A.mu, A.inv_std, A.constant, B.xs, B.mu, B.inv_std, B.constant,
+        const mp::FinalizeArgs fin{A.x, A.scale, A.xs, A.mu, A.inv_std, A.constant, B.xs, B.mu, B.inv_std, B.constant,
                                    B.next_const, /*first_const: next_const[0], read on the device*/ B.count,
                                    B.count, excl, m_, codec_};
         const unsigned finalize_blocks = (unsigned)((count_ + kFinalizeThreads - 1) / kFinalizeThreads);
@@ -922,7 +947,7 @@ private:
         const SweepSpec& sp = specs_[w];
         const SeriesArrays &R = d_.series[sp.rows], &C = d_.series[sp.cols];
         const u64 key_mask = ~((1ull << codec_.shift) - 1ull);  // shift ≥ 10: room for the 10-bit tags
-        return Params{R.xs, R.mu, R.df, R.dg, R.inv_norm, C.xs, C.mu, C.df, C.dg, C.inv4, R.guard_rows, C.guard_cols,
+        return Params{R.xs, R.mu, R.df, R.dg, codec_.raw ? R.inv4 : R.inv_norm, C.xs, C.mu, C.df, C.dg, C.inv4, R.guard_rows, C.guard_cols,
                       d_.sweeps[w].guarded, d_.sweeps[w].seg_start, (sp.sides & kRows) ? d_.best : nullptr,
                       (sp.sides & kCols) ? d_.best : nullptr, 0, 0, (int)seg_starts_[w].size() - 1, R.count, C.count,
                       C.excl, m_, key_mask, codec_};
@@ -969,10 +994,11 @@ using Calls = std::vector<std::unique_ptr<DeviceCall>>;
 // A DeviceCall per listed GPU, each preparing the series on its own (the same
 // bits: the preparation's kernels compute mp_detail.h's functions, and its
 // reductions, a minimum, a maximum and a suffix minimum, are exact).
-Calls start_calls(const double* x, int64_t n, int m, int64_t excl, const std::vector<int>& gpus, TsExec* ex) {
+Calls start_calls(const double* x, int64_t n, int m, int64_t excl, const std::vector<int>& gpus, TsExec* ex,
+                  bool raw) {
     ex->kernel_ms = 0;
     Calls calls;
-    for (int device : gpus) calls.emplace_back(new DeviceCall(x, n, m, excl, device, ex));
+    for (int device : gpus) calls.emplace_back(new DeviceCall(x, n, m, excl, device, ex, raw));
     return calls;
 }
 
@@ -1000,9 +1026,9 @@ void merged_keys(Calls& calls, int64_t count, uint64_t* keys) {
 }  // namespace
 
 void matrix_profile(const double* x, int64_t n, int m, int64_t excl, const std::vector<int>& gpus, TsExec* ex,
-                    double* dist, int64_t* index) {
+                    double* dist, int64_t* index, bool raw) {
     const int64_t count = n - m + 1;
-    Calls calls = start_calls(x, n, m, excl, gpus, ex);
+    Calls calls = start_calls(x, n, m, excl, gpus, ex, raw);
     sweep_split(calls, count, excl, mp::all_units(count, excl), ex);
     if (calls.size() > 1) {  // the keys of every GPU, finalised once, on the first
         std::vector<uint64_t> keys(count);
@@ -1013,16 +1039,16 @@ void matrix_profile(const double* x, int64_t n, int m, int64_t excl, const std::
 }
 
 void matrix_profile_keys(const double* x, int64_t n, int m, int64_t excl, const mp::UnitRange& units,
-                         const std::vector<int>& gpus, TsExec* ex, uint64_t* keys) {
-    Calls calls = start_calls(x, n, m, excl, gpus, ex);
+                         const std::vector<int>& gpus, TsExec* ex, uint64_t* keys, bool raw) {
+    Calls calls = start_calls(x, n, m, excl, gpus, ex, raw);
     sweep_split(calls, n - m + 1, excl, units, ex);
     merged_keys(calls, n - m + 1, keys);
 }
 
 void matrix_profile_finish(const double* x, int64_t n, int m, int64_t excl, const uint64_t* keys, TsExec* ex,
-                           double* dist, int64_t* index) {
+                           double* dist, int64_t* index, bool raw) {
     ex->kernel_ms = 0;
-    DeviceCall call(x, n, m, excl, ex->gpu_device, ex);
+    DeviceCall call(x, n, m, excl, ex->gpu_device, ex, raw);
     call.load_keys(keys);
     call.finalize(excl, dist, index);
 }

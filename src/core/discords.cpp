@@ -758,10 +758,21 @@ RankedDiscords rank_from_profile(WindowProfiler& prof, int64_t N, int m, const i
 }
 
 RankedDiscords discords_from_profile(const double* x, int64_t n, int m, const int64_t* profile_index, int64_t k,
-                                     double min_distance, int64_t excl, TsExec* ex) {
+                                     double min_distance, int64_t excl, TsExec* ex, bool raw) {
     const std::vector<double> xe = unit_scaled(x, n);
-    std::unique_ptr<WindowProfiler> prof = make_profiler(xe.data(), n, m, ex, use_gpu(ex, TS_WORK_DISCORDS, n, m));
-    return rank_from_profile(*prof, n - m + 1, m, profile_index, k, min_distance, excl, ex);
+    if (!raw) {
+        std::unique_ptr<WindowProfiler> prof =
+            make_profiler(xe.data(), n, m, ex, use_gpu(ex, TS_WORK_DISCORDS, n, m));
+        return rank_from_profile(*prof, n - m + 1, m, profile_index, k, min_distance, excl, ex);
+    }
+    // raw values: the ranking in xe's units, min_distance too
+    const int e = unit_scale_exponent(x, n);
+    std::unique_ptr<WindowProfiler> prof =
+        make_profiler(xe.data(), n, m, ex, use_gpu(ex, TS_WORK_DISCORDS, n, m), true);
+    const double r = std::isnan(min_distance) ? min_distance : mp::scale_any(min_distance, e);
+    RankedDiscords out = rank_from_profile(*prof, n - m + 1, m, profile_index, k, r, excl, ex);
+    for (double& d : out.dist) d = raw_distance_unscaled(d, e);
+    return out;
 }
 
 }  // namespace tsm
@@ -782,7 +793,8 @@ int64_t check_k_and_distance(int64_t k, double min_distance, const char* functio
                                     .c_str());
     if (range && (!(min_distance >= 0) || !std::isfinite(min_distance)))
         tsm::invalid("min_distance must be a finite number >= 0, not " + tsm::number_text(min_distance),
-                     "min_distance is a z-normalised Euclidean distance, between 0 and 2 sqrt(m).");
+                     "min_distance is a Euclidean distance: z-normalised, between 0 and 2 sqrt(m); with "
+                     "normalized => false, in the data's units.");
     return k == TS_ARG_NULL ? -1 : k;
 }
 
@@ -814,8 +826,8 @@ extern "C" int tsm_discords_pd3(const double* x, int64_t n, int32_t m, int64_t k
 }
 
 extern "C" int tsm_discords_from_profile(const double* x, int64_t n, int32_t m, const int64_t* index, int64_t k,
-                                         double min_distance, int64_t exclusion, TsExec* ex, TsDiscords* out,
-                                         TsStatus* st) noexcept {
+                                         double min_distance, int64_t exclusion, int32_t normalize, TsExec* ex,
+                                         TsDiscords* out, TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         tsm::args::window(m);
@@ -827,7 +839,7 @@ extern "C" int tsm_discords_from_profile(const double* x, int64_t n, int32_t m, 
             if (index[i] < -1 || index[i] >= N)
                 tsm::invalid(tsm::format("matrix profile index %lld at position %lld is out of range",
                                          (long long)index[i], (long long)i));
-        emit(tsm::discords_from_profile(x, n, m, index, limit, min_distance, excl, ex), ex, out);
+        emit(tsm::discords_from_profile(x, n, m, index, limit, min_distance, excl, ex, normalize == 0), ex, out);
     });
 }
 
@@ -836,12 +848,13 @@ namespace {
 // Discords by way of the matrix profile: the profile (its own checks,
 // backend and timings), then the ranking rule over its neighbours.
 int discords_by_profile(const double* x, int64_t n, int32_t m, int64_t k, double min_distance,
-                        int64_t exclusion, TsExec* ex, TsDiscords* out, TsStatus* st) {
+                        int64_t exclusion, int32_t normalize, TsExec* ex, TsDiscords* out, TsStatus* st) {
     TsProfile p;
-    const int code = tsm_matrix_profile(x, n, m, exclusion, ex, &p, st);
+    const int code = tsm_matrix_profile(x, n, m, exclusion, normalize, ex, &p, st);
     if (code != TS_OK) return code;
     const int profile_backend = ex->used_backend;
-    const int done = tsm_discords_from_profile(x, n, m, p.index, k, min_distance, exclusion, ex, out, st);
+    const int done =
+        tsm_discords_from_profile(x, n, m, p.index, k, min_distance, exclusion, normalize, ex, out, st);
     ex->used_backend = profile_backend;  // the method's main work
     return done;
 }
@@ -849,7 +862,7 @@ int discords_by_profile(const double* x, int64_t n, int32_t m, int64_t k, double
 }  // namespace
 
 extern "C" int tsm_discords(const double* x, int64_t n, int32_t m, int64_t k, double min_distance,
-                            int64_t exclusion, const char* method, TsExec* ex, TsDiscords* out,
+                            int64_t exclusion, const char* method, int32_t normalize, TsExec* ex, TsDiscords* out,
                             TsStatus* st) noexcept {
     std::memset(out, 0, sizeof *out);
     int chosen = TS_DISCORDS_AUTO;
@@ -859,6 +872,10 @@ extern "C" int tsm_discords(const double* x, int64_t n, int32_t m, int64_t k, do
         check_k_and_distance(k, min_distance, "ts_discords");
         exclusion = tsm::args::exclusion(exclusion, m);
         chosen = tsm::args::choice(method, "method", tsm::args::kDiscordMethods, 3);
+        if (!normalize && chosen == TS_DISCORDS_PD3)  // PD3 scans z-normalised windows only
+            throw tsm::Error(TS_INVALID_ARGUMENT, tsm::kFeatureNotSupported,
+                             "method pd3 does not support normalized => false",
+                             "Use method => 'matrix_profile' or 'auto' for raw-value distances.");
     });
     if (code != TS_OK || n == 0) return code;  // an empty series has no windows
     if (chosen == TS_DISCORDS_PD3) {
@@ -870,7 +887,7 @@ extern "C" int tsm_discords(const double* x, int64_t n, int32_t m, int64_t k, do
     // PD3 for top-k and range discords alike, on the GPU and on the CPU, on
     // every series tried (bench/RESULTS.md).
     ex->used_method = "matrix_profile";
-    return discords_by_profile(x, n, m, k, min_distance, exclusion, ex, out, st);
+    return discords_by_profile(x, n, m, k, min_distance, exclusion, normalize, ex, out, st);
 }
 
 extern "C" int tsm_discords_from_tiles(const double* x, int64_t n, const int64_t* merged, int64_t words, int64_t k,
@@ -879,11 +896,12 @@ extern "C" int tsm_discords_from_tiles(const double* x, int64_t n, const int64_t
     const int code = tsm::guard(st, [&] { check_k_and_distance(k, min_distance, "ts_discords_from_tiles"); });
     if (code != TS_OK) return code;
     TsProfile p;
-    int32_t m;
+    int32_t m, normalize;
     int64_t exclusion;
-    if (tsm_matrix_profile_from_tiles(x, n, merged, words, ex, &p, &m, &exclusion, st) != TS_OK) return st->code;
+    if (tsm_matrix_profile_from_tiles(x, n, merged, words, ex, &p, &m, &exclusion, &normalize, st) != TS_OK)
+        return st->code;
     const int profile_backend = ex->used_backend;
-    tsm_discords_from_profile(x, n, m, p.index, k, min_distance, exclusion, ex, out, st);
+    tsm_discords_from_profile(x, n, m, p.index, k, min_distance, exclusion, normalize, ex, out, st);
     ex->used_backend = profile_backend;  // the profile's backend tells
     return st->code;
 }

@@ -24,6 +24,8 @@ namespace mp {
 
 FinalizeArgs Prepared::finalize_args() const {
     FinalizeArgs a;
+    a.x = x;
+    a.scale = &scale;
     a.xs = xs.data();
     a.mu = mu.data();
     a.inv_std = inv_std.data();
@@ -74,7 +76,8 @@ CentreSamples series_samples(const double* x, int64_t n) {
     return q;
 }
 
-void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p) {
+void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p, bool raw) {
+    p.x = x;
     p.n = n;
     p.m = m;
     p.excl = excl;
@@ -104,15 +107,15 @@ void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, 
     parallel_for(ex, blocks, [&](int64_t b) {
         const int64_t b0 = b * kStatsBlock, b1 = std::min(count, b0 + kStatsBlock);
         for (int64_t i = b0; i < b1; ++i)
-            prepare_window(p.xs.data(), p.mu.data(), p.inv_std.data(), m, rsm, i, p.inv_norm.data(), p.inv4.data(),
-                           p.df.data(), p.dg.data());
+            prepare_window(p.xs.data(), p.mu.data(), p.inv_std.data(), m, rsm, raw, i, p.inv_norm.data(),
+                           p.inv4.data(), p.df.data(), p.dg.data());
     });
     prepare_guard(p, ex);
     p.next_const.resize(count + 1);
     p.next_const[count] = count;
     for (int64_t i = count - 1; i >= 0; --i) p.next_const[i] = p.constant[i] ? i : p.next_const[i + 1];
     p.first_const = p.next_const[0];
-    p.codec = make_codec(count);
+    p.codec = make_codec(count, raw, m);
 }
 
 namespace {
@@ -155,8 +158,9 @@ inline int64_t task_row_end(const Sweep& S, const Task& t) {
 // the best key of every row r (row_keys[r − r0]) and of every column j
 // (col_keys[j − r0 − k0]) into scratch, for the SIDES it updates; *rows_out,
 // *cols_out: how many.  Variant only makes the FMA-target and the generic
-// builds two instantiations.
-template <int Variant, int SIDES>
+// builds two instantiations; Raw: the pair's value is raw_w (raw values, a
+// self-join only), else sweep_v (mp_detail.h).
+template <int Variant, int SIDES, bool Raw>
 __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task& t, uint64_t* row_keys,
                                                       uint64_t* col_keys, double* cov, int64_t* rows_out,
                                                       int64_t* cols_out) {
@@ -169,8 +173,10 @@ __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task
     const double* __restrict df = C.df.data();
     const double* __restrict dg = C.dg.data();
     const double* __restrict inv = R.inv_norm.data();
-    const double* __restrict inv4 = C.inv4.data();
+    const double* __restrict colw = C.inv4.data();  // inv_norm/4, or raw values' σ²
+    const double* __restrict mu = C.mu.data();
     const KeyCodec codec = S.codec;
+    const double cterm = codec.cterm;
     const uint64_t low = codec.low;
     const double off = codec.off;
     const int m = R.m;
@@ -192,7 +198,7 @@ __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task
         }
         const bool direct = r > r0 && mode == kTileDirect;
         const int64_t jb = r + t.k0;
-        const double dfr = R.df[r], dgr = R.dg[r], invr = inv[r];
+        const double dfr = R.df[r], dgr = R.dg[r], invr = inv[r], mur = R.mu[r], colr = R.inv4[r];
         const uint64_t rlow = low - (uint64_t)r;
         uint64_t* __restrict ck = col_keys + (r - r0);
         uint64_t best = 0;
@@ -201,7 +207,9 @@ __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task
                 const int64_t j = jb + d;
                 const double c = comoment_next(cov[d], dfr, dgr, df[j], dg[j]);
                 cov[d] = c;
-                const uint64_t core = v_core(sweep_v(c, invr, inv4[j], off), codec);
+                const uint64_t core = v_core(Raw ? raw_w(c, mur, colr, mu[j], colw[j], cterm)
+                                                 : sweep_v(c, invr, colw[j], off),
+                                             codec);
                 if (kRows) {
                     const uint64_t rk = core | (low - (uint64_t)j);
                     best = rk > best ? rk : best;
@@ -215,7 +223,9 @@ __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task
             if (direct) direct_row(S, r, t.k0, nd, cov);
             for (int64_t d = 0; d < nd; ++d) {
                 const int64_t j = jb + d;
-                const uint64_t core = v_core(sweep_v(cov[d], invr, inv4[j], off), codec);
+                const uint64_t core = v_core(Raw ? raw_w(cov[d], mur, colr, mu[j], colw[j], cterm)
+                                                 : sweep_v(cov[d], invr, colw[j], off),
+                                             codec);
                 if (kRows) {
                     const uint64_t rk = core | (low - (uint64_t)j);
                     best = rk > best ? rk : best;
@@ -235,31 +245,33 @@ __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task
 using SweepFn = void (*)(const Sweep&, const Task&, uint64_t*, uint64_t*, double*, int64_t*, int64_t*);
 
 #if defined(__x86_64__)
-template <int SIDES>
+template <int SIDES, bool Raw>
 __attribute__((target("avx2,fma"))) void sweep_fma(const Sweep& S, const Task& t, uint64_t* row_keys,
                                                    uint64_t* col_keys, double* cov, int64_t* rows_out,
                                                    int64_t* cols_out) {
-    sweep_body<0, SIDES>(S, t, row_keys, col_keys, cov, rows_out, cols_out);
+    sweep_body<0, SIDES, Raw>(S, t, row_keys, col_keys, cov, rows_out, cols_out);
 }
 #endif
-template <int SIDES>
+template <int SIDES, bool Raw>
 void sweep_generic(const Sweep& S, const Task& t, uint64_t* row_keys, uint64_t* col_keys, double* cov,
                    int64_t* rows_out, int64_t* cols_out) {
-    sweep_body<1, SIDES>(S, t, row_keys, col_keys, cov, rows_out, cols_out);
+    sweep_body<1, SIDES, Raw>(S, t, row_keys, col_keys, cov, rows_out, cols_out);
 }
 
-// The instantiation for this CPU and these sides.
-template <int SIDES>
+// The instantiation for this CPU, these sides and distances.
+template <int SIDES, bool Raw>
 SweepFn sweep_fn() {
 #if defined(__x86_64__)
-    if (cpu_has_fma()) return &sweep_fma<SIDES>;
+    if (cpu_has_fma()) return &sweep_fma<SIDES, Raw>;
 #endif
-    return &sweep_generic<SIDES>;
+    return &sweep_generic<SIDES, Raw>;
 }
 
-SweepFn sweep_fn(int sides) {
-    return sides == kBothSides ? sweep_fn<kBothSides>() : sides == kRowsOnly ? sweep_fn<kRowsOnly>()
-                                                                              : sweep_fn<kColsOnly>();
+// raw: raw-value distances (the self-join's sides only).
+SweepFn sweep_fn(int sides, bool raw) {
+    if (raw) return sweep_fn<kBothSides, true>();
+    return sides == kBothSides ? sweep_fn<kBothSides, false>()
+                               : sides == kRowsOnly ? sweep_fn<kRowsOnly, false>() : sweep_fn<kColsOnly, false>();
 }
 
 inline void atomic_max(std::atomic<uint64_t>& a, uint64_t v) {
@@ -299,7 +311,7 @@ std::vector<Task> all_tasks(const Sweep& S) {
 // row_best (the rows' windows) and col_best (the columns').
 void run_tasks(const Sweep& S, int sides, const std::vector<Task>& tasks, const TsExec* ex,
                std::atomic<uint64_t>* row_best, std::atomic<uint64_t>* col_best) {
-    const SweepFn fn = sweep_fn(sides);
+    const SweepFn fn = sweep_fn(sides, S.codec.raw);
     parallel_for(ex, (int64_t)tasks.size(), [&](int64_t ti) {
         thread_local std::vector<uint64_t> row_keys, col_keys;
         thread_local std::vector<double> cov;
@@ -363,55 +375,73 @@ void cpu_finalize(const FinalizeArgs& a, const TsExec* ex, const uint64_t* keys,
 
 }  // namespace mp
 
+namespace {
+
+// Raw values: a distance past the float64 range is an error, not +inf.
+void check_raw_distances(const double* dist, const int64_t* index, int64_t count) {
+    for (int64_t i = 0; i < count; ++i)
+        if (index[i] >= 0 && std::isinf(dist[i]))
+            throw Error(TS_INVALID_ARGUMENT, kNumericOutOfRange,
+                        format("the raw-value distance of the window at position %lld to its nearest neighbour "
+                               "exceeds the float64 range",
+                               (long long)(i + 1)),
+                        "Scale the series down (a power of two changes every distance by the same factor), "
+                        "or use normalized => true.");
+}
+
+}  // namespace
+
 void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, double* dist,
-                    int64_t* index) {
+                    int64_t* index, bool raw) {
     if (m < 1 || n < m || exclusion < 1)
         throw Error(TS_INTERNAL, kInternal, "matrix_profile: bad arguments");
     const int64_t count = n - m + 1;
     if (use_gpu(ex, TS_WORK_MATRIX_PROFILE, n, m)) {
 #ifdef TSMINE_WITH_CUDA
-        gpu::matrix_profile(x, n, m, exclusion, split_gpus(ex), ex, dist, index);  // prepares on the device
+        gpu::matrix_profile(x, n, m, exclusion, split_gpus(ex), ex, dist, index, raw);  // prepares on the device
 #endif
-        return;
+    } else {
+        mp::Prepared P;
+        mp::prepare(x, n, m, exclusion, ex, P, raw);
+        std::vector<uint64_t> keys;
+        mp::cpu_sweep(P, ex, mp::all_units(count, exclusion), keys);
+        check_interrupt(ex);
+        mp::cpu_finalize(P.finalize_args(), ex, keys.data(), count, dist, index);
     }
-    mp::Prepared P;
-    mp::prepare(x, n, m, exclusion, ex, P);
-    std::vector<uint64_t> keys;
-    mp::cpu_sweep(P, ex, mp::all_units(count, exclusion), keys);
-    check_interrupt(ex);
-    mp::cpu_finalize(P.finalize_args(), ex, keys.data(), count, dist, index);
+    if (raw) check_raw_distances(dist, index, count);
 }
 
 void matrix_profile_keys(const double* x, int64_t n, int m, int64_t exclusion, const mp::UnitRange& units,
-                         TsExec* ex, uint64_t* keys) {
+                         TsExec* ex, uint64_t* keys, bool raw) {
     if (m < 1 || n < m || exclusion < 1)
         throw Error(TS_INTERNAL, kInternal, "matrix_profile_keys: bad arguments");
     if (use_gpu(ex, TS_WORK_MATRIX_PROFILE, n, m)) {
 #ifdef TSMINE_WITH_CUDA
-        gpu::matrix_profile_keys(x, n, m, exclusion, units, split_gpus(ex), ex, keys);
+        gpu::matrix_profile_keys(x, n, m, exclusion, units, split_gpus(ex), ex, keys, raw);
 #endif
         return;
     }
     mp::Prepared P;
-    mp::prepare(x, n, m, exclusion, ex, P);
+    mp::prepare(x, n, m, exclusion, ex, P, raw);
     std::vector<uint64_t> best;
     mp::cpu_sweep(P, ex, units, best);
     std::copy(best.begin(), best.end(), keys);
 }
 
 void matrix_profile_finish(const double* x, int64_t n, int m, int64_t exclusion, const uint64_t* keys, TsExec* ex,
-                           double* dist, int64_t* index) {
+                           double* dist, int64_t* index, bool raw) {
     if (m < 1 || n < m || exclusion < 1)
         throw Error(TS_INTERNAL, kInternal, "matrix_profile_finish: bad arguments");
     if (use_gpu(ex, TS_WORK_MATRIX_PROFILE, n, m)) {
 #ifdef TSMINE_WITH_CUDA
-        gpu::matrix_profile_finish(x, n, m, exclusion, keys, ex, dist, index);
+        gpu::matrix_profile_finish(x, n, m, exclusion, keys, ex, dist, index, raw);
 #endif
-        return;
+    } else {
+        mp::Prepared P;
+        mp::prepare(x, n, m, exclusion, ex, P, raw);
+        mp::cpu_finalize(P.finalize_args(), ex, keys, n - m + 1, dist, index);
     }
-    mp::Prepared P;
-    mp::prepare(x, n, m, exclusion, ex, P);
-    mp::cpu_finalize(P.finalize_args(), ex, keys, n - m + 1, dist, index);
+    if (raw) check_raw_distances(dist, index, n - m + 1);
 }
 
 void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, MatrixProfile& out) {
@@ -458,8 +488,8 @@ extern "C" double tsm_matrix_profile_estimate_ms(int64_t n, int32_t m, const TsE
     return 1e3 * tsm::estimate::matrix_profile_seconds(n, m, gpu, tsm::thread_count(exec));
 }
 
-extern "C" int tsm_matrix_profile(const double* x, int64_t n, int32_t m, int64_t exclusion, TsExec* ex,
-                                  TsProfile* out, TsStatus* st) noexcept {
+extern "C" int tsm_matrix_profile(const double* x, int64_t n, int32_t m, int64_t exclusion, int32_t normalize,
+                                  TsExec* ex, TsProfile* out, TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         if (n == 0) {  // an empty series has no windows
@@ -470,7 +500,7 @@ extern "C" int tsm_matrix_profile(const double* x, int64_t n, int32_t m, int64_t
         const int64_t count = n - m + 1;
         double* dist = tsm::alloc_result<double>(ex, count);
         int64_t* index = tsm::alloc_result<int64_t>(ex, count);
-        tsm::matrix_profile(x, n, m, excl, ex, dist, index);
+        tsm::matrix_profile(x, n, m, excl, ex, dist, index, normalize == 0);
         out->count = count;
         out->dist = dist;
         out->index = index;

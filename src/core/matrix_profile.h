@@ -29,8 +29,11 @@ int64_t profile_exclusion(int m, int64_t exclusion);
 // Returns the exclusion zone.
 int64_t check_profile_args(const double* x, int64_t n, int m, int64_t exclusion);
 // The same into caller memory: dist and index hold n − m + 1 entries.
+// raw: the Euclidean distance of the raw windows instead (normalized =>
+// false; mp_detail.h, "raw values"): an Error (22003) where a distance
+// exceeds the float64 range.
 void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, double* dist,
-                    int64_t* index);
+                    int64_t* index, bool raw = false);
 
 // The AB-join (mp_ab.cpp): for every window i of a (na values), the minimum
 // over the windows j of b (nb values) with |i − j| ≥ exclusion (0: every j)
@@ -50,21 +53,23 @@ struct UnitRange;
 // per window into keys (count = n − m + 1 entries, 0 where the range has no
 // candidate); and the finalisation of keys merged from tiles into the
 // profile.  Both dispatch as matrix_profile does.
+// raw: raw-value keys and distances (as matrix_profile).
 void matrix_profile_keys(const double* x, int64_t n, int m, int64_t exclusion, const mp::UnitRange& units,
-                         TsExec* ex, uint64_t* keys);
+                         TsExec* ex, uint64_t* keys, bool raw = false);
 void matrix_profile_finish(const double* x, int64_t n, int m, int64_t exclusion, const uint64_t* keys, TsExec* ex,
-                           double* dist, int64_t* index);
+                           double* dist, int64_t* index, bool raw = false);
 
 namespace mp {
 
 // Everything the CPU sweep needs, computed on the host.  The GPU path computes
 // the same arrays on the device with the same functions (mp_detail.h).
 struct Prepared {
+    const double* x = nullptr;     // the series (the caller's; raw values' distances)
     int64_t n = 0, count = 0, excl = 0;
     int m = 0;
     SeriesScale scale;             // xs = scaled_value(x, scale)
     std::vector<double> xs;        // (x·2^e1 − c)·2^e2 (mp_detail.h)
-    std::vector<double> mu, inv_std, inv_norm, inv4, df, dg;  // per window (inv4 = inv_norm / 4)
+    std::vector<double> mu, inv_std, inv_norm, inv4, df, dg;  // per window (inv4 = inv_norm / 4; raw: σ²)
     std::vector<uint8_t> constant;
     std::vector<int64_t> next_const;  // count + 1 entries
     int64_t first_const = 0;
@@ -73,7 +78,7 @@ struct Prepared {
     FinalizeArgs finalize_args() const;
 };
 
-void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p);
+void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p, bool raw = false);
 
 // The samples series_scale (mp_detail.h) chooses the centre by: quantiles of
 // kCentreSamples evenly spaced values (of all of them when n is smaller), each
@@ -142,15 +147,16 @@ namespace gpu {
 // preparation is the same on every GPU (mp_detail.h's functions, exact
 // reductions), and the maximum of keys does not depend on the order of
 // merging (keys are a total order).
+// raw: raw-value keys and distances (mp_detail.h, "raw values").
 void matrix_profile(const double* x, int64_t n, int m, int64_t excl, const std::vector<int>& gpus, TsExec* ex,
-                    double* dist, int64_t* index);
+                    double* dist, int64_t* index, bool raw);
 // The sweep over a range of units alone, split over the GPUs as above: the
 // best key per window (count entries, host memory), as cpu_sweep.
 void matrix_profile_keys(const double* x, int64_t n, int m, int64_t excl, const mp::UnitRange& units,
-                         const std::vector<int>& gpus, TsExec* ex, uint64_t* keys);
+                         const std::vector<int>& gpus, TsExec* ex, uint64_t* keys, bool raw);
 // The finalisation of keys merged from tiles (count entries, host memory), on ex->gpu_device.
 void matrix_profile_finish(const double* x, int64_t n, int m, int64_t excl, const uint64_t* keys, TsExec* ex,
-                           double* dist, int64_t* index);
+                           double* dist, int64_t* index, bool raw);
 // The AB-join on the device (as tsm::matrix_profile_ab).
 void matrix_profile_ab(const double* a, int64_t na, const double* b, int64_t nb, int m, int64_t excl, TsExec* ex,
                        double* dist, int64_t* index);

@@ -55,13 +55,14 @@ partial_words(ArrayType *a)
 
 PG_FUNCTION_INFO_V1(ts_matrix_profile_tile);
 
-/* ts_matrix_profile_tile(series, m, tile, tiles, exclusion_zone) → bigint[] */
+/* ts_matrix_profile_tile(series, m, tile, tiles, exclusion_zone, normalized) → bigint[] */
 Datum
 ts_matrix_profile_tile(PG_FUNCTION_ARGS)
 {
 	TsmSeries	s;
 	int32		m = tsm_int_arg(fcinfo, 1, "m");
 	int64		excl = TSM_ARG_INT_OR_NULL(fcinfo, 4);
+	int32		normalize = tsm_normalize_arg(fcinfo, 5);
 	const int64 max_words = (int64) ((MaxAllocSize - 1024) / 8);
 	int32		tile,
 				tiles;
@@ -80,7 +81,7 @@ ts_matrix_profile_tile(PG_FUNCTION_ARGS)
 						(long long) (s.n - m + 1))));
 	tsm_exec_prepare(&ex, "ts_matrix_profile_tile");
 	ex.alloc = prefixed_alloc;
-	tsm_matrix_profile_tile(s.x, s.n, m, excl, tile, tiles, &ex, &pp, &st);
+	tsm_matrix_profile_tile(s.x, s.n, m, excl, tile, tiles, normalize, &ex, &pp, &st);
 	tsm_exec_finish("ts_matrix_profile_tile", &ex, s.n, &st, t0);
 	PG_RETURN_ARRAYTYPE_P(tsm_array8_around(pp.data, pp.words, INT8OID));
 }
@@ -146,12 +147,13 @@ ts_matrix_profile_from_tiles(PG_FUNCTION_ARGS)
 	TsExec		ex;
 	TsProfile	p;
 	TsStatus	st;
-	int32		m;
+	int32		m,
+				normalize;
 	int64		excl;
 	double		t0 = tsm_now_ms();
 	PartialWords merged = series_and_tiles(fcinfo, "ts_matrix_profile_from_tiles", &ex, &s);
 
-	tsm_matrix_profile_from_tiles(s.x, s.n, merged.data, merged.words, &ex, &p, &m, &excl, &st);
+	tsm_matrix_profile_from_tiles(s.x, s.n, merged.data, merged.words, &ex, &p, &m, &excl, &normalize, &st);
 	tsm_exec_finish("ts_matrix_profile_from_tiles", &ex, s.n, &st, t0);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_put_profile_rows((ReturnSetInfo *) fcinfo->resultinfo, &p, NULL);

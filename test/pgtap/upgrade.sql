@@ -12,7 +12,7 @@ BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 DROP EXTENSION IF EXISTS tsmine;
-SELECT plan(17);
+SELECT plan(19);
 
 -- The catalogue of the installed tsmine, one text row per fact.
 CREATE FUNCTION pg_temp.tsmine_catalogue() RETURNS SETOF text LANGUAGE sql AS $$
@@ -120,6 +120,16 @@ SELECT is((SELECT count(*)::int FROM shapes WHERE ts_shapelet_distance(ARRAY[0.5
           (SELECT count(*)::int FROM shapes WHERE label = 'spike'),
           '... and finds the spikes');
 RESET enable_seqscan;
+
+-- 0.1.0 signatures that 0.2.0 changed (normalized): those the views use are
+-- kept for them, renamed and out of the extension; the others are dropped
+SELECT is((SELECT string_agg(p.oid::regprocedure::text, ', ' ORDER BY p.oid::regprocedure::text) FROM pg_proc p
+           WHERE p.proname LIKE 'ts\_%\_0\_1\_0'),
+          'ts_discords_0_1_0(double precision[],integer,integer,double precision,integer,text), '
+          'ts_discords_0_1_0(text,integer,integer,double precision,integer,text)',
+          'the 0.1.0 ts_discords the views use are kept, renamed; the unused old signatures are gone');
+SELECT is((SELECT count(*)::int FROM ts_discords((SELECT array_agg(v ORDER BY pos) FROM readings), 20, 2)), 2,
+          'a call without normalized resolves to the 0.2.0 function (no ambiguity)');
 
 -- the catalogue equals a fresh install's
 SELECT set_eq('SELECT * FROM pg_temp.tsmine_catalogue()', 'SELECT fact FROM fresh_catalogue',

@@ -53,7 +53,7 @@ TEST(require_finite_names_the_1_based_position) {
     TsStatus st;
     TsExec ex = tsmt::cpu_exec();
     TsProfile p;
-    tsm_matrix_profile(x.data(), (int64_t)x.size(), 10, 3, &ex, &p, &st);
+    tsm_matrix_profile(x.data(), (int64_t)x.size(), 10, 3, 1, &ex, &p, &st);
     CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
     CHECK(std::strstr(st.message, "position 2501") != nullptr);
 }

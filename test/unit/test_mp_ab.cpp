@@ -84,7 +84,7 @@ Profile ab(const std::vector<double>& a, const std::vector<double>& b, int m, in
 Profile self(const std::vector<double>& x, int m, int64_t excl, TsExec ex) {
     TsProfile p;
     TsStatus st;
-    tsm_matrix_profile(x.data(), x.size(), m, excl, &ex, &p, &st);
+    tsm_matrix_profile(x.data(), x.size(), m, excl, 1, &ex, &p, &st);
     CHECK_OK(st);
     return to_profile(p, st);
 }
@@ -246,6 +246,11 @@ TEST(mp_ab_errors) {
     auto nan_b = b;
     nan_b[3] = NAN;
     CHECK_EQ(code(a, nan_b, 5, 0, nullptr), "22023");
+    auto nan_a = a, inf_b = b;  // a NaN in A, an infinity in B: errors too, never a profile
+    nan_a[0] = NAN;
+    inf_b[b.size() - 1] = -INFINITY;
+    CHECK_EQ(code(nan_a, b, 5, 0, nullptr), "22023");
+    CHECK_EQ(code(a, inf_b, 5, 0, nullptr), "22023");
     CHECK_EQ(code(a, b, 20, 0, nullptr), "00000");  // B of exactly one window
     // exclusion TS_ARG_NULL (SQL NULL) is none: the rows of exclusion 0
     CHECK(ab(a, b, 5, TS_ARG_NULL, tsmt::cpu_exec()) == ab(a, b, 5, 0, tsmt::cpu_exec()));
