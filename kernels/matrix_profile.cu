@@ -64,6 +64,11 @@
 //    units split by pairs (mp::split_units), one share per DeviceCall, all
 //    driven side by side from the calling thread; the keys merged on the host
 //    (element-wise maximum) and finalised once, on the first GPU.
+//  * Gaps (mp_detail.h): the host fills them (mp::plan_gaps) and uploads
+//    the filled series with the per-window flags; mark_kernel gives the
+//    flagged windows NaN factors after the guard's tables, so their pairs'
+//    v are NaN and lose every comparison of the sweep (rb, col_best start at
+//    0.0), and direct_tile drops them as the CPU's gap sweep does.
 //  * Tiles (mp_tiles.cpp): a tile runs the tasks and the direct tiles of its
 //    units alone and copies the keys out; keys merged from tiles are loaded
 //    in place of the sweep's and finalised (DeviceCall).
@@ -413,7 +418,9 @@ __device__ void direct_tile(const Params& p, int64_t ra, int64_t rb, int64_t k) 
         u64 row_best = 0;
         for (int64_t j = r + k; j < r + k + mp::kGuardDiags && j < p.count; ++j) {
             const double cov = direct_comoment(p.xs, r, j, p.m, p.mu[r], p.mu[j]);
-            const u64 core = mp::v_core(mp::sweep_v(cov, p.inv_norm[r], p.inv4[j], c.off), c);
+            const double v = mp::sweep_v(cov, p.inv_norm[r], p.inv4[j], c.off);
+            if (mp::gap_pair(v)) continue;
+            const u64 core = mp::v_core(v, c);
             row_best = max(row_best, core | (c.low - (u64)j));
             atomicMax(p.best + j, core | (c.low - (u64)r));
         }
@@ -483,15 +490,22 @@ __global__ void window_kernel(const double* __restrict__ xs, const double* __res
 
 // The guard's tables: entries [0, n_rows) are rows, the next n_cols columns.
 __global__ void guard_kernel(const double* __restrict__ inv_norm, const double* __restrict__ df,
-                             const double* __restrict__ dg, int64_t count, int64_t excl, int64_t n_rows,
-                             int64_t n_cols, mp::GuardStat* rows, mp::GuardStat* cols) {
+                             const double* __restrict__ dg, const uint8_t* __restrict__ gap, int64_t count,
+                             int64_t excl, int64_t n_rows, int64_t n_cols, mp::GuardStat* rows, mp::GuardStat* cols) {
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n_rows + n_cols;
          e += (int64_t)gridDim.x * blockDim.x) {
         if (e < n_rows)
-            rows[e] = mp::guard_row_entry(inv_norm, df, dg, count, e);
+            rows[e] = mp::guard_row_entry(inv_norm, df, dg, gap, count, e);
         else
-            cols[e - n_rows] = mp::guard_col_entry(inv_norm, df, dg, count, excl, e - n_rows);
+            cols[e - n_rows] = mp::guard_col_entry(inv_norm, df, dg, gap, count, excl, e - n_rows);
     }
+}
+
+// The windows that hold a gap: NaN factors, not constant (mp::mark_gap_window).
+__global__ void mark_kernel(const uint8_t* __restrict__ gap, int64_t count, double* inv_norm, double* inv4,
+                            uint8_t* constant) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count; i += (int64_t)gridDim.x * blockDim.x)
+        mp::mark_gap_window(gap, i, inv_norm, inv4, constant);
 }
 
 // next_const by a suffix minimum: rev[k] = the window count−1−k if constant, else count.
@@ -551,6 +565,8 @@ struct DeviceMemory {
     double *inv_norm, *inv4;       // per window (padded)
     double* inv_std;               // per window
     uint8_t* constant;             // per window
+    uint8_t* gap = nullptr;        // per window, with gaps only (mp::GapPlan)
+    int64_t* next_ok = nullptr;    // count + 1 entries, with gaps only
     int64_t* next_const;           // count + 1 entries
     int64_t* const_scan;           // next_const's suffix minimum, reversed
     int64_t* seg_start;            // segment_starts
@@ -562,7 +578,7 @@ struct DeviceMemory {
     size_t scratch_bytes;
     Arena arena;
 
-    DeviceMemory(int64_t n_, int64_t count_, int64_t excl_, const std::vector<int64_t>& seg_start_)
+    DeviceMemory(int64_t n_, int64_t count_, int64_t excl_, const std::vector<int64_t>& seg_start_, bool gaps)
         : n(n_), count(count_), excl(excl_), n_tasks(seg_start_.back()) {
         const int64_t padded = count + kPad;
         guard_n_rows = mp::guard_row_entries(count);
@@ -577,6 +593,10 @@ struct DeviceMemory {
         for (double** a : {&mu, &df, &dg, &inv_norm, &inv4}) arena.reserve(*a, padded);
         arena.reserve(inv_std, count);
         arena.reserve(constant, count);
+        if (gaps) {
+            arena.reserve(gap, count);
+            arena.reserve(next_ok, count + 1);
+        }
         arena.reserve(next_const, count + 1);
         arena.reserve(const_scan, count);
         arena.reserve(seg_start, seg_start_.size());
@@ -589,14 +609,23 @@ struct DeviceMemory {
     }
 };
 
-// Clears the padded arrays and the keys; copies the series and the segment table.
-void upload(const DeviceMemory& d, const double* x, const std::vector<int64_t>& seg_start, cudaStream_t s) {
+// Clears the padded arrays and the keys; copies the series (filled, with
+// its gap flags, where it has gaps) and the segment table.
+void upload(const DeviceMemory& d, const double* x, const mp::GapPlan& gaps, const std::vector<int64_t>& seg_start,
+            cudaStream_t s) {
     const size_t padded_bytes = (d.count + kPad) * sizeof(double);
     check(cudaMemsetAsync(d.xs, 0, (d.n + kPad) * sizeof(double), s), "cudaMemsetAsync");
     for (double* a : {d.mu, d.df, d.dg, d.inv_norm, d.inv4}) check(cudaMemsetAsync(a, 0, padded_bytes, s), "cudaMemsetAsync");
     check(cudaMemsetAsync(d.best, 0, d.count * sizeof(u64), s), "cudaMemsetAsync");
     check(cudaMemsetAsync(d.guarded, 0, d.n_tasks, s), "cudaMemsetAsync");
-    check(cudaMemcpyAsync(d.x, x, d.n * sizeof(double), cudaMemcpyHostToDevice, s), "copy series");
+    check(cudaMemcpyAsync(d.x, d.gap ? gaps.filled.data() : x, d.n * sizeof(double), cudaMemcpyHostToDevice, s),
+          "copy series");
+    if (d.gap) {
+        check(cudaMemcpyAsync(d.gap, gaps.gap.data(), d.count, cudaMemcpyHostToDevice, s), "copy gap flags");
+        check(cudaMemcpyAsync(d.next_ok, gaps.next_ok.data(), (d.count + 1) * sizeof(int64_t),
+                              cudaMemcpyHostToDevice, s),
+              "copy gap index");
+    }
     check(cudaMemcpyAsync(d.seg_start, seg_start.data(), seg_start.size() * sizeof(int64_t),
                           cudaMemcpyHostToDevice, s),
           "copy segment table");
@@ -622,8 +651,12 @@ void prepare_on_device(const DeviceMemory& d, int m, const mp::CentreSamples& sa
                                                          count, d.inv_norm, d.inv4, d.df, d.dg);
     check(cudaGetLastError(), "matrix profile window launch");
     guard_kernel<<<blocks_for(d.guard_n_rows + d.guard_n_cols, 128), 128, 0, s>>>(
-        d.inv_norm, d.df, d.dg, count, d.excl, d.guard_n_rows, d.guard_n_cols, d.guard_rows, d.guard_cols);
+        d.inv_norm, d.df, d.dg, d.gap, count, d.excl, d.guard_n_rows, d.guard_n_cols, d.guard_rows, d.guard_cols);
     check(cudaGetLastError(), "matrix profile guard launch");
+    if (d.gap) {
+        mark_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.gap, count, d.inv_norm, d.inv4, d.constant);
+        check(cudaGetLastError(), "matrix profile gap launch");
+    }
     reverse_const_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.constant, count, d.const_scan);
     check(cudaGetLastError(), "matrix profile constant launch");
     bytes = d.scratch_bytes;
@@ -745,9 +778,9 @@ public:
     DeviceCall(const double* x, int64_t n, int m, int64_t excl, int device, TsExec* ex)
         : ex_(ex), device_(device), t_start_(start_device(device, ex)), count_(n - m + 1), excl_(excl), m_(m),
           codec_(mp::make_codec(count_)), seg_start_(segment_starts(count_, excl)),
-          d_(n, count_, excl, seg_start_), timer_(s_) {
-        const mp::CentreSamples samples = mp::series_samples(x, n);
-        upload(d_, x, seg_start_, s_);
+          has_gaps_(mp::plan_gaps(x, n, m, gaps_)), d_(n, count_, excl, seg_start_, has_gaps_), timer_(s_) {
+        const mp::CentreSamples samples = mp::series_samples(has_gaps_ ? gaps_.filled.data() : x, n);
+        upload(d_, x, gaps_, seg_start_, s_);
         timer_.start();
         prepare_on_device(d_, m, samples, s_);
     }
@@ -784,7 +817,7 @@ public:
         on();
         const mp::FinalizeArgs fin{d_.xs, d_.mu, d_.inv_std, d_.constant, d_.next_const,
                                    /*first_const: next_const[0], read on the device*/ count_, count_, excl_, m_,
-                                   codec_};
+                                   codec_, d_.gap, d_.next_ok};
         const unsigned finalize_blocks = (unsigned)((count_ + kFinalizeThreads - 1) / kFinalizeThreads);
         finalize_kernel<<<finalize_blocks, kFinalizeThreads, 0, s_>>>(fin, d_.best, d_.dist, d_.index);
         check(cudaGetLastError(), "matrix profile finalize launch");
@@ -825,6 +858,8 @@ private:
     int m_;
     mp::KeyCodec codec_;
     std::vector<int64_t> seg_start_;
+    mp::GapPlan gaps_;  // (declared before has_gaps_, which fills it)
+    bool has_gaps_;
     DeviceMemory d_;
     Stream s_;
     EventTimer timer_;

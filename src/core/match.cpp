@@ -79,8 +79,9 @@ extern "C" int tsm_match(const double* x, int64_t n, const double* pattern, int3
             tsm::invalid(tsm::format("pattern of length %d is longer than the series of length %lld", (int)m,
                                      (long long)n),
                          "Search a longer series or use a shorter pattern.");
-        tsm::require_finite(x, n, "series", "Remove or interpolate the missing values before searching.");
-        tsm::require_finite(pattern, m, "pattern");
+        // gaps of the series: their windows are at +inf (motifs_detail.h), never matches
+        tsm::require_finite(pattern, m, "pattern",
+                            "A pattern with a gap matches nothing: pass a pattern of finite values.");
         const int64_t N = n - m + 1;
         const std::vector<double> xs = tsm::unit_scaled(x, n), pat = tsm::unit_scaled(pattern, m);
         std::vector<double> ds;
@@ -89,12 +90,16 @@ extern "C" int tsm_match(const double* x, int64_t n, const double* pattern, int3
 #ifdef TSMINE_WITH_CUDA
             tsm::gpu::match_sorted(xs.data(), n, pat.data(), m, max_distance, ex, ds, ps);
 #endif
+            while (!ds.empty() && std::isinf(ds.back())) {  // windows with gaps: sorted last
+                ds.pop_back();
+                ps.pop_back();
+            }
         } else {
             std::vector<double> d;
             tsm::match_profile_cpu(xs.data(), n, pat.data(), m, ex, d);
             ps.reserve(N);
             for (int64_t j = 0; j < N; ++j)
-                if (std::isnan(max_distance) || d[j] <= max_distance) ps.push_back(j);
+                if (!std::isinf(d[j]) && (std::isnan(max_distance) || d[j] <= max_distance)) ps.push_back(j);
             std::sort(ps.begin(), ps.end(), [&](int64_t a, int64_t b) { return d[a] != d[b] ? d[a] < d[b] : a < b; });
             ds.resize(ps.size());
             for (size_t s = 0; s < ps.size(); ++s) ds[s] = d[ps[s]];

@@ -34,7 +34,38 @@ FinalizeArgs Prepared::finalize_args() const {
     a.excl = excl;
     a.m = m;
     a.codec = codec;
+    a.gap = has_gaps() ? gap.data() : nullptr;
+    a.next_ok = has_gaps() ? next_ok.data() : nullptr;
     return a;
+}
+
+bool plan_gaps(const double* x, int64_t n, int m, GapPlan& g) {
+    const int64_t first = first_nonfinite(x, n);
+    if (first < 0) return false;
+    const int64_t count = n - m + 1;
+    g.filled.resize(n);
+    double fill = 0;  // leading gaps: the first finite value (0 when none is)
+    for (int64_t i = first; i < n; ++i)
+        if (!is_gap(x[i])) {
+            fill = x[i];
+            break;
+        }
+    std::vector<int64_t> before(n + 1);  // before[i]: gaps in x[0..i)
+    before[0] = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const bool gap = is_gap(x[i]);
+        if (!gap) fill = x[i];
+        g.filled[i] = gap ? fill : x[i];
+        before[i + 1] = before[i] + gap;
+    }
+    g.gap.resize(count);
+    g.next_ok.resize(count + 1);
+    g.next_ok[count] = count;
+    for (int64_t i = count - 1; i >= 0; --i) {
+        g.gap[i] = before[i + m] > before[i];
+        g.next_ok[i] = g.gap[i] ? g.next_ok[i + 1] : i;
+    }
+    return true;
 }
 
 namespace {
@@ -45,13 +76,14 @@ void prepare_guard(Prepared& p, const TsExec* ex) {
     p.guard_rows.resize(nr);
     p.guard_cols.resize(nc);
     const double *in = p.inv_norm.data(), *df = p.df.data(), *dg = p.dg.data();
+    const uint8_t* gap = p.has_gaps() ? p.gap.data() : nullptr;
     const int64_t per = 1024;
     parallel_for(ex, (nr + nc + per - 1) / per, [&](int64_t b) {
         for (int64_t e = b * per; e < std::min(nr + nc, (b + 1) * per); ++e) {
             if (e < nr)
-                p.guard_rows[e] = guard_row_entry(in, df, dg, p.count, e);
+                p.guard_rows[e] = guard_row_entry(in, df, dg, gap, p.count, e);
             else
-                p.guard_cols[e - nr] = guard_col_entry(in, df, dg, p.count, p.excl, e - nr);
+                p.guard_cols[e - nr] = guard_col_entry(in, df, dg, gap, p.count, p.excl, e - nr);
         }
     });
 }
@@ -70,7 +102,14 @@ CentreSamples series_samples(const double* x, int64_t n) {
     return q;
 }
 
-void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p) {
+void prepare(const double* series, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p) {
+    GapPlan gaps;
+    const double* x = series;
+    if (plan_gaps(series, n, m, gaps)) {  // the filled series; the flags after the guard's tables
+        x = gaps.filled.data();
+        p.gap.swap(gaps.gap);
+        p.next_ok.swap(gaps.next_ok);
+    }
     p.n = n;
     p.m = m;
     p.excl = excl;
@@ -104,6 +143,9 @@ void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, 
                            p.df.data(), p.dg.data());
     });
     prepare_guard(p, ex);
+    if (p.has_gaps())
+        for (int64_t i = 0; i < count; ++i)
+            mark_gap_window(p.gap.data(), i, p.inv_norm.data(), p.inv4.data(), p.constant.data());
     p.next_const.resize(count + 1);
     p.next_const[count] = count;
     for (int64_t i = count - 1; i >= 0; --i) p.next_const[i] = p.constant[i] ? i : p.next_const[i + 1];
@@ -129,8 +171,10 @@ inline void direct_row(const Prepared& P, int64_t r, int64_t k0, int64_t nd, dou
 // One task: diagonals [k0, k1) over the rows [r0, r1) of segment seg.  Writes
 // the best key of every row r (row_keys[r − r0]) and of every column j
 // (col_keys[j − r0 − k0]) into scratch; *rows_out, *cols_out: how many.
-// Variant only makes the FMA-target and the generic builds two instantiations.
-template <int Variant>
+// Variant only makes the FMA-target and the generic builds two instantiations;
+// Gaps drops the pairs with a window that holds a gap (their v is NaN,
+// mp_detail.h), the only difference of the series with gaps.
+template <int Variant, bool Gaps>
 __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const Task& t, uint64_t* row_keys,
                                                       uint64_t* col_keys, double* cov, int64_t* rows_out,
                                                       int64_t* cols_out) {
@@ -173,9 +217,11 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
                 const int64_t j = jb + d;
                 const double c = comoment_next(cov[d], dfr, dgr, df[j], dg[j]);
                 cov[d] = c;
-                const uint64_t core = v_core(sweep_v(c, invr, inv4[j], off), codec);
-                const uint64_t rk = core | (low - (uint64_t)j);
-                const uint64_t cc = core | rlow;
+                const double v = sweep_v(c, invr, inv4[j], off);
+                const uint64_t core = v_core(v, codec);
+                uint64_t rk = core | (low - (uint64_t)j);
+                uint64_t cc = core | rlow;
+                if (Gaps && gap_pair(v)) rk = cc = 0;
                 best = rk > best ? rk : best;
                 ck[d] = cc > ck[d] ? cc : ck[d];
             }
@@ -183,9 +229,11 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
             if (direct) direct_row(P, r, t.k0, nd, cov);
             for (int64_t d = 0; d < nd; ++d) {
                 const int64_t j = jb + d;
-                const uint64_t core = v_core(sweep_v(cov[d], invr, inv4[j], off), codec);
-                const uint64_t rk = core | (low - (uint64_t)j);
-                const uint64_t cc = core | rlow;
+                const double v = sweep_v(cov[d], invr, inv4[j], off);
+                const uint64_t core = v_core(v, codec);
+                uint64_t rk = core | (low - (uint64_t)j);
+                uint64_t cc = core | rlow;
+                if (Gaps && gap_pair(v)) rk = cc = 0;
                 best = rk > best ? rk : best;
                 ck[d] = cc > ck[d] ? cc : ck[d];
             }
@@ -197,15 +245,35 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
 }
 
 #if defined(__x86_64__)
+template <bool Gaps>
 __attribute__((target("avx2,fma"))) void sweep_fma(const Prepared& P, const Task& t, uint64_t* row_keys,
                                                    uint64_t* col_keys, double* cov, int64_t* rows_out,
                                                    int64_t* cols_out) {
-    sweep_body<0>(P, t, row_keys, col_keys, cov, rows_out, cols_out);
+    sweep_body<0, Gaps>(P, t, row_keys, col_keys, cov, rows_out, cols_out);
 }
 #endif
+template <bool Gaps>
 void sweep_generic(const Prepared& P, const Task& t, uint64_t* row_keys, uint64_t* col_keys, double* cov,
                    int64_t* rows_out, int64_t* cols_out) {
-    sweep_body<1>(P, t, row_keys, col_keys, cov, rows_out, cols_out);
+    sweep_body<1, Gaps>(P, t, row_keys, col_keys, cov, rows_out, cols_out);
+}
+
+// One task with the build and the series' variant.
+void sweep_task(const Prepared& P, const Task& t, bool fma, uint64_t* row_keys, uint64_t* col_keys, double* cov,
+                int64_t* rows, int64_t* cols) {
+#if defined(__x86_64__)
+    if (fma) {
+        if (P.has_gaps())
+            sweep_fma<true>(P, t, row_keys, col_keys, cov, rows, cols);
+        else
+            sweep_fma<false>(P, t, row_keys, col_keys, cov, rows, cols);
+        return;
+    }
+#endif
+    if (P.has_gaps())
+        sweep_generic<true>(P, t, row_keys, col_keys, cov, rows, cols);
+    else
+        sweep_generic<false>(P, t, row_keys, col_keys, cov, rows, cols);
 }
 
 inline void atomic_max(std::atomic<uint64_t>& a, uint64_t v) {
@@ -239,6 +307,8 @@ void cpu_sweep(const Prepared& P, const TsExec* ex, const UnitRange& units, std:
     for (int64_t i = 0; i < count; ++i) best[i].store(0, std::memory_order_relaxed);
 #if defined(__x86_64__)
     const bool fma = cpu_has_fma();
+#else
+    const bool fma = false;
 #endif
     progress_start(ex, (int64_t)tasks.size());
     parallel_for(ex, (int64_t)tasks.size(), [&](int64_t ti) {
@@ -249,12 +319,7 @@ void cpu_sweep(const Prepared& P, const TsExec* ex, const UnitRange& units, std:
         cov.resize(kCpuDiags);
         const Task& t = tasks[ti];
         int64_t rows = 0, cols = 0;
-#if defined(__x86_64__)
-        if (fma)
-            sweep_fma(P, t, row_keys.data(), col_keys.data(), cov.data(), &rows, &cols);
-        else
-#endif
-            sweep_generic(P, t, row_keys.data(), col_keys.data(), cov.data(), &rows, &cols);
+        sweep_task(P, t, fma, row_keys.data(), col_keys.data(), cov.data(), &rows, &cols);
         const int64_t r0 = t.seg * kSegRows;
         for (int64_t r = 0; r < rows; ++r)
             if (row_keys[r]) atomic_max(best[r0 + r], row_keys[r]);
@@ -360,7 +425,6 @@ int64_t check_profile_args(const double* x, int64_t n, int m, int64_t exclusion)
         invalid(format("exclusion zone %lld leaves no neighbour for any of the %lld windows", (long long)exclusion,
                        (long long)count),
                 format("Use an exclusion zone of at most %lld (n - m), or a longer series.", (long long)(count - 1)));
-    require_finite(x, n, "series", "Remove or interpolate NaN and infinite values first.");
     return exclusion;
 }
 

@@ -59,8 +59,22 @@ struct Prepared {
     int64_t first_const = 0;
     std::vector<GuardStat> guard_rows, guard_cols;  // the recurrence's guard tables
     KeyCodec codec;
+    std::vector<uint8_t> gap;        // with gaps only (mp_detail.h): per window, whether it holds one
+    std::vector<int64_t> next_ok;    // with gaps only: the smallest window ≥ q without one (count + 1 entries)
+    bool has_gaps() const { return !gap.empty(); }
     FinalizeArgs finalize_args() const;
 };
+
+// The gaps of a series (mp_detail.h, "Gaps"): filled, the series with each
+// gap replaced by the last finite value before it (the first finite value
+// for leading gaps, 0 when none is finite); gap and next_ok as in Prepared.
+struct GapPlan {
+    std::vector<double> filled;
+    std::vector<uint8_t> gap;
+    std::vector<int64_t> next_ok;
+};
+// False (and g left empty) when x[0..n) holds no gap: the common case costs one scan.
+bool plan_gaps(const double* x, int64_t n, int m, GapPlan& g);
 
 void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p);
 

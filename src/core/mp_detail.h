@@ -86,6 +86,23 @@
 //    window j if there is one, otherwise the smallest admissible window.
 //    A non-constant window i also sees the smallest admissible constant window
 //    as a candidate with ρ = 1/2 (d = sqrt(m)).
+//  * Gaps (NaN, ±Infinity; a NULL arrives as NaN), as STUMPY: a window that
+//    holds one is at infinite distance from everything, so it has no
+//    distance, no neighbour, and is no one's neighbour.  The preparation then
+//    works on the filled series (plan_gaps, matrix_profile.cpp: each gap
+//    replaced by the last finite value before it, the first finite value for
+//    leading gaps, 0 when none is finite), so every quantity stays finite,
+//    the rescaling is that of the series' own values (a fill value is one of
+//    them, never a spike) and the recurrence runs through the gaps as
+//    through any value; per window, gap[i] says whether it holds one (a
+//    prefix count of gaps).  After the guard's tables (their H covers the
+//    filled windows, their lo ignores flagged ones), mark_gap_window sets
+//    inv_norm = inv4 = NaN and clears the constant flag of a flagged window:
+//    every v = ρ/4 + off of a pair with it is NaN, which the GPU's
+//    comparisons drop (a NaN never wins) and the CPU's gap sweep drops
+//    (gap_pair), so no key names it and no row of it gets one; a flagged
+//    window is neither constant nor anyone's candidate in finalize_one.  A
+//    series without gaps takes none of these steps: the same bits as before.
 #pragma once
 
 #include <cmath>
@@ -297,13 +314,14 @@ TSM_HD double step_magnitude(const double* inv_norm, const double* df, const dou
     return i > 0 ? fmax(h, window_norm(inv_norm[i - 1])) : h;
 }
 
-// GuardStat of the windows [a, b) ∩ [0, count).
-TSM_HD GuardStat guard_range(const double* inv_norm, const double* df, const double* dg, int64_t count, int64_t a,
-                             int64_t b) {
+// GuardStat of the windows [a, b) ∩ [0, count); gap (null: none) flags the
+// windows that hold a gap, whose pairs give no key: they count in h alone.
+TSM_HD GuardStat guard_range(const double* inv_norm, const double* df, const double* dg, const uint8_t* gap,
+                             int64_t count, int64_t a, int64_t b) {
     GuardStat g{0.0, INFINITY};
     for (int64_t i = a < 0 ? 0 : a; i < b && i < count; ++i) {
         g.h = fmax(g.h, step_magnitude(inv_norm, df, dg, i));
-        if (inv_norm[i] > 0) g.lo = fmin(g.lo, window_norm(inv_norm[i]));
+        if (inv_norm[i] > 0 && !(gap && gap[i])) g.lo = fmin(g.lo, window_norm(inv_norm[i]));
     }
     return g;
 }
@@ -314,15 +332,33 @@ TSM_HD GuardStat guard_range(const double* inv_norm, const double* df, const dou
 // diagonals from excl + 64t reads rows[β] and cols[β + 2t]).
 TSM_HD int64_t guard_row_entries(int64_t count) { return count / kGuardRows + 3; }
 TSM_HD int64_t guard_col_entries(int64_t count, int64_t excl) { return (count - excl + 1024) / kGuardRows + 3; }
-TSM_HD GuardStat guard_row_entry(const double* inv_norm, const double* df, const double* dg, int64_t count,
-                                 int64_t beta) {
-    return guard_range(inv_norm, df, dg, count, beta * kGuardRows, (beta + 1) * kGuardRows);
+TSM_HD GuardStat guard_row_entry(const double* inv_norm, const double* df, const double* dg, const uint8_t* gap,
+                                 int64_t count, int64_t beta) {
+    return guard_range(inv_norm, df, dg, gap, count, beta * kGuardRows, (beta + 1) * kGuardRows);
 }
-TSM_HD GuardStat guard_col_entry(const double* inv_norm, const double* df, const double* dg, int64_t count,
-                                 int64_t excl, int64_t q) {
+TSM_HD GuardStat guard_col_entry(const double* inv_norm, const double* df, const double* dg, const uint8_t* gap,
+                                 int64_t count, int64_t excl, int64_t q) {
     const int64_t j0 = excl + q * kGuardRows;
-    return guard_range(inv_norm, df, dg, count, j0, j0 + kGuardCols);
+    return guard_range(inv_norm, df, dg, gap, count, j0, j0 + kGuardCols);
 }
+
+// ---- gaps (the header says how) --------------------------------------------
+
+// A gap: NaN or ±Infinity.
+TSM_HD bool is_gap(double v) { return !(hd::sub(v, v) == 0.0); }
+
+// After the guard's tables: a window that holds a gap gets NaN factors (its
+// pairs' v are NaN) and is not constant.
+TSM_HD void mark_gap_window(const uint8_t* gap, int64_t i, double* inv_norm, double* inv4, uint8_t* constant) {
+    if (!gap[i]) return;
+    const double nan = hd::from_bits(0x7FF8000000000000ull);
+    inv_norm[i] = nan;
+    inv4[i] = nan;
+    constant[i] = 0;
+}
+
+// A pair of the sweep with a window that holds a gap: its v is NaN.
+TSM_HD bool gap_pair(double v) { return v != v; }
 
 // The mode of one tile and the error bound it leaves in *err (the bound on
 // |C̃ − C| carried along the tile's diagonals since their last direct row,
@@ -359,6 +395,8 @@ TSM_HD int guard_tile(double* err, bool first, const GuardStat& rows, const Guar
 // the final (distance, index) with the STUMPY rule for constant windows.
 //   next_const[q]: smallest constant window ≥ q (count when none), for q in [0, count]
 //   first_const:   smallest constant window (count when none)
+//   gap, next_ok:  with gaps only (else null): the windows that hold a gap,
+//                  and the smallest window ≥ q that holds none (count when none)
 struct FinalizeArgs {
     const double* xs;
     const double* mu;
@@ -370,7 +408,18 @@ struct FinalizeArgs {
     int64_t excl;
     int m;
     KeyCodec codec;
+    const uint8_t* gap;
+    const int64_t* next_ok;
 };
+
+// The smallest admissible window (|p − j| ≥ excl) among those next[] lists
+// (next[q]: the smallest one ≥ q, count when none), −1 when none.
+TSM_HD int64_t smallest_admissible(const FinalizeArgs& a, const int64_t* next, int64_t p) {
+    const int64_t first = next[0];
+    if (p - a.excl >= 0 && first <= p - a.excl) return first;
+    if (p + a.excl < a.count && next[p + a.excl] < a.count) return next[p + a.excl];
+    return -1;
+}
 
 TSM_HD void finalize_one(const FinalizeArgs& a, int64_t p, uint64_t key, double* dist, int64_t* index) {
     // smallest admissible constant window j (|p − j| ≥ excl), and smallest admissible window
@@ -385,7 +434,8 @@ TSM_HD void finalize_one(const FinalizeArgs& a, int64_t p, uint64_t key, double*
         int64_t q = a.next_const[p + a.excl];
         if (q < a.count) cst = q;
     }
-    if (any < 0) {  // no admissible neighbour at all
+    if (a.gap) any = a.gap[p] ? -1 : smallest_admissible(a, a.next_ok, p);
+    if (any < 0 || (key == 0 && cst < 0 && !a.constant[p])) {  // no admissible neighbour at all
         *dist = INFINITY;
         *index = -1;
         return;
