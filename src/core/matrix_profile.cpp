@@ -173,7 +173,8 @@ inline void direct_row(const Prepared& P, int64_t r, int64_t k0, int64_t nd, dou
 // (col_keys[j − r0 − k0]) into scratch; *rows_out, *cols_out: how many.
 // Variant only makes the FMA-target and the generic builds two instantiations;
 // Gaps drops the pairs with a window that holds a gap (their v is NaN,
-// mp_detail.h), the only difference of the series with gaps.
+// mp_detail.h: gap_mask, branch-free), the only difference of the series
+// with gaps.
 template <int Variant, bool Gaps>
 __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const Task& t, uint64_t* row_keys,
                                                       uint64_t* col_keys, double* cov, int64_t* rows_out,
@@ -219,9 +220,9 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
                 cov[d] = c;
                 const double v = sweep_v(c, invr, inv4[j], off);
                 const uint64_t core = v_core(v, codec);
-                uint64_t rk = core | (low - (uint64_t)j);
-                uint64_t cc = core | rlow;
-                if (Gaps && gap_pair(v)) rk = cc = 0;
+                const uint64_t keep = Gaps ? gap_mask(v) : ~uint64_t(0);
+                const uint64_t rk = (core | (low - (uint64_t)j)) & keep;
+                const uint64_t cc = (core | rlow) & keep;
                 best = rk > best ? rk : best;
                 ck[d] = cc > ck[d] ? cc : ck[d];
             }
@@ -231,9 +232,9 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
                 const int64_t j = jb + d;
                 const double v = sweep_v(cov[d], invr, inv4[j], off);
                 const uint64_t core = v_core(v, codec);
-                uint64_t rk = core | (low - (uint64_t)j);
-                uint64_t cc = core | rlow;
-                if (Gaps && gap_pair(v)) rk = cc = 0;
+                const uint64_t keep = Gaps ? gap_mask(v) : ~uint64_t(0);
+                const uint64_t rk = (core | (low - (uint64_t)j)) & keep;
+                const uint64_t cc = (core | rlow) & keep;
                 best = rk > best ? rk : best;
                 ck[d] = cc > ck[d] ? cc : ck[d];
             }

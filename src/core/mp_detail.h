@@ -360,6 +360,10 @@ TSM_HD void mark_gap_window(const uint8_t* gap, int64_t i, double* inv_norm, dou
 // A pair of the sweep with a window that holds a gap: its v is NaN.
 TSM_HD bool gap_pair(double v) { return v != v; }
 
+// The same as a mask, without a branch: all ones for a pair's v in [1, 2)
+// (exponent field 0x3FF, bit 62 clear), 0 for a NaN (exponent 0x7FF).
+TSM_HD uint64_t gap_mask(double v) { return ((hd::bits_of(v) >> 62) & 1u) - 1u; }
+
 // The mode of one tile and the error bound it leaves in *err (the bound on
 // |C̃ − C| carried along the tile's diagonals since their last direct row,
 // ignored for a segment's first tile, which starts with a direct row).
