@@ -29,8 +29,9 @@ typedef struct TsProfile
  * ts_matrix_profile's entry.  An empty series (n = 0) has no windows (count
  * 0).  Errors (SQLSTATE 22023, the messages args.h gives for m and
  * exclusion): m < 3, exclusion < 1, then x NULL with n > 0, n < 0, m > n/2
- * (n too short for m), exclusion > n − m (no window would have a neighbour),
- * a NaN or infinite value.
+ * (n too short for m), exclusion > n − m (no window would have a neighbour).
+ * NaN and ±Infinity values are gaps (mp_detail.h): a window that holds one
+ * has dist +inf and index −1 and is no window's neighbour.
  */
 int			tsm_matrix_profile(const double *x, int64_t n, int32_t m, int64_t exclusion,
 							   TsExec *exec, TsProfile *out, TsStatus *st) TSM_NOEXCEPT;

@@ -25,7 +25,7 @@ void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec
 // profile's default ceil(m/4) + 1 for TS_ARG_NULL.
 int64_t profile_exclusion(int m, int64_t exclusion);
 // The checks of a profile's arguments (22023 with a hint), before any work:
-// profile_exclusion's, then 3 ≤ m ≤ n/2, exclusion ≤ n − m, finite values.
+// profile_exclusion's, then 3 ≤ m ≤ n/2, exclusion ≤ n − m (NaN and ±Infinity are gaps, no error).
 // Returns the exclusion zone.
 int64_t check_profile_args(const double* x, int64_t n, int m, int64_t exclusion);
 // The same into caller memory: dist and index hold n − m + 1 entries.
