@@ -210,6 +210,13 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
         const bool direct = r > r0 && mode == kTileDirect;
         const int64_t jb = r + t.k0;
         const double dfr = df[r], dgr = dg[r], invr = inv[r];
+        if (Gaps && P.gap[r]) {  // a row with a gap: no key, the co-moments go on as in any row
+            if (direct) direct_row(P, r, t.k0, nd, cov);
+            else if (r > r0)
+                for (int64_t d = 0; d < nd; ++d) cov[d] = comoment_next(cov[d], dfr, dgr, df[jb + d], dg[jb + d]);
+            row_keys[r - r0] = 0;
+            continue;
+        }
         const uint64_t rlow = low - (uint64_t)r;
         uint64_t* __restrict ck = col_keys + (r - r0);
         uint64_t best = 0;
