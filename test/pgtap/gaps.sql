@@ -4,6 +4,7 @@
 -- the others keep their distance unless their neighbour held a gap, and then
 -- only move away), every form (array, query, timed array, timed query,
 -- tiles), and the SQLSTATEs of gaps => 'error' and of a bad gaps value.
+BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
@@ -112,3 +113,4 @@ SELECT lives_ok($$SELECT * FROM ts_motifs_from_tiles(array_fill(NULL::float8, AR
                 'a series of gaps alone gives no rows, no error');
 
 SELECT * FROM finish();
+ROLLBACK;
