@@ -6,6 +6,7 @@
 // windows, distances of given pairs (a warp per pair), and exact nearest
 // neighbours (a grid of warps over the columns of each window, merged by
 // motif::nearer in a fixed order: the CPU's answer whatever the schedule).
+// Raw values (normalized => false): the same with motif::warp_raw_sumsq.
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -22,17 +23,28 @@ namespace {
 using motif::grid_for;
 using motif::launched;
 
+// The distance of windows a and b by a whole warp: z-normalised
+// (motif::warp_zdist, with their statistics) or, raw (warp-uniform), the
+// raw-value distance (motif::warp_raw_sumsq: the CPU's bits); +inf once d²
+// is known to exceed lim2.
+__device__ __forceinline__ double warp_distance(bool raw, const double* __restrict__ a, double mua, double inva,
+                                                bool ca, const double* __restrict__ b, double mub, double invb,
+                                                bool cb, int m, int lane, double lim2 = (double)INFINITY) {
+    if (raw) return motif::raw_distance_of(motif::warp_raw_sumsq(a, b, m, lane, lim2));
+    return motif::warp_zdist(a, mua, inva, ca, b, mub, invb, cb, m, lane, lim2);
+}
+
 // dist[j] = d(query, window j); the query is either window q of x
 // (qx = x + q with its statistics) or a pattern.
 __global__ void k_profile(const double* __restrict__ x, int64_t N, int m, const double* __restrict__ mean,
                           const double* __restrict__ inv, const uint8_t* __restrict__ cst,
-                          const double* __restrict__ qx, const double* __restrict__ qstat, double* dist) {
+                          const double* __restrict__ qx, const double* __restrict__ qstat, bool raw, double* dist) {
     const int lane = threadIdx.x & 31;
     const int64_t warps = (int64_t)gridDim.x * blockDim.x / 32;
     const double qmu = qstat[0], qinv = qstat[1];
     const bool qc = qstat[2] != 0;
     for (int64_t j = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32; j < N; j += warps) {
-        const double d = motif::warp_zdist(qx, qmu, qinv, qc, x + j, mean[j], inv[j], cst[j], m, lane);
+        const double d = warp_distance(raw, qx, qmu, qinv, qc, x + j, mean[j], inv[j], cst[j], m, lane);
         if (lane == 0) dist[j] = d;
     }
 }
@@ -55,7 +67,7 @@ __global__ void k_window_stat_of(const double* __restrict__ mean, const double* 
 
 // out[t] = d(a[t], b[t]) (a null: a[t] = t; b[t] < 0: +inf): a warp per pair.
 __global__ void k_pairs(const double* __restrict__ x, int m, const double* __restrict__ mean,
-                        const double* __restrict__ inv, const uint8_t* __restrict__ cst, const int64_t* a,
+                        const double* __restrict__ inv, const uint8_t* __restrict__ cst, bool raw, const int64_t* a,
                         const int64_t* b, int64_t count, double* out) {
     const int lane = threadIdx.x & 31;
     const int64_t warps = (int64_t)gridDim.x * blockDim.x / 32;
@@ -63,7 +75,7 @@ __global__ void k_pairs(const double* __restrict__ x, int m, const double* __res
         const int64_t i = a ? a[t] : t, j = b[t];
         double d = (double)INFINITY;
         if (j >= 0)  // warp-uniform
-            d = motif::warp_zdist(x + i, mean[i], inv[i], cst[i], x + j, mean[j], inv[j], cst[j], m, lane);
+            d = warp_distance(raw, x + i, mean[i], inv[i], cst[i], x + j, mean[j], inv[j], cst[j], m, lane);
         if (lane == 0) out[t] = d;
     }
 }
@@ -76,8 +88,8 @@ constexpr int kNearestThreads = 256;
 // warp of the window stops once one found a pair below floor (below[y]).
 __global__ void __launch_bounds__(kNearestThreads) k_nearest_part(
     const double* __restrict__ x, int64_t N, int m, const double* __restrict__ mean, const double* __restrict__ inv,
-    const uint8_t* __restrict__ cst, const int64_t* __restrict__ w, int64_t excl, const double* __restrict__ upper,
-    double floor, int* below, double slack, double* part_d, int64_t* part_j) {
+    const uint8_t* __restrict__ cst, bool raw, const int64_t* __restrict__ w, int64_t excl,
+    const double* __restrict__ upper, double floor, int* below, double slack, double* part_d, int64_t* part_j) {
     __shared__ double sd[kNearestThreads / 32];
     __shared__ int64_t sj[kNearestThreads / 32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, per_block = kNearestThreads / 32;
@@ -92,7 +104,7 @@ __global__ void __launch_bounds__(kNearestThreads) k_nearest_part(
         if (__shfl_sync(motif::kFullMask, *stop, 0)) break;  // warp-uniform
         if (!motif::far_enough(i, j, excl)) continue;  // warp-uniform
         const double lim2 = motif::abandon_limit2(fmin(lim, bd), slack);
-        const double d = motif::warp_zdist(x + i, mi, vi, ci, x + j, mean[j], inv[j], cst[j], m, lane, lim2);
+        const double d = warp_distance(raw, x + i, mi, vi, ci, x + j, mean[j], inv[j], cst[j], m, lane, lim2);
         if (d < (double)INFINITY && motif::nearer(d, j, bd, bj)) {
             bd = d;
             bj = j;
@@ -140,11 +152,12 @@ __global__ void k_iota64(int64_t* v, int64_t N) {
 struct DeviceSeries {
     int64_t n, N;
     int m;
+    bool raw;  // raw-value distances (the statistics are then unused)
     Arena ar;
     double *x = nullptr, *mean = nullptr, *inv = nullptr, *qstat = nullptr, *dist = nullptr;
     uint8_t* cst = nullptr;
-    DeviceSeries(const double* hx, int64_t n_, int m_, cudaStream_t st, const TsExec* ex)
-        : n(n_), N(n_ - m_ + 1), m(m_) {
+    DeviceSeries(const double* hx, int64_t n_, int m_, bool raw_, cudaStream_t st, const TsExec* ex)
+        : n(n_), N(n_ - m_ + 1), m(m_), raw(raw_) {
         require_bytes((size_t)n * 8 + (size_t)N * 41 + (1u << 20), "distance profile");
         const size_t o_x = ar.take<double>(n), o_mean = ar.take<double>(N), o_inv = ar.take<double>(N);
         const size_t o_cst = ar.take<uint8_t>(N), o_qstat = ar.take<double>(3), o_dist = ar.take<double>(N);
@@ -157,7 +170,7 @@ struct DeviceSeries {
     }
     // the profile of query qx (device pointer; qstat filled) into dist
     void profile(const double* qx, cudaStream_t st) {
-        k_profile<<<grid_for(N * 32, 256, 16384), 256, 0, st>>>(x, N, m, mean, inv, cst, qx, qstat, dist);
+        k_profile<<<grid_for(N * 32, 256, 16384), 256, 0, st>>>(x, N, m, mean, inv, cst, qx, qstat, raw, dist);
         launched("distance profile");
     }
 };
@@ -184,7 +197,8 @@ struct ProfilerScratch {
 
 class GpuProfiler : public WindowProfiler {
   public:
-    GpuProfiler(const double* x, int64_t n, int m, TsExec* ex) : ex_(ex), s_(x, n, m, st_, ex), w_(s_.N) {}
+    GpuProfiler(const double* x, int64_t n, int m, TsExec* ex, bool raw)
+        : ex_(ex), s_(x, n, m, raw, st_, ex), w_(s_.N) {}
     void profile(int64_t i, double* out) override {
         const double t0 = now_ms();
         k_window_stat_of<<<1, 1, 0, st_>>>(s_.mean, s_.inv, s_.cst, i, s_.qstat);
@@ -200,8 +214,8 @@ class GpuProfiler : public WindowProfiler {
         fits(count);
         if (a) upload(w_.a, a, count);
         upload(w_.b, b, count);
-        k_pairs<<<grid_for(count * 32, 256), 256, 0, st_>>>(s_.x, s_.m, s_.mean, s_.inv, s_.cst, a ? w_.a : nullptr,
-                                                           w_.b, count, w_.out);
+        k_pairs<<<grid_for(count * 32, 256), 256, 0, st_>>>(s_.x, s_.m, s_.mean, s_.inv, s_.cst, s_.raw,
+                                                           a ? w_.a : nullptr, w_.b, count, w_.out);
         launched("pair distances");
         download(out, w_.out, count);
         ex_->device_ms += now_ms() - t0;
@@ -217,7 +231,7 @@ class GpuProfiler : public WindowProfiler {
         // about 2^12 blocks in all (count · parts <= max(count, 4096)), each warp at least 32 columns
         const int parts = (int)std::max<int64_t>(1, std::min<int64_t>((s_.N + 2047) / 2048, 4096 / count));
         k_nearest_part<<<dim3((unsigned)parts, (unsigned)count), kNearestThreads, 0, st_>>>(
-            s_.x, s_.N, s_.m, s_.mean, s_.inv, s_.cst, w_.a, excl, w_.upper, floor, w_.below,
+            s_.x, s_.N, s_.m, s_.mean, s_.inv, s_.cst, s_.raw, w_.a, excl, w_.upper, floor, w_.below,
             motif::pruning_slack(s_.m), w_.part_d, w_.part_j);
         launched("nearest neighbours");
         k_nearest_merge<<<grid_for(count, 256), 256, 0, st_>>>(w_.part_d, w_.part_j, parts, count, w_.out, w_.b);
@@ -248,18 +262,18 @@ class GpuProfiler : public WindowProfiler {
 
 }  // namespace
 
-std::unique_ptr<WindowProfiler> make_window_profiler(const double* x, int64_t n, int m, TsExec* ex) {
+std::unique_ptr<WindowProfiler> make_window_profiler(const double* x, int64_t n, int m, TsExec* ex, bool raw) {
     use_device(ex);
-    return std::unique_ptr<WindowProfiler>(new GpuProfiler(x, n, m, ex));
+    return std::unique_ptr<WindowProfiler>(new GpuProfiler(x, n, m, ex, raw));
 }
 
 void match_sorted(const double* x, int64_t n, const double* pattern, int m, double max_distance, TsExec* ex,
-                  std::vector<double>& d_sorted, std::vector<int64_t>& pos_sorted) {
+                  std::vector<double>& d_sorted, std::vector<int64_t>& pos_sorted, bool raw) {
     use_device(ex);
     const double t0 = now_ms();
     Stream st;
     EventTimer timer(st);
-    DeviceSeries s(x, n, m, st, ex);
+    DeviceSeries s(x, n, m, raw, st, ex);
     const int64_t N = s.N;
     Buffer<double> dp(m, "pattern");
     check(cudaMemcpyAsync(dp.get(), pattern, m * sizeof(double), cudaMemcpyHostToDevice, st), "copy pattern");

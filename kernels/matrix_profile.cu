@@ -116,7 +116,7 @@ struct Params {
     const double* df;          // recurrence terms (comoment_detail.h)
     const double* dg;
     const double* inv_norm;    // 1/sqrt(Σ(x'−μ)²)
-    const double* inv4;        // inv_norm / 4
+    const double* inv4;        // inv_norm / 4 (raw values: σ², mp::raw_w)
     const mp::GuardStat* guard_rows;  // the guard's tables (mp_detail.h)
     const mp::GuardStat* guard_cols;
     uint8_t* guarded;          // per task: 1 when one of its tiles is not kTileRecur (guard_replay_kernel)
@@ -135,14 +135,16 @@ struct Params {
 struct Shared {
     double row_best[kGroup * 33];  // each lane's best of its D pairs per row: [step][lane], padded
     double col_retired[kGroup];    // the column maximum lane 0 retires at each step
-    double row_df[kGroup], row_dg[kGroup], row_inv[kGroup];     // row data of the group
+    double row_df[kGroup], row_dg[kGroup], row_inv[kGroup];     // row data of the group (raw: row_inv = σ²)
     double new_df[kGroup], new_dg[kGroup], new_inv4[kGroup];  // the columns lane 31 takes in
+    double row_mu[kGroup], new_mu[kGroup];                      // raw values: the means of both
 };
 
 // One lane's state: its D diagonals k0 + lane·D + d at the current row.
 struct Lane {
     double cov[D];                               // co-moment of diagonal d
-    double col_df[D], col_dg[D], col_inv4[D];    // column data, in D rotating slots
+    double col_df[D], col_dg[D], col_inv4[D];    // column data, in D rotating slots (raw: col_inv4 = σ²)
+    double col_mu[D];                            // raw values: the column's mean (unused otherwise)
     double col_best[D];                          // running maximum of the column in each slot
     unsigned row_tag[D];                         // 0x3FF ^ e of diagonal d (e = lane·D + d)
     int64_t r0, r1, k0;                          // the task's rows [r0, r1) and first diagonal
@@ -167,11 +169,13 @@ __device__ __forceinline__ void direct_diagonals(Lane& L, const Params& p, int64
     for (int d = 0; d < D; ++d) L.cov[d] = direct_pair(p.xs, p.mu, p.count, p.m, r, r + L.col0 + d);
 }
 
-// One row r (step s within the group) at rotation phase U = (r − r0) mod D.
-template <int U, bool MASK>
+// One row r (step s within the group) at rotation phase U = (r − r0) mod D;
+// RAW: the pair's value is mp::raw_w (raw values), else mp::sweep_v.
+template <int U, bool MASK, bool RAW>
 __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s) {
     const double dfr = L.sh->row_df[s], dgr = L.sh->row_dg[s], ivr = L.sh->row_inv[s];
-    const double off = p.codec.off;
+    const double mur = RAW ? L.sh->row_mu[s] : 0.0;
+    const double off = RAW ? p.codec.cterm : p.codec.off;
     const u64 mask = p.mask;
     const bool upd = !MASK || r > L.r0;
     // keys as doubles in [1, 2): compared with one DSETP and two selects, no
@@ -182,7 +186,8 @@ __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s)
     for (int d = 0; d < D; ++d) {
         const int q = (d + U) % D;
         if (upd) L.cov[d] = comoment_next(L.cov[d], dfr, dgr, L.col_df[q], L.col_dg[q]);
-        const double v = mp::sweep_v(L.cov[d], ivr, L.col_inv4[q], off);
+        const double v = RAW ? mp::raw_w(L.cov[d], mur, ivr, L.col_mu[q], L.col_inv4[q], off)
+                             : mp::sweep_v(L.cov[d], ivr, L.col_inv4[q], off);
         const u64 k = ((u64)__double_as_longlong(v) & mask) | (u64)L.row_tag[d];
         const double a = __longlong_as_double((long long)k);
         const double c = __longlong_as_double((long long)(k ^ 0x3FFull));
@@ -199,7 +204,9 @@ __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s)
     L.col_dg[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_dg[U], 1);
     L.col_inv4[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_inv4[U], 1);
     L.col_best[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_best[U], 1);
+    if (RAW) L.col_mu[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_mu[U], 1);
     if (L.lane == 31) {
+        if (RAW) L.col_mu[U] = L.sh->new_mu[s];
         L.col_df[U] = L.sh->new_df[s];
         L.col_dg[U] = L.sh->new_dg[s];
         L.col_inv4[U] = L.sh->new_inv4[s];
@@ -207,16 +214,16 @@ __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s)
     }
 }
 
-template <int U, bool MASK>
+template <int U, bool MASK, bool RAW>
 struct Block {
     __device__ __forceinline__ static void run(Lane& L, const Params& p, int64_t rb, int sb) {
         if (MASK && rb + U >= L.r1) return;
-        step<U, MASK>(L, p, rb + U, sb + U);
-        Block<U + 1, MASK>::run(L, p, rb, sb);
+        step<U, MASK, RAW>(L, p, rb + U, sb + U);
+        Block<U + 1, MASK, RAW>::run(L, p, rb, sb);
     }
 };
-template <bool MASK>
-struct Block<D, MASK> {
+template <bool MASK, bool RAW>
+struct Block<D, MASK, RAW> {
     __device__ __forceinline__ static void run(Lane&, const Params&, int64_t, int) {}
 };
 
@@ -267,10 +274,12 @@ __device__ __forceinline__ void start_diagonals(Lane& L, const Params& p, int64_
 }
 
 // Column data of the lane's diagonals at row r0; empty maxima; the row tags.
+template <bool RAW>
 __device__ __forceinline__ void load_columns(Lane& L, const Params& p) {
 #pragma unroll
     for (int d = 0; d < D; ++d) {
         const int64_t j = L.r0 + L.col0 + d;
+        if (RAW) L.col_mu[d] = __ldg(p.mu + j);
         L.col_df[d] = __ldg(p.df + j);
         L.col_dg[d] = __ldg(p.dg + j);
         L.col_inv4[d] = __ldg(p.inv4 + j);
@@ -281,17 +290,26 @@ __device__ __forceinline__ void load_columns(Lane& L, const Params& p) {
 
 // A group's data, loaded a group ahead: lane l holds row rg + l's data and
 // the column lane 31 takes in at step l (new_col = k0 + kBand + l at row 0).
+template <bool RAW>
 struct GroupData {
-    double row_df, row_dg, row_inv, new_df, new_dg, new_inv4;
+    double row_df, row_dg, row_inv, new_df, new_dg, new_inv4, row_mu, new_mu;
     __device__ __forceinline__ void load(const Params& p, int64_t rg, int lane, int64_t new_col) {
         row_df = __ldg(p.df + rg + lane);
         row_dg = __ldg(p.dg + rg + lane);
-        row_inv = __ldg(p.inv_norm + rg + lane);
+        row_inv = __ldg((RAW ? p.inv4 : p.inv_norm) + rg + lane);
         new_df = __ldg(p.df + rg + new_col);
         new_dg = __ldg(p.dg + rg + new_col);
         new_inv4 = __ldg(p.inv4 + rg + new_col);
+        if (RAW) {
+            row_mu = __ldg(p.mu + rg + lane);
+            new_mu = __ldg(p.mu + rg + new_col);
+        }
     }
     __device__ __forceinline__ void stage(Shared* sh, int lane) const {
+        if (RAW) {
+            sh->row_mu[lane] = row_mu;
+            sh->new_mu[lane] = new_mu;
+        }
         sh->row_df[lane] = row_df;
         sh->row_dg[lane] = row_dg;
         sh->row_inv[lane] = row_inv;
@@ -317,13 +335,14 @@ __device__ __forceinline__ void guard_group(Lane& L, const Params& p, int64_t rg
 }
 
 // The group's rows [rg, rg + kGroup): one step per row, unrolled by D.
+template <bool RAW>
 __device__ __forceinline__ void sweep_group(Lane& L, const Params& p, int64_t rg, int64_t r_safe) {
     if (rg > L.r0 && rg + kGroup <= r_safe) {
 #pragma unroll 1
-        for (int sb = 0; sb < kGroup; sb += D) Block<0, false>::run(L, p, rg + sb, sb);
+        for (int sb = 0; sb < kGroup; sb += D) Block<0, false, RAW>::run(L, p, rg + sb, sb);
     } else {
 #pragma unroll 1
-        for (int sb = 0; sb < kGroup; sb += D) Block<0, true>::run(L, p, rg + sb, sb);
+        for (int sb = 0; sb < kGroup; sb += D) Block<0, true, RAW>::run(L, p, rg + sb, sb);
     }
 }
 
@@ -365,8 +384,8 @@ __device__ __forceinline__ void flush_columns_in_flight(const Lane& L, const Par
 }
 
 // One task per warp: the plain sweep (GUARD = false) takes the tasks that
-// guard_replay_kernel left unflagged, the guarded one the others.
-template <bool GUARD>
+// guard_replay_kernel left unflagged, the guarded one the others; RAW: raw values.
+template <bool GUARD, bool RAW>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
     __shared__ Shared s_all[kWarpsPerBlock];
     const int warp = threadIdx.x >> 5;
@@ -393,9 +412,9 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
     }
 
     start_diagonals(L, p, count);
-    load_columns(L, p);
+    load_columns<RAW>(L, p);
     const int64_t new_col = L.k0 + kBand + L.lane;
-    GroupData next;
+    GroupData<RAW> next;
     next.load(p, L.r0, L.lane, new_col);
     for (int64_t rg = L.r0; rg < L.r1; rg += kGroup) {
         __syncwarp();
@@ -403,7 +422,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
         if (GUARD) guard_group(L, p, rg);
         __syncwarp();
         next.load(p, rg + kGroup, L.lane, new_col);  // the arrays are padded: no bound checks
-        sweep_group(L, p, rg, r_safe);
+        sweep_group<RAW>(L, p, rg, r_safe);
         __syncwarp();
         flush_group(L, p, rg);
     }
@@ -418,7 +437,8 @@ __device__ void direct_tile(const Params& p, int64_t ra, int64_t rb, int64_t k) 
         u64 row_best = 0;
         for (int64_t j = r + k; j < r + k + mp::kGuardDiags && j < p.count; ++j) {
             const double cov = direct_comoment(p.xs, r, j, p.m, p.mu[r], p.mu[j]);
-            const double v = mp::sweep_v(cov, p.inv_norm[r], p.inv4[j], c.off);
+            const double v = c.raw ? mp::raw_w(cov, p.mu[r], p.inv4[r], p.mu[j], p.inv4[j], c.cterm)
+                                   : mp::sweep_v(cov, p.inv_norm[r], p.inv4[j], c.off);
             if (mp::gap_pair(v)) continue;
             const u64 core = mp::v_core(v, c);
             row_best = max(row_best, core | (c.low - (u64)j));
@@ -482,10 +502,10 @@ __global__ void chunk_kernel(const double* __restrict__ x, const double* __restr
 }
 
 __global__ void window_kernel(const double* __restrict__ xs, const double* __restrict__ mu,
-                              const double* __restrict__ inv_std, int m, double rsm, int64_t count,
+                              const double* __restrict__ inv_std, int m, double rsm, bool raw, int64_t count,
                               double* inv_norm, double* inv4, double* df, double* dg) {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count; i += (int64_t)gridDim.x * blockDim.x)
-        mp::prepare_window(xs, mu, inv_std, m, rsm, i, inv_norm, inv4, df, dg);
+        mp::prepare_window(xs, mu, inv_std, m, rsm, raw, i, inv_norm, inv4, df, dg);
 }
 
 // The guard's tables: entries [0, n_rows) are rows, the next n_cols columns.
@@ -634,7 +654,7 @@ void upload(const DeviceMemory& d, const double* x, const mp::GapPlan& gaps, con
 // The preparation on the device: the rescaling (with the host's
 // series_samples), xs, window statistics, constant flags, per-window factors,
 // the guard's tables, next_const.
-void prepare_on_device(const DeviceMemory& d, int m, const mp::CentreSamples& samples, cudaStream_t s) {
+void prepare_on_device(const DeviceMemory& d, int m, bool raw, const mp::CentreSamples& samples, cudaStream_t s) {
     const int64_t n = d.n, count = d.count;
     size_t bytes = d.scratch_bytes;
     check(cub::DeviceReduce::Min(d.scratch, bytes, d.x, d.lohi, n, s), "series minimum");
@@ -647,7 +667,7 @@ void prepare_on_device(const DeviceMemory& d, int m, const mp::CentreSamples& sa
     const int64_t chunks = (count + kStatsChunk - 1) / kStatsChunk;
     chunk_kernel<<<blocks_for(chunks, 64), 64, 0, s>>>(d.x, d.xs, m, count, d.mu, d.inv_std, d.constant);
     check(cudaGetLastError(), "matrix profile statistics launch");
-    window_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.xs, d.mu, d.inv_std, m, 1.0 / std::sqrt((double)m),
+    window_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.xs, d.mu, d.inv_std, m, 1.0 / std::sqrt((double)m), raw,
                                                          count, d.inv_norm, d.inv4, d.df, d.dg);
     check(cudaGetLastError(), "matrix profile window launch");
     guard_kernel<<<blocks_for(d.guard_n_rows + d.guard_n_cols, 128), 128, 0, s>>>(
@@ -729,9 +749,15 @@ private:
         p_.task_lo = next_;
         p_.task_hi = std::min(last_, next_ + per_launch_);
         const unsigned blocks = (unsigned)((p_.task_hi - p_.task_lo + kWarpsPerBlock - 1) / kWarpsPerBlock);
-        sweep_kernel<false><<<blocks, 32 * kWarpsPerBlock, 0, s_>>>(p_);
+        if (p_.codec.raw)
+            sweep_kernel<false, true><<<blocks, 32 * kWarpsPerBlock, 0, s_>>>(p_);
+        else
+            sweep_kernel<false, false><<<blocks, 32 * kWarpsPerBlock, 0, s_>>>(p_);
         check(cudaGetLastError(), "matrix profile kernel launch");
-        sweep_kernel<true><<<blocks, 32 * kWarpsPerBlock, 0, s_>>>(p_);
+        if (p_.codec.raw)
+            sweep_kernel<true, true><<<blocks, 32 * kWarpsPerBlock, 0, s_>>>(p_);
+        else
+            sweep_kernel<true, false><<<blocks, 32 * kWarpsPerBlock, 0, s_>>>(p_);
         check(cudaGetLastError(), "matrix profile guarded kernel launch");
         done_[launched_ & 1].record(s_);
         ++launched_;
@@ -775,14 +801,14 @@ void run_sweeps(std::vector<std::unique_ptr<Sweep>>& sweeps, const TsExec* ex) {
 // lists (the same GPU listed twice: two, with their own stream and memory).
 class DeviceCall {
 public:
-    DeviceCall(const double* x, int64_t n, int m, int64_t excl, int device, TsExec* ex)
+    DeviceCall(const double* x, int64_t n, int m, int64_t excl, int device, TsExec* ex, bool raw)
         : ex_(ex), device_(device), t_start_(start_device(device, ex)), count_(n - m + 1), excl_(excl), m_(m),
-          codec_(mp::make_codec(count_)), seg_start_(segment_starts(count_, excl)),
+          codec_(mp::make_codec(count_, raw, m)), seg_start_(segment_starts(count_, excl)),
           has_gaps_(mp::plan_gaps(x, n, m, gaps_)), d_(n, count_, excl, seg_start_, has_gaps_), timer_(s_) {
         const mp::CentreSamples samples = mp::series_samples(has_gaps_ ? gaps_.filled.data() : x, n);
         upload(d_, x, gaps_, seg_start_, s_);
         timer_.start();
-        prepare_on_device(d_, m, samples, s_);
+        prepare_on_device(d_, m, raw, samples, s_);
     }
     ~DeviceCall() { cudaSetDevice(device_); }  // the members are freed on their device
     DeviceCall(const DeviceCall&) = delete;
@@ -815,7 +841,7 @@ public:
 
     void finalize(double* dist, int64_t* index) {
         on();
-        const mp::FinalizeArgs fin{d_.xs, d_.mu, d_.inv_std, d_.constant, d_.next_const,
+        const mp::FinalizeArgs fin{d_.x, d_.scale, d_.xs, d_.mu, d_.inv_std, d_.constant, d_.next_const,
                                    /*first_const: next_const[0], read on the device*/ count_, count_, excl_, m_,
                                    codec_, d_.gap, d_.next_ok};
         const unsigned finalize_blocks = (unsigned)((count_ + kFinalizeThreads - 1) / kFinalizeThreads);
@@ -870,10 +896,11 @@ using Calls = std::vector<std::unique_ptr<DeviceCall>>;
 // A DeviceCall per listed GPU, each preparing the series on its own (the same
 // bits: the preparation's kernels compute mp_detail.h's functions, and its
 // reductions, a minimum, a maximum and a suffix minimum, are exact).
-Calls start_calls(const double* x, int64_t n, int m, int64_t excl, const std::vector<int>& gpus, TsExec* ex) {
+Calls start_calls(const double* x, int64_t n, int m, int64_t excl, const std::vector<int>& gpus, TsExec* ex,
+                  bool raw) {
     ex->kernel_ms = 0;
     Calls calls;
-    for (int device : gpus) calls.emplace_back(new DeviceCall(x, n, m, excl, device, ex));
+    for (int device : gpus) calls.emplace_back(new DeviceCall(x, n, m, excl, device, ex, raw));
     return calls;
 }
 
@@ -901,9 +928,9 @@ void merged_keys(Calls& calls, int64_t count, uint64_t* keys) {
 }  // namespace
 
 void matrix_profile(const double* x, int64_t n, int m, int64_t excl, const std::vector<int>& gpus, TsExec* ex,
-                    double* dist, int64_t* index) {
+                    double* dist, int64_t* index, bool raw) {
     const int64_t count = n - m + 1;
-    Calls calls = start_calls(x, n, m, excl, gpus, ex);
+    Calls calls = start_calls(x, n, m, excl, gpus, ex, raw);
     sweep_split(calls, count, excl, mp::all_units(count, excl), ex);
     if (calls.size() > 1) {  // the keys of every GPU, finalised once, on the first
         std::vector<uint64_t> keys(count);
@@ -914,16 +941,16 @@ void matrix_profile(const double* x, int64_t n, int m, int64_t excl, const std::
 }
 
 void matrix_profile_keys(const double* x, int64_t n, int m, int64_t excl, const mp::UnitRange& units,
-                         const std::vector<int>& gpus, TsExec* ex, uint64_t* keys) {
-    Calls calls = start_calls(x, n, m, excl, gpus, ex);
+                         const std::vector<int>& gpus, TsExec* ex, uint64_t* keys, bool raw) {
+    Calls calls = start_calls(x, n, m, excl, gpus, ex, raw);
     sweep_split(calls, n - m + 1, excl, units, ex);
     merged_keys(calls, n - m + 1, keys);
 }
 
 void matrix_profile_finish(const double* x, int64_t n, int m, int64_t excl, const uint64_t* keys, TsExec* ex,
-                           double* dist, int64_t* index) {
+                           double* dist, int64_t* index, bool raw) {
     ex->kernel_ms = 0;
-    DeviceCall call(x, n, m, excl, ex->gpu_device, ex);
+    DeviceCall call(x, n, m, excl, ex->gpu_device, ex, raw);
     call.load_keys(keys);
     call.finalize(dist, index);
 }

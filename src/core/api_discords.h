@@ -58,12 +58,14 @@ typedef enum TsDiscordMethod
  * the order of TsDiscordMethod; ex->used_method says which ran) and the
  * backend, then PD3 or the matrix profile, and the ranking rule.  Arguments
  * and modes as tsm_discords_pd3 below; an empty series (n = 0) has no
- * discords.  When the method may be the profile, result memory of
- * tsm_matrix_profile's size comes from ex->alloc.
+ * discords.  normalize = 0: the raw-value distance (api_matrix_profile.h;
+ * min_distance in the data's units) by the matrix profile (auto), an error
+ * (0A000) with method pd3.  When the method may be the profile, result
+ * memory of tsm_matrix_profile's size comes from ex->alloc.
  */
 int			tsm_discords(const double *x, int64_t n, int32_t m, int64_t k, double min_distance,
-						 int64_t exclusion, const char *method, TsExec *ex, TsDiscords *out,
-						 TsStatus *st) TSM_NOEXCEPT;
+						 int64_t exclusion, const char *method, int32_t normalize, TsExec *ex,
+						 TsDiscords *out, TsStatus *st) TSM_NOEXCEPT;
 
 /*
  * Discords by PD3 (Kraeva & Zymbler 2023; DRAG's candidate selection and
@@ -91,16 +93,19 @@ int			tsm_discords_pd3(const double *x, int64_t n, int32_t m, int64_t k,
  * window, each proposed with its profile neighbour (index[i], -1 where it
  * has none; n - m + 1 entries, checked) — the rows tsm_discords returns with
  * method matrix_profile.  Arguments, modes and errors as tsm_discords_pd3.
+ * normalize = 0: a raw-value profile, raw-value distances (22003 where one
+ * exceeds the float64 range).
  */
 int			tsm_discords_from_profile(const double *x, int64_t n, int32_t m, const int64_t *index,
-									  int64_t k, double min_distance, int64_t exclusion, TsExec *ex,
-									  TsDiscords *out, TsStatus *st) TSM_NOEXCEPT;
+									  int64_t k, double min_distance, int64_t exclusion,
+									  int32_t normalize, TsExec *ex, TsDiscords *out,
+									  TsStatus *st) TSM_NOEXCEPT;
 
 /*
  * ts_discords_from_tiles: the discords of x (top-k mode, or range mode with
  * min_distance) from merged tiles of its profile (api_matrix_profile.h:
- * tsm_matrix_profile_from_tiles, whose m and exclusion they use), as
- * tsm_discords_from_profile gives them; ex->used_backend is the profile's.
+ * tsm_matrix_profile_from_tiles, whose m, exclusion and normalize they use),
+ * as tsm_discords_from_profile gives them; ex->used_backend is the profile's.
  */
 int			tsm_discords_from_tiles(const double *x, int64_t n, const int64_t *merged, int64_t words,
 									int64_t k, double min_distance, TsExec *ex, TsDiscords *out,

@@ -27,14 +27,20 @@ typedef struct TsProfile
 
 /*
  * ts_matrix_profile's entry.  An empty series (n = 0) has no windows (count
- * 0).  Errors (SQLSTATE 22023, the messages args.h gives for m and
- * exclusion): m < 3, exclusion < 1, then x NULL with n > 0, n < 0, m > n/2
- * (n too short for m), exclusion > n − m (no window would have a neighbour).
- * NaN and ±Infinity values are gaps (mp_detail.h): a window that holds one
- * has dist +inf and index −1 and is no window's neighbour.
+ * 0).  normalize = 0: the Euclidean distance of the raw windows instead
+ * (STUMPY's aamp, p = 2), for data whose level matters; constant windows are
+ * then ordinary windows.  Distances scale with the data (x·2^k: every
+ * distance ·2^k, exactly) and ignore a common offset.  Errors (SQLSTATE
+ * 22023, the messages args.h gives for m and exclusion): m < 3, exclusion <
+ * 1, then x NULL with n > 0, n < 0, m > n/2 (n too short for m), exclusion >
+ * n − m (no window would have a neighbour); 22003 (normalize = 0): a
+ * distance beyond the float64 range.  NaN and ±Infinity values are gaps
+ * (mp_detail.h), with either distance: a window that holds one has dist +inf
+ * and index −1 and is no window's neighbour.
  */
 int			tsm_matrix_profile(const double *x, int64_t n, int32_t m, int64_t exclusion,
-							   TsExec *exec, TsProfile *out, TsStatus *st) TSM_NOEXCEPT;
+							   int32_t normalize, TsExec *exec, TsProfile *out,
+							   TsStatus *st) TSM_NOEXCEPT;
 
 /*
  * About how long tsm_matrix_profile would take (ms) for n values and window m
@@ -64,12 +70,13 @@ typedef struct TsPartialProfile
 } TsPartialProfile;
 
 /*
- * The partial profile of tile `tile` (1 .. tiles) of x's profile.  Errors
- * (22023): those of tsm_matrix_profile; tiles < 1 or > 2^20; tile outside
- * 1 .. tiles.
+ * The partial profile of tile `tile` (1 .. tiles) of x's profile (normalize =
+ * 0: of the raw-value profile; its format word says so, and only tiles of the
+ * same kind merge).  Errors (22023): those of tsm_matrix_profile; tiles < 1
+ * or > 2^20; tile outside 1 .. tiles.
  */
 int			tsm_matrix_profile_tile(const double *x, int64_t n, int32_t m, int64_t exclusion,
-									int32_t tile, int32_t tiles, TsExec *exec,
+									int32_t tile, int32_t tiles, int32_t normalize, TsExec *exec,
 									TsPartialProfile *out, TsStatus *st) TSM_NOEXCEPT;
 
 /*
@@ -83,13 +90,14 @@ int			tsm_matrix_profile_merge(int64_t *into, int64_t into_words, const int64_t 
 
 /*
  * The matrix profile of x from a partial profile that holds every tile of x's
- * profile (as tsm_matrix_profile; *m and *exclusion: the ones the tiles were
- * computed with).  Errors (22023): not a partial profile, one of another
+ * profile (as tsm_matrix_profile; *m, *exclusion and *normalize: the ones the
+ * tiles were computed with).  22003 as tsm_matrix_profile.  Errors (22023): not a partial profile, one of another
  * series (length or values), tiles missing (the message lists them).
  */
 int			tsm_matrix_profile_from_tiles(const double *x, int64_t n, const int64_t *merged,
 										  int64_t words, TsExec *exec, TsProfile *out,
-										  int32_t *m, int64_t *exclusion, TsStatus *st) TSM_NOEXCEPT;
+										  int32_t *m, int64_t *exclusion, int32_t *normalize,
+										  TsStatus *st) TSM_NOEXCEPT;
 
 #ifdef __cplusplus
 }

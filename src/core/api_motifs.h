@@ -46,10 +46,12 @@ typedef enum TsMotifMethod
  * with a time budget of what the matrix profile would take and, past it, the
  * profile; MK alone where the profile cannot run (2m > n).  Arguments and
  * results as tsm_motifs_mk below; an empty series (n = 0) has no motifs.
+ * normalize = 0: the raw-value distance (api_matrix_profile.h) by the matrix
+ * profile (auto), an error (0A000) with method mk.
  */
 int			tsm_motifs(const double *x, int64_t n, int32_t m, int64_t k, int64_t exclusion,
-					   const char *method, int32_t n_references, TsExec *ex, TsMotifs *out,
-					   TsStatus *st) TSM_NOEXCEPT;
+					   const char *method, int32_t n_references, int32_t normalize, TsExec *ex,
+					   TsMotifs *out, TsStatus *st) TSM_NOEXCEPT;
 
 /*
  * The exact top-k motif pairs, greedy: rank 1 is the pair (a, b), a < b,
@@ -75,16 +77,18 @@ int			tsm_motifs_mk(const double *x, int64_t n, int32_t m, int64_t k, int64_t ex
  * least sqrt(d(i, j)^2 - 2m*tau) (tau: motifs_detail.h,
  * kProfileRhoTolerance); every reported distance is computed exactly here
  * (distance profiles of the windows that are candidates), so the result
- * equals tsm_motifs_mk's.
+ * equals tsm_motifs_mk's.  normalize = 0: a raw-value profile's neighbours
+ * and raw-value distances (motif::raw_profile_lower_bound; 22003 where a
+ * distance exceeds the float64 range).
  */
 int			tsm_motifs_from_profile(const double *x, int64_t n, int32_t m, const int64_t *profile_index,
-									int64_t k, int64_t exclusion, TsExec *ex, TsMotifs *out,
-									TsStatus *st) TSM_NOEXCEPT;
+									int64_t k, int64_t exclusion, int32_t normalize, TsExec *ex,
+									TsMotifs *out, TsStatus *st) TSM_NOEXCEPT;
 
 /*
  * ts_motifs_from_tiles: the motifs of x from merged tiles of its profile
- * (api_matrix_profile.h: tsm_matrix_profile_from_tiles, whose m and exclusion
- * they use), as tsm_motifs_from_profile gives them.
+ * (api_matrix_profile.h: tsm_matrix_profile_from_tiles, whose m, exclusion and
+ * normalize they use), as tsm_motifs_from_profile gives them.
  */
 int			tsm_motifs_from_tiles(const double *x, int64_t n, const int64_t *merged, int64_t words,
 								  int64_t k, TsExec *ex, TsMotifs *out, TsStatus *st) TSM_NOEXCEPT;
@@ -102,10 +106,12 @@ typedef struct TsMatches
  * window within exclusion (|p - q| < exclusion) of one already chosen; only
  * distances <= max_distance (NaN: no limit); at most k (TS_ARG_NULL: all);
  * exclusion TS_ARG_NULL is m.  An empty series (n = 0) has no matches.
+ * normalize = 0: the raw-value distance (api_matrix_profile.h; max_distance
+ * in the data's units; 22003 where a distance exceeds the float64 range).
  */
 int			tsm_match(const double *x, int64_t n, const double *pattern, int32_t m,
-					  double max_distance, int64_t k, int64_t exclusion, TsExec *ex,
-					  TsMatches *out, TsStatus *st) TSM_NOEXCEPT;
+					  double max_distance, int64_t k, int64_t exclusion, int32_t normalize,
+					  TsExec *ex, TsMatches *out, TsStatus *st) TSM_NOEXCEPT;
 
 #ifdef __cplusplus
 }

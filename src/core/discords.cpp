@@ -761,13 +761,23 @@ RankedDiscords rank_from_profile(WindowProfiler& prof, int64_t N, int m, const i
 }
 
 RankedDiscords discords_from_profile(const double* x, int64_t n, int m, const int64_t* profile_index, int64_t k,
-                                     double min_distance, int64_t excl, TsExec* ex) {
+                                     double min_distance, int64_t excl, TsExec* ex, bool raw) {
     const std::vector<double> xe = unit_scaled(x, n);
-    std::unique_ptr<WindowProfiler> prof = make_profiler(xe.data(), n, m, ex, use_gpu(ex, TS_WORK_DISCORDS, n, m));
     mp::GapPlan gaps;
-    const bool with_gaps = mp::plan_gaps(x, n, m, gaps);
-    return rank_from_profile(*prof, n - m + 1, m, profile_index, k, min_distance, excl, ex,
-                             with_gaps ? gaps.gap.data() : nullptr);
+    const uint8_t* gap = mp::plan_gaps(x, n, m, gaps) ? gaps.gap.data() : nullptr;
+    if (!raw) {
+        std::unique_ptr<WindowProfiler> prof =
+            make_profiler(xe.data(), n, m, ex, use_gpu(ex, TS_WORK_DISCORDS, n, m));
+        return rank_from_profile(*prof, n - m + 1, m, profile_index, k, min_distance, excl, ex, gap);
+    }
+    // raw values: the ranking in xe's units, min_distance too
+    const int e = unit_scale_exponent(x, n);
+    std::unique_ptr<WindowProfiler> prof =
+        make_profiler(xe.data(), n, m, ex, use_gpu(ex, TS_WORK_DISCORDS, n, m), true);
+    const double r = std::isnan(min_distance) ? min_distance : mp::scale_any(min_distance, e);
+    RankedDiscords out = rank_from_profile(*prof, n - m + 1, m, profile_index, k, r, excl, ex, gap);
+    for (double& d : out.dist) d = raw_distance_unscaled(d, e);
+    return out;
 }
 
 }  // namespace tsm
@@ -788,7 +798,8 @@ int64_t check_k_and_distance(int64_t k, double min_distance, const char* functio
                                     .c_str());
     if (range && (!(min_distance >= 0) || !std::isfinite(min_distance)))
         tsm::invalid("min_distance must be a finite number >= 0, not " + tsm::number_text(min_distance),
-                     "min_distance is a z-normalised Euclidean distance, between 0 and 2 sqrt(m).");
+                     "min_distance is a Euclidean distance: z-normalised, between 0 and 2 sqrt(m); with "
+                     "normalized => false, in the data's units.");
     return k == TS_ARG_NULL ? -1 : k;
 }
 
@@ -809,7 +820,7 @@ void emit(const tsm::RankedDiscords& r, TsExec* ex, TsDiscords* out) {
 
 namespace {
 int discords_by_profile(const double* x, int64_t n, int32_t m, int64_t k, double min_distance, int64_t exclusion,
-                        TsExec* ex, TsDiscords* out, TsStatus* st);
+                        int32_t normalize, TsExec* ex, TsDiscords* out, TsStatus* st);
 
 bool has_gaps(const double* x, int64_t n) { return x && n > 0 && tsm::first_nonfinite(x, n) >= 0; }
 }  // namespace
@@ -824,7 +835,7 @@ extern "C" int tsm_discords_pd3(const double* x, int64_t n, int32_t m, int64_t k
         });
         if (code != TS_OK) return code;
         ex->used_method = "matrix_profile";
-        return discords_by_profile(x, n, m, k, min_distance, exclusion, ex, out, st);
+        return discords_by_profile(x, n, m, k, min_distance, exclusion, 1, ex, out, st);
     }
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
@@ -837,8 +848,8 @@ extern "C" int tsm_discords_pd3(const double* x, int64_t n, int32_t m, int64_t k
 }
 
 extern "C" int tsm_discords_from_profile(const double* x, int64_t n, int32_t m, const int64_t* index, int64_t k,
-                                         double min_distance, int64_t exclusion, TsExec* ex, TsDiscords* out,
-                                         TsStatus* st) noexcept {
+                                         double min_distance, int64_t exclusion, int32_t normalize, TsExec* ex,
+                                         TsDiscords* out, TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         tsm::args::window(m);
@@ -850,7 +861,7 @@ extern "C" int tsm_discords_from_profile(const double* x, int64_t n, int32_t m, 
             if (index[i] < -1 || index[i] >= N)
                 tsm::invalid(tsm::format("matrix profile index %lld at position %lld is out of range",
                                          (long long)index[i], (long long)i));
-        emit(tsm::discords_from_profile(x, n, m, index, limit, min_distance, excl, ex), ex, out);
+        emit(tsm::discords_from_profile(x, n, m, index, limit, min_distance, excl, ex, normalize == 0), ex, out);
     });
 }
 
@@ -859,12 +870,13 @@ namespace {
 // Discords by way of the matrix profile: the profile (its own checks,
 // backend and timings), then the ranking rule over its neighbours.
 int discords_by_profile(const double* x, int64_t n, int32_t m, int64_t k, double min_distance,
-                        int64_t exclusion, TsExec* ex, TsDiscords* out, TsStatus* st) {
+                        int64_t exclusion, int32_t normalize, TsExec* ex, TsDiscords* out, TsStatus* st) {
     TsProfile p;
-    const int code = tsm_matrix_profile(x, n, m, exclusion, ex, &p, st);
+    const int code = tsm_matrix_profile(x, n, m, exclusion, normalize, ex, &p, st);
     if (code != TS_OK) return code;
     const int profile_backend = ex->used_backend;
-    const int done = tsm_discords_from_profile(x, n, m, p.index, k, min_distance, exclusion, ex, out, st);
+    const int done =
+        tsm_discords_from_profile(x, n, m, p.index, k, min_distance, exclusion, normalize, ex, out, st);
     ex->used_backend = profile_backend;  // the method's main work
     return done;
 }
@@ -872,7 +884,7 @@ int discords_by_profile(const double* x, int64_t n, int32_t m, int64_t k, double
 }  // namespace
 
 extern "C" int tsm_discords(const double* x, int64_t n, int32_t m, int64_t k, double min_distance,
-                            int64_t exclusion, const char* method, TsExec* ex, TsDiscords* out,
+                            int64_t exclusion, const char* method, int32_t normalize, TsExec* ex, TsDiscords* out,
                             TsStatus* st) noexcept {
     std::memset(out, 0, sizeof *out);
     int chosen = TS_DISCORDS_AUTO;
@@ -882,6 +894,10 @@ extern "C" int tsm_discords(const double* x, int64_t n, int32_t m, int64_t k, do
         check_k_and_distance(k, min_distance, "ts_discords");
         exclusion = tsm::args::exclusion(exclusion, m);
         chosen = tsm::args::choice(method, "method", tsm::args::kDiscordMethods, 3);
+        if (!normalize && chosen == TS_DISCORDS_PD3)  // PD3 scans z-normalised windows only
+            throw tsm::Error(TS_INVALID_ARGUMENT, tsm::kFeatureNotSupported,
+                             "method pd3 does not support normalized => false",
+                             "Use method => 'matrix_profile' or 'auto' for raw-value distances.");
     });
     if (code != TS_OK || n == 0) return code;  // an empty series has no windows
     // A series with gaps (NaN, ±Infinity) takes the matrix profile, whose
@@ -896,7 +912,7 @@ extern "C" int tsm_discords(const double* x, int64_t n, int32_t m, int64_t k, do
     // PD3 for top-k and range discords alike, on the GPU and on the CPU, on
     // every series tried (bench/RESULTS.md).
     ex->used_method = "matrix_profile";
-    return discords_by_profile(x, n, m, k, min_distance, exclusion, ex, out, st);
+    return discords_by_profile(x, n, m, k, min_distance, exclusion, normalize, ex, out, st);
 }
 
 extern "C" int tsm_discords_from_tiles(const double* x, int64_t n, const int64_t* merged, int64_t words, int64_t k,
@@ -905,11 +921,12 @@ extern "C" int tsm_discords_from_tiles(const double* x, int64_t n, const int64_t
     const int code = tsm::guard(st, [&] { check_k_and_distance(k, min_distance, "ts_discords_from_tiles"); });
     if (code != TS_OK) return code;
     TsProfile p;
-    int32_t m;
+    int32_t m, normalize;
     int64_t exclusion;
-    if (tsm_matrix_profile_from_tiles(x, n, merged, words, ex, &p, &m, &exclusion, st) != TS_OK) return st->code;
+    if (tsm_matrix_profile_from_tiles(x, n, merged, words, ex, &p, &m, &exclusion, &normalize, st) != TS_OK)
+        return st->code;
     const int profile_backend = ex->used_backend;
-    tsm_discords_from_profile(x, n, m, p.index, k, min_distance, exclusion, ex, out, st);
+    tsm_discords_from_profile(x, n, m, p.index, k, min_distance, exclusion, normalize, ex, out, st);
     ex->used_backend = profile_backend;  // the profile's backend tells
     return st->code;
 }

@@ -29,6 +29,8 @@ struct Error : std::exception {
 constexpr const char* kInvalidParameter = "22023";
 constexpr const char* kDataException = "22000";
 constexpr const char* kNullValueNotAllowed = "22004";
+constexpr const char* kNumericOutOfRange = "22003";
+constexpr const char* kFeatureNotSupported = "0A000";
 constexpr const char* kOutOfMemory = "53200";
 constexpr const char* kProgramLimitExceeded = "54000";
 constexpr const char* kNotInPrerequisiteState = "55000";

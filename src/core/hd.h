@@ -89,6 +89,11 @@ TSM_HD double sqrt(double a) {
     return std::sqrt(a);
 #endif
 }
+// s + (a − b)², three roundings in this order (the raw-value distances' sum).
+TSM_HD double add_sq_diff(double s, double a, double b) {
+    const double d = sub(a, b);
+    return add(s, mul(d, d));
+}
 
 }  // namespace hd
 }  // namespace tsm

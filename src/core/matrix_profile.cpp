@@ -24,6 +24,8 @@ namespace mp {
 
 FinalizeArgs Prepared::finalize_args() const {
     FinalizeArgs a;
+    a.x = x;
+    a.scale = &scale;
     a.xs = xs.data();
     a.mu = mu.data();
     a.inv_std = inv_std.data();
@@ -102,14 +104,16 @@ CentreSamples series_samples(const double* x, int64_t n) {
     return q;
 }
 
-void prepare(const double* series, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p) {
+void prepare(const double* series, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p, bool raw) {
     GapPlan gaps;
     const double* x = series;
     if (plan_gaps(series, n, m, gaps)) {  // the filled series; the flags after the guard's tables
-        x = gaps.filled.data();
+        p.filled.swap(gaps.filled);
+        x = p.filled.data();
         p.gap.swap(gaps.gap);
         p.next_ok.swap(gaps.next_ok);
     }
+    p.x = x;
     p.n = n;
     p.m = m;
     p.excl = excl;
@@ -139,8 +143,8 @@ void prepare(const double* series, int64_t n, int m, int64_t excl, const TsExec*
     parallel_for(ex, blocks, [&](int64_t b) {
         const int64_t b0 = b * kStatsBlock, b1 = std::min(count, b0 + kStatsBlock);
         for (int64_t i = b0; i < b1; ++i)
-            prepare_window(p.xs.data(), p.mu.data(), p.inv_std.data(), m, rsm, i, p.inv_norm.data(), p.inv4.data(),
-                           p.df.data(), p.dg.data());
+            prepare_window(p.xs.data(), p.mu.data(), p.inv_std.data(), m, rsm, raw, i, p.inv_norm.data(),
+                           p.inv4.data(), p.df.data(), p.dg.data());
     });
     prepare_guard(p, ex);
     if (p.has_gaps())
@@ -150,7 +154,7 @@ void prepare(const double* series, int64_t n, int m, int64_t excl, const TsExec*
     p.next_const[count] = count;
     for (int64_t i = count - 1; i >= 0; --i) p.next_const[i] = p.constant[i] ? i : p.next_const[i + 1];
     p.first_const = p.next_const[0];
-    p.codec = make_codec(count);
+    p.codec = make_codec(count, raw, m);
 }
 
 namespace {
@@ -172,10 +176,11 @@ inline void direct_row(const Prepared& P, int64_t r, int64_t k0, int64_t nd, dou
 // the best key of every row r (row_keys[r − r0]) and of every column j
 // (col_keys[j − r0 − k0]) into scratch; *rows_out, *cols_out: how many.
 // Variant only makes the FMA-target and the generic builds two instantiations;
-// Gaps drops the pairs with a window that holds a gap (their v is NaN,
-// mp_detail.h: gap_mask, branch-free), the only difference of the series
-// with gaps.
-template <int Variant, bool Gaps>
+// Raw: the pair's value is raw_w (raw values), else sweep_v (mp_detail.h).
+// Gaps drops the pairs with a window that holds a gap (their value is NaN,
+// mp_detail.h: gap_mask / gap_mask_raw, branch-free), the only difference of
+// the series with gaps.
+template <int Variant, bool Raw, bool Gaps>
 __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const Task& t, uint64_t* row_keys,
                                                       uint64_t* col_keys, double* cov, int64_t* rows_out,
                                                       int64_t* cols_out) {
@@ -186,9 +191,11 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
     const double* __restrict df = P.df.data();
     const double* __restrict dg = P.dg.data();
     const double* __restrict inv = P.inv_norm.data();
-    const double* __restrict inv4 = P.inv4.data();
+    const double* __restrict colw = P.inv4.data();  // inv_norm/4, or raw values' σ²
+    const double* __restrict mu = P.mu.data();
     const double* xs = P.xs.data();
     const KeyCodec codec = P.codec;
+    const double cterm = codec.cterm;
     const uint64_t low = codec.low;
     const double off = codec.off;
     const int m = P.m;
@@ -209,7 +216,7 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
         }
         const bool direct = r > r0 && mode == kTileDirect;
         const int64_t jb = r + t.k0;
-        const double dfr = df[r], dgr = dg[r], invr = inv[r];
+        const double dfr = df[r], dgr = dg[r], invr = inv[r], mur = mu[r], colr = colw[r];
         if (Gaps && P.gap[r]) {  // a row with a gap: no key, the co-moments go on as in any row
             if (direct) direct_row(P, r, t.k0, nd, cov);
             else if (r > r0)
@@ -225,9 +232,9 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
                 const int64_t j = jb + d;
                 const double c = comoment_next(cov[d], dfr, dgr, df[j], dg[j]);
                 cov[d] = c;
-                const double v = sweep_v(c, invr, inv4[j], off);
+                const double v = Raw ? raw_w(c, mur, colr, mu[j], colw[j], cterm) : sweep_v(c, invr, colw[j], off);
                 const uint64_t core = v_core(v, codec);
-                const uint64_t keep = Gaps ? gap_mask(v) : ~uint64_t(0);
+                const uint64_t keep = !Gaps ? ~uint64_t(0) : Raw ? gap_mask_raw(v) : gap_mask(v);
                 const uint64_t rk = (core | (low - (uint64_t)j)) & keep;
                 const uint64_t cc = (core | rlow) & keep;
                 best = rk > best ? rk : best;
@@ -237,9 +244,9 @@ __attribute__((always_inline)) inline void sweep_body(const Prepared& P, const T
             if (direct) direct_row(P, r, t.k0, nd, cov);
             for (int64_t d = 0; d < nd; ++d) {
                 const int64_t j = jb + d;
-                const double v = sweep_v(cov[d], invr, inv4[j], off);
+                const double v = Raw ? raw_w(cov[d], mur, colr, mu[j], colw[j], cterm) : sweep_v(cov[d], invr, colw[j], off);
                 const uint64_t core = v_core(v, codec);
-                const uint64_t keep = Gaps ? gap_mask(v) : ~uint64_t(0);
+                const uint64_t keep = !Gaps ? ~uint64_t(0) : Raw ? gap_mask_raw(v) : gap_mask(v);
                 const uint64_t rk = (core | (low - (uint64_t)j)) & keep;
                 const uint64_t cc = (core | rlow) & keep;
                 best = rk > best ? rk : best;
@@ -257,13 +264,19 @@ template <bool Gaps>
 __attribute__((target("avx2,fma"))) void sweep_fma(const Prepared& P, const Task& t, uint64_t* row_keys,
                                                    uint64_t* col_keys, double* cov, int64_t* rows_out,
                                                    int64_t* cols_out) {
-    sweep_body<0, Gaps>(P, t, row_keys, col_keys, cov, rows_out, cols_out);
+    if (P.codec.raw)
+        sweep_body<0, true, Gaps>(P, t, row_keys, col_keys, cov, rows_out, cols_out);
+    else
+        sweep_body<0, false, Gaps>(P, t, row_keys, col_keys, cov, rows_out, cols_out);
 }
 #endif
 template <bool Gaps>
 void sweep_generic(const Prepared& P, const Task& t, uint64_t* row_keys, uint64_t* col_keys, double* cov,
                    int64_t* rows_out, int64_t* cols_out) {
-    sweep_body<1, Gaps>(P, t, row_keys, col_keys, cov, rows_out, cols_out);
+    if (P.codec.raw)
+        sweep_body<1, true, Gaps>(P, t, row_keys, col_keys, cov, rows_out, cols_out);
+    else
+        sweep_body<1, false, Gaps>(P, t, row_keys, col_keys, cov, rows_out, cols_out);
 }
 
 // One task with the build and the series' variant.
@@ -354,55 +367,73 @@ void cpu_finalize(const Prepared& P, const TsExec* ex, const uint64_t* keys, int
 }  // namespace
 }  // namespace mp
 
+namespace {
+
+// Raw values: a distance past the float64 range is an error, not +inf.
+void check_raw_distances(const double* dist, const int64_t* index, int64_t count) {
+    for (int64_t i = 0; i < count; ++i)
+        if (index[i] >= 0 && std::isinf(dist[i]))
+            throw Error(TS_INVALID_ARGUMENT, kNumericOutOfRange,
+                        format("the raw-value distance of the window at position %lld to its nearest neighbour "
+                               "exceeds the float64 range",
+                               (long long)(i + 1)),
+                        "Scale the series down (a power of two changes every distance by the same factor), "
+                        "or use normalized => true.");
+}
+
+}  // namespace
+
 void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, double* dist,
-                    int64_t* index) {
+                    int64_t* index, bool raw) {
     if (m < 1 || n < m || exclusion < 1)
         throw Error(TS_INTERNAL, kInternal, "matrix_profile: bad arguments");
     const int64_t count = n - m + 1;
     if (use_gpu(ex, TS_WORK_MATRIX_PROFILE, n, m)) {
 #ifdef TSMINE_WITH_CUDA
-        gpu::matrix_profile(x, n, m, exclusion, split_gpus(ex), ex, dist, index);  // prepares on the device
+        gpu::matrix_profile(x, n, m, exclusion, split_gpus(ex), ex, dist, index, raw);  // prepares on the device
 #endif
-        return;
+    } else {
+        mp::Prepared P;
+        mp::prepare(x, n, m, exclusion, ex, P, raw);
+        std::vector<uint64_t> keys;
+        mp::cpu_sweep(P, ex, mp::all_units(count, exclusion), keys);
+        check_interrupt(ex);
+        mp::cpu_finalize(P, ex, keys.data(), count, dist, index);
     }
-    mp::Prepared P;
-    mp::prepare(x, n, m, exclusion, ex, P);
-    std::vector<uint64_t> keys;
-    mp::cpu_sweep(P, ex, mp::all_units(count, exclusion), keys);
-    check_interrupt(ex);
-    mp::cpu_finalize(P, ex, keys.data(), count, dist, index);
+    if (raw) check_raw_distances(dist, index, count);
 }
 
 void matrix_profile_keys(const double* x, int64_t n, int m, int64_t exclusion, const mp::UnitRange& units,
-                         TsExec* ex, uint64_t* keys) {
+                         TsExec* ex, uint64_t* keys, bool raw) {
     if (m < 1 || n < m || exclusion < 1)
         throw Error(TS_INTERNAL, kInternal, "matrix_profile_keys: bad arguments");
     if (use_gpu(ex, TS_WORK_MATRIX_PROFILE, n, m)) {
 #ifdef TSMINE_WITH_CUDA
-        gpu::matrix_profile_keys(x, n, m, exclusion, units, split_gpus(ex), ex, keys);
+        gpu::matrix_profile_keys(x, n, m, exclusion, units, split_gpus(ex), ex, keys, raw);
 #endif
         return;
     }
     mp::Prepared P;
-    mp::prepare(x, n, m, exclusion, ex, P);
+    mp::prepare(x, n, m, exclusion, ex, P, raw);
     std::vector<uint64_t> best;
     mp::cpu_sweep(P, ex, units, best);
     std::copy(best.begin(), best.end(), keys);
 }
 
 void matrix_profile_finish(const double* x, int64_t n, int m, int64_t exclusion, const uint64_t* keys, TsExec* ex,
-                           double* dist, int64_t* index) {
+                           double* dist, int64_t* index, bool raw) {
     if (m < 1 || n < m || exclusion < 1)
         throw Error(TS_INTERNAL, kInternal, "matrix_profile_finish: bad arguments");
     if (use_gpu(ex, TS_WORK_MATRIX_PROFILE, n, m)) {
 #ifdef TSMINE_WITH_CUDA
-        gpu::matrix_profile_finish(x, n, m, exclusion, keys, ex, dist, index);
+        gpu::matrix_profile_finish(x, n, m, exclusion, keys, ex, dist, index, raw);
 #endif
-        return;
+    } else {
+        mp::Prepared P;
+        mp::prepare(x, n, m, exclusion, ex, P, raw);
+        mp::cpu_finalize(P, ex, keys, n - m + 1, dist, index);
     }
-    mp::Prepared P;
-    mp::prepare(x, n, m, exclusion, ex, P);
-    mp::cpu_finalize(P, ex, keys, n - m + 1, dist, index);
+    if (raw) check_raw_distances(dist, index, n - m + 1);
 }
 
 void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, MatrixProfile& out) {
@@ -448,8 +479,8 @@ extern "C" double tsm_matrix_profile_estimate_ms(int64_t n, int32_t m, const TsE
     return 1e3 * tsm::estimate::matrix_profile_seconds(n, m, gpu, tsm::thread_count(exec));
 }
 
-extern "C" int tsm_matrix_profile(const double* x, int64_t n, int32_t m, int64_t exclusion, TsExec* ex,
-                                  TsProfile* out, TsStatus* st) noexcept {
+extern "C" int tsm_matrix_profile(const double* x, int64_t n, int32_t m, int64_t exclusion, int32_t normalize,
+                                  TsExec* ex, TsProfile* out, TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         if (n == 0) {  // an empty series has no windows
@@ -460,7 +491,7 @@ extern "C" int tsm_matrix_profile(const double* x, int64_t n, int32_t m, int64_t
         const int64_t count = n - m + 1;
         double* dist = tsm::alloc_result<double>(ex, count);
         int64_t* index = tsm::alloc_result<int64_t>(ex, count);
-        tsm::matrix_profile(x, n, m, excl, ex, dist, index);
+        tsm::matrix_profile(x, n, m, excl, ex, dist, index, normalize == 0);
         out->count = count;
         out->dist = dist;
         out->index = index;

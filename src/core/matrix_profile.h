@@ -29,8 +29,11 @@ int64_t profile_exclusion(int m, int64_t exclusion);
 // Returns the exclusion zone.
 int64_t check_profile_args(const double* x, int64_t n, int m, int64_t exclusion);
 // The same into caller memory: dist and index hold n − m + 1 entries.
+// raw: the Euclidean distance of the raw windows instead (normalized =>
+// false; mp_detail.h, "raw values"): an Error (22003) where a distance
+// exceeds the float64 range.
 void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, double* dist,
-                    int64_t* index);
+                    int64_t* index, bool raw = false);
 
 namespace mp {
 struct UnitRange;
@@ -39,26 +42,29 @@ struct UnitRange;
 // per window into keys (count = n − m + 1 entries, 0 where the range has no
 // candidate); and the finalisation of keys merged from tiles into the
 // profile.  Both dispatch as matrix_profile does.
+// raw: raw-value keys and distances (as matrix_profile).
 void matrix_profile_keys(const double* x, int64_t n, int m, int64_t exclusion, const mp::UnitRange& units,
-                         TsExec* ex, uint64_t* keys);
+                         TsExec* ex, uint64_t* keys, bool raw = false);
 void matrix_profile_finish(const double* x, int64_t n, int m, int64_t exclusion, const uint64_t* keys, TsExec* ex,
-                           double* dist, int64_t* index);
+                           double* dist, int64_t* index, bool raw = false);
 
 namespace mp {
 
 // Everything the CPU sweep needs, computed on the host.  The GPU path computes
 // the same arrays on the device with the same functions (mp_detail.h).
 struct Prepared {
+    const double* x = nullptr;     // the series (the caller's, or filled: with gaps; raw values' distances)
     int64_t n = 0, count = 0, excl = 0;
     int m = 0;
     SeriesScale scale;             // xs = scaled_value(x, scale)
     std::vector<double> xs;        // (x·2^e1 − c)·2^e2 (mp_detail.h)
-    std::vector<double> mu, inv_std, inv_norm, inv4, df, dg;  // per window (inv4 = inv_norm / 4)
+    std::vector<double> mu, inv_std, inv_norm, inv4, df, dg;  // per window (inv4 = inv_norm / 4; raw: σ²)
     std::vector<uint8_t> constant;
     std::vector<int64_t> next_const;  // count + 1 entries
     int64_t first_const = 0;
     std::vector<GuardStat> guard_rows, guard_cols;  // the recurrence's guard tables
     KeyCodec codec;
+    std::vector<double> filled;      // with gaps only: the filled series (plan_gaps; x points into it)
     std::vector<uint8_t> gap;        // with gaps only (mp_detail.h): per window, whether it holds one
     std::vector<int64_t> next_ok;    // with gaps only: the smallest window ≥ q without one (count + 1 entries)
     bool has_gaps() const { return !gap.empty(); }
@@ -76,7 +82,7 @@ struct GapPlan {
 // False (and g left empty) when x[0..n) holds no gap: the common case costs one scan.
 bool plan_gaps(const double* x, int64_t n, int m, GapPlan& g);
 
-void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p);
+void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p, bool raw = false);
 
 // The samples series_scale (mp_detail.h) chooses the centre by: quantiles of
 // kCentreSamples evenly spaced values (of all of them when n is smaller), each
@@ -133,15 +139,16 @@ namespace gpu {
 // preparation is the same on every GPU (mp_detail.h's functions, exact
 // reductions), and the maximum of keys does not depend on the order of
 // merging (keys are a total order).
+// raw: raw-value keys and distances (mp_detail.h, "raw values").
 void matrix_profile(const double* x, int64_t n, int m, int64_t excl, const std::vector<int>& gpus, TsExec* ex,
-                    double* dist, int64_t* index);
+                    double* dist, int64_t* index, bool raw);
 // The sweep over a range of units alone, split over the GPUs as above: the
 // best key per window (count entries, host memory), as cpu_sweep.
 void matrix_profile_keys(const double* x, int64_t n, int m, int64_t excl, const mp::UnitRange& units,
-                         const std::vector<int>& gpus, TsExec* ex, uint64_t* keys);
+                         const std::vector<int>& gpus, TsExec* ex, uint64_t* keys, bool raw);
 // The finalisation of keys merged from tiles (count entries, host memory), on ex->gpu_device.
 void matrix_profile_finish(const double* x, int64_t n, int m, int64_t excl, const uint64_t* keys, TsExec* ex,
-                           double* dist, int64_t* index);
+                           double* dist, int64_t* index, bool raw);
 }  // namespace gpu
 #endif
 

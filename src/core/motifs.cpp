@@ -92,14 +92,28 @@ using motif::kRowHead;
 static_assert(motif::kProfileRhoTolerance >= 25.0 / 4 * mp::kGuardTol + 0x1p-40,
               "the profile path's bounds must cover the profile's guarantee (mp_detail.h)");
 
-std::vector<double> unit_scaled(const double* x, int64_t n) {
+int unit_scale_exponent(const double* x, int64_t n) {
     double top = 0;  // the largest finite magnitude (gaps stay gaps)
     for (int64_t i = 0; i < n; ++i)
         if (!mp::is_gap(x[i])) top = std::max(top, std::fabs(x[i]));
-    const int e = mp::scale_exponent(top);
+    return mp::scale_exponent(top);
+}
+
+std::vector<double> unit_scaled(const double* x, int64_t n) {
+    const int e = unit_scale_exponent(x, n);
     std::vector<double> out(n);
     for (int64_t i = 0; i < n; ++i) out[i] = frames::times_pow2_up(x[i], e);
     return out;
+}
+
+double raw_distance_unscaled(double d, int e) {
+    const double v = mp::scale_any(d, -e);
+    if (std::isinf(v) && !std::isinf(d))
+        throw Error(TS_INVALID_ARGUMENT, kNumericOutOfRange,
+                    "a raw-value distance exceeds the float64 range",
+                    "Scale the series down (a power of two changes every distance by the same factor), "
+                    "or use normalized => true.");
+    return v;
 }
 
 void zstats(const double* x, int64_t n, int m, ZStats& out, const TsExec* ex) {
@@ -677,11 +691,13 @@ std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t 
 namespace {
 
 // The CPU's WindowProfiler; the statistics of every window are computed the
-// first time a distance is asked for.
+// first time a distance is asked for.  raw: the raw-value distance
+// (motif::raw_distance_bounded; no statistics).
 class CpuProfiler : public WindowProfiler {
   public:
-    CpuProfiler(const double* x, int64_t n, int m, TsExec* ex)
-        : x_(x), n_(n), N_(n - m + 1), m_(m), ex_(ex), block_(std::max<int64_t>(256, (int64_t(1) << 18) / m)) {}
+    CpuProfiler(const double* x, int64_t n, int m, TsExec* ex, bool raw)
+        : x_(x), n_(n), N_(n - m + 1), m_(m), ex_(ex), block_(std::max<int64_t>(256, (int64_t(1) << 18) / m)),
+          raw_(raw) {}
     void profile(int64_t i, double* out) override {
         need_stats();
         parallel_for(ex_, (N_ + block_ - 1) / block_, [&](int64_t t) {
@@ -741,9 +757,10 @@ class CpuProfiler : public WindowProfiler {
   private:
     // Every window's statistics, the first time a distance is asked for.
     void need_stats() {
-        if (zs_.count == 0) zstats(x_, n_, m_, zs_, ex_);
+        if (zs_.count == 0 && !raw_) zstats(x_, n_, m_, zs_, ex_);
     }
     double dist(int64_t i, int64_t j, double lim2 = std::numeric_limits<double>::infinity()) const {
+        if (raw_) return motif::raw_distance_bounded(x_ + i, x_ + j, m_, lim2);
         return zdist_bounded(x_ + i, zs_.mean[i], zs_.inv[i], zs_.constant[i], x_ + j, zs_.mean[j], zs_.inv[j],
                              zs_.constant[j], m_, lim2);
     }
@@ -753,6 +770,7 @@ class CpuProfiler : public WindowProfiler {
     int m_;
     TsExec* ex_;
     int64_t block_;  // windows per parallel task
+    bool raw_;
     ZStats zs_;
 };
 
@@ -763,14 +781,16 @@ class CpuProfiler : public WindowProfiler {
 // statistics are written by one task.
 class WindowStats {
   public:
-    WindowStats(const double* x, int64_t N, int m) : x_(x), m_(m), mean_(N), inv_(N), constant_(N), have_(N, 0) {}
+    WindowStats(const double* x, int64_t N, int m, bool raw)
+        : x_(x), m_(m), raw_(raw), mean_(N), inv_(N), constant_(N), have_(N, 0) {}
     void need(int64_t j) {
-        if (have_[j]) return;
+        if (have_[j] || raw_) return;
         motif::window_zstat(x_ + j, m_, &mean_[j], &inv_[j], &constant_[j]);
         have_[j] = 1;
     }
     // zdist_bounded of windows i and j (both needed first)
     double distance(int64_t i, int64_t j, double lim2) const {
+        if (raw_) return motif::raw_distance_bounded(x_ + i, x_ + j, m_, lim2);
         return zdist_bounded(x_ + i, mean_[i], inv_[i], constant_[i], x_ + j, mean_[j], inv_[j], constant_[j], m_,
                              lim2);
     }
@@ -778,6 +798,7 @@ class WindowStats {
   private:
     const double* x_;
     const int m_;
+    const bool raw_;  // raw-value distances (no statistics)
     std::vector<double> mean_, inv_;
     std::vector<uint8_t> constant_, have_;
 };
@@ -832,11 +853,11 @@ class ProfileSelection {
     // lb[i]: a lower bound of window i's best pair (+inf: it has no neighbour);
     // pi: the profile's neighbours (likely partners)
     ProfileSelection(const double* xs, int64_t n, int m, const double* lb, const int64_t* pi, int64_t k,
-                     int64_t excl, WindowProfiler& prof, int64_t whole_profile_after, const TsExec* ex)
+                     int64_t excl, WindowProfiler& prof, int64_t whole_profile_after, const TsExec* ex, bool raw)
         : N_(n - m + 1), m_(m), pd_(lb), pi_(pi), k_(k), excl_(excl), prof_(prof), whole_after_(whole_profile_after),
           ex_(ex), slack_(motif::pruning_slack(m)),
           batch_((size_t)std::min<int64_t>(N_, std::max<int64_t>(256, 8 * k))), blocked_(N_, 0), seen_(N_, 0),
-          stats_(xs, N_, m) {}
+          stats_(xs, N_, m, raw) {}
 
     std::vector<MotifPair> run() {
         load_batch();
@@ -1027,26 +1048,39 @@ class ProfileSelection {
 
 }  // namespace
 
-std::unique_ptr<WindowProfiler> make_cpu_profiler(const double* xs, int64_t n, int m, TsExec* ex) {
-    return std::unique_ptr<WindowProfiler>(new CpuProfiler(xs, n, m, ex));
+std::unique_ptr<WindowProfiler> make_cpu_profiler(const double* xs, int64_t n, int m, TsExec* ex, bool raw) {
+    return std::unique_ptr<WindowProfiler>(new CpuProfiler(xs, n, m, ex, raw));
 }
 
-std::unique_ptr<WindowProfiler> make_profiler(const double* xs, int64_t n, int m, TsExec* ex, bool on_gpu) {
+std::unique_ptr<WindowProfiler> make_profiler(const double* xs, int64_t n, int m, TsExec* ex, bool on_gpu,
+                                              bool raw) {
 #ifdef TSMINE_WITH_CUDA
-    if (on_gpu) return gpu::make_window_profiler(xs, n, m, ex);
+    if (on_gpu) return gpu::make_window_profiler(xs, n, m, ex, raw);
 #endif
-    return make_cpu_profiler(xs, n, m, ex);
+    return make_cpu_profiler(xs, n, m, ex, raw);
 }
 
 std::vector<MotifPair> select_top_motifs_from_profile(const double* xs, int64_t n, int m, const int64_t* pi,
                                                       int64_t k, int64_t excl, WindowProfiler& prof,
-                                                      int64_t whole_profile_after, const TsExec* ex) {
+                                                      int64_t whole_profile_after, const TsExec* ex, bool raw) {
     const int64_t N = n - m + 1;
     std::vector<double> lb(N);
     prof.pair_distances(nullptr, pi, N, lb.data());
-    for (int64_t i = 0; i < N; ++i)
-        if (pi[i] >= 0) lb[i] = motif::profile_lower_bound(lb[i], m);
-    return ProfileSelection(xs, n, m, lb.data(), pi, k, excl, prof, whole_profile_after, ex).run();
+    const int64_t per = std::max<int64_t>(256, (int64_t(1) << 18) / m);
+    parallel_for(ex, (N + per - 1) / per, [&](int64_t t) {
+        for (int64_t i = t * per; i < std::min(N, (t + 1) * per); ++i) {
+            if (pi[i] < 0) continue;
+            if (!raw) {
+                lb[i] = motif::profile_lower_bound(lb[i], m);
+                continue;
+            }
+            double mu, inv;
+            uint8_t c;
+            motif::window_zstat(xs + i, m, &mu, &inv, &c);
+            lb[i] = motif::raw_profile_lower_bound(lb[i], c ? 0.0 : std::sqrt((double)m) / inv);
+        }
+    });
+    return ProfileSelection(xs, n, m, lb.data(), pi, k, excl, prof, whole_profile_after, ex, raw).run();
 }
 
 }  // namespace tsm
@@ -1091,8 +1125,8 @@ void check_motif_series(const double* x, int64_t n, int32_t m, int64_t exclusion
 
 bool has_gaps(const double* x, int64_t n) { return x && n > 0 && tsm::first_nonfinite(x, n) >= 0; }
 
-int motifs_by_profile(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion, TsExec* ex,
-                      TsMotifs* out, TsStatus* st);
+int motifs_by_profile(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion, int32_t normalize,
+                      TsExec* ex, TsMotifs* out, TsStatus* st);
 
 void fill_motifs(const std::vector<tsm::MotifPair>& r, TsExec* ex, TsMotifs* out) {
     out->count = (int64_t)r.size();
@@ -1114,7 +1148,7 @@ extern "C" int tsm_motifs_mk(const double* x, int64_t n, int32_t m, int64_t k, i
     // windows with gaps pair with none: the rows of MK's rules.
     if (has_gaps(x, n) && n_references >= 1) {
         const int code = tsm::guard(st, [&] { exclusion = check_window_k_exclusion(m, k, exclusion); });
-        return code != TS_OK ? code : motifs_by_profile(x, n, m, k, exclusion, ex, out, st);
+        return code != TS_OK ? code : motifs_by_profile(x, n, m, k, exclusion, 1, ex, out, st);
     }
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
@@ -1135,7 +1169,7 @@ extern "C" int tsm_motifs_mk(const double* x, int64_t n, int32_t m, int64_t k, i
 }
 
 extern "C" int tsm_motifs_from_profile(const double* x, int64_t n, int32_t m, const int64_t* profile_index,
-                                       int64_t k, int64_t exclusion, TsExec* ex, TsMotifs* out,
+                                       int64_t k, int64_t exclusion, int32_t normalize, TsExec* ex, TsMotifs* out,
                                        TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
@@ -1148,16 +1182,21 @@ extern "C" int tsm_motifs_from_profile(const double* x, int64_t n, int32_t m, co
                 tsm::invalid(tsm::format("matrix profile index %lld at position %lld is out of range",
                                          (long long)profile_index[i], (long long)i));
         const std::vector<double> xs = tsm::unit_scaled(x, n);
+        const bool raw = normalize == 0;
         const bool on_gpu = tsm::use_gpu(ex, TS_WORK_MOTIFS, n, m);
-        std::unique_ptr<tsm::WindowProfiler> prof = tsm::make_profiler(xs.data(), n, m, ex, on_gpu);
+        std::unique_ptr<tsm::WindowProfiler> prof = tsm::make_profiler(xs.data(), n, m, ex, on_gpu, raw);
         // Past this many host distances for one window, the profiler's whole
         // distance profile of it is cheaper: on the CPU, a whole profile costs
         // N distances; on the GPU, one kernel, about what the host spends on
         // a few percent of them (an estimate).
         const int64_t whole_profile_after = on_gpu ? N / 32 : N / 4;
-        fill_motifs(tsm::select_top_motifs_from_profile(xs.data(), n, m, profile_index, k, exclusion, *prof,
-                                                        whole_profile_after, ex),
-                    ex, out);
+        std::vector<tsm::MotifPair> r = tsm::select_top_motifs_from_profile(
+            xs.data(), n, m, profile_index, k, exclusion, *prof, whole_profile_after, ex, raw);
+        if (raw) {
+            const int e = tsm::unit_scale_exponent(x, n);
+            for (tsm::MotifPair& p : r) p.d = tsm::raw_distance_unscaled(p.d, e);
+        }
+        fill_motifs(r, ex, out);
     });
 }
 
@@ -1180,27 +1219,38 @@ int motifs_of_few_windows(const double* x, int64_t n, int32_t m, int64_t k, int6
         for (int64_t i = 0; i < N; ++i) lb[i] = gaps.gap[i] ? std::numeric_limits<double>::infinity() : 0.0;
         std::unique_ptr<tsm::WindowProfiler> prof = tsm::make_cpu_profiler(xs.data(), n, m, ex);
         ex->used_backend = TS_BACKEND_CPU;
-        fill_motifs(tsm::ProfileSelection(xs.data(), n, m, lb.data(), nullptr, k, exclusion, *prof, N, ex).run(), ex,
-                    out);
+        fill_motifs(tsm::ProfileSelection(xs.data(), n, m, lb.data(), nullptr, k, exclusion, *prof, N, ex, false).run(),
+                    ex, out);
     });
 }
 
 // Motifs by way of the matrix profile: the profile, then the exact pairs from it.
-int motifs_by_profile(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion, TsExec* ex,
-                      TsMotifs* out, TsStatus* st) {
+int motifs_by_profile(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion, int32_t normalize,
+                      TsExec* ex, TsMotifs* out, TsStatus* st) {
     ex->used_method = "matrix_profile";
-    if (2 * (int64_t)m > n && has_gaps(x, n)) return motifs_of_few_windows(x, n, m, k, exclusion, ex, out, st);
+    // (raw values need the profile, as without gaps: 2m > n is an error there)
+    if (normalize && 2 * (int64_t)m > n && has_gaps(x, n))
+        return motifs_of_few_windows(x, n, m, k, exclusion, ex, out, st);
     TsProfile p;
-    int code = tsm_matrix_profile(x, n, m, exclusion, ex, &p, st);
+    int code = tsm_matrix_profile(x, n, m, exclusion, normalize, ex, &p, st);
     if (code != TS_OK) return code;
     tsm::progress_unknown(ex);  // the selection's work depends on the data
-    return tsm_motifs_from_profile(x, n, m, p.index, k, exclusion, ex, out, st);
+    return tsm_motifs_from_profile(x, n, m, p.index, k, exclusion, normalize, ex, out, st);
+}
+
+// MK compares z-normalised windows only.
+void check_raw_method(int32_t method) {
+    if (method == TS_MOTIFS_MK)
+        throw tsm::Error(TS_INVALID_ARGUMENT, tsm::kFeatureNotSupported,
+                         "method mk does not support normalized => false",
+                         "Use method => 'matrix_profile' or 'auto' for raw-value distances.");
 }
 
 }  // namespace
 
 extern "C" int tsm_motifs(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion, const char* method,
-                          int32_t n_references, TsExec* ex, TsMotifs* out, TsStatus* st) noexcept {
+                          int32_t n_references, int32_t normalize, TsExec* ex, TsMotifs* out,
+                          TsStatus* st) noexcept {
     std::memset(out, 0, sizeof *out);
     int chosen = TS_MOTIFS_AUTO;
     // the checks MK and the profile path share, before any work
@@ -1209,15 +1259,18 @@ extern "C" int tsm_motifs(const double* x, int64_t n, int32_t m, int64_t k, int6
         chosen = tsm::args::choice(method, "method", tsm::args::kMotifMethods, 3);
         check_references(n_references);
         if (n > 0) check_two_windows_fit(n, m, exclusion);
+        if (!normalize) check_raw_method(chosen);
     });
     if (code != TS_OK || n == 0) return code;  // an empty series has no windows
+    // raw values: the matrix profile (MK compares z-normalised windows)
+    if (!normalize) return motifs_by_profile(x, n, m, k, exclusion, 0, ex, out, st);
     // auto: MK, within a time budget of what the matrix profile would take;
     // past it, the matrix profile.  MK is usually much faster (bench/motifs.sh),
     // but its pruning depends on the data and it re-runs for every rank; the
     // budget bounds auto at about twice the profile's time.  Where the profile
     // cannot run (2m > n): MK without a budget.
     if (chosen == TS_MOTIFS_AUTO && 2 * (int64_t)m > n) chosen = TS_MOTIFS_MK;
-    if (chosen == TS_MOTIFS_MATRIX_PROFILE) return motifs_by_profile(x, n, m, k, exclusion, ex, out, st);
+    if (chosen == TS_MOTIFS_MATRIX_PROFILE) return motifs_by_profile(x, n, m, k, exclusion, 1, ex, out, st);
     ex->used_method = "mk";
     tsm::progress_unknown(ex);  // MK's pruning depends on the data
     if (chosen == TS_MOTIFS_AUTO) ex->budget_ms = tsm_matrix_profile_estimate_ms(n, m, ex);
@@ -1225,7 +1278,7 @@ extern "C" int tsm_motifs(const double* x, int64_t n, int32_t m, int64_t k, int6
     ex->budget_ms = 0;
     if (code != TS_OVER_BUDGET) return code;
     ex->device_ms = ex->kernel_ms = ex->device_bytes = 0;
-    return motifs_by_profile(x, n, m, k, exclusion, ex, out, st);
+    return motifs_by_profile(x, n, m, k, exclusion, 1, ex, out, st);
 }
 
 extern "C" int tsm_motifs_from_tiles(const double* x, int64_t n, const int64_t* merged, int64_t words, int64_t k,
@@ -1234,8 +1287,9 @@ extern "C" int tsm_motifs_from_tiles(const double* x, int64_t n, const int64_t* 
     const int code = tsm::guard(st, [&] { tsm::args::top_k(k, kGiveK); });
     if (code != TS_OK) return code;
     TsProfile p;
-    int32_t m;
+    int32_t m, normalize;
     int64_t exclusion;
-    if (tsm_matrix_profile_from_tiles(x, n, merged, words, ex, &p, &m, &exclusion, st) != TS_OK) return st->code;
-    return tsm_motifs_from_profile(x, n, m, p.index, k, exclusion, ex, out, st);
+    if (tsm_matrix_profile_from_tiles(x, n, merged, words, ex, &p, &m, &exclusion, &normalize, st) != TS_OK)
+        return st->code;
+    return tsm_motifs_from_profile(x, n, m, p.index, k, exclusion, normalize, ex, out, st);
 }

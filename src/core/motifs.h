@@ -23,6 +23,11 @@ namespace tsm {
 // motifs_detail.h, "The series"); a copy of x when x is all zeros.  Every
 // function below takes the series in this form.
 std::vector<double> unit_scaled(const double* x, int64_t n);
+// Its exponent e (unit_scaled(x) = x·2^e).
+int unit_scale_exponent(const double* x, int64_t n);
+// A raw-value distance d of the unit_scaled series in x's units, d·2^−e
+// (mp::scale_any); an Error (22003) where that exceeds the float64 range.
+double raw_distance_unscaled(double d, int e);
 
 // Statistics of every window (motif::window_zstat, window by window).
 struct ZStats {
@@ -130,39 +135,46 @@ struct WindowProfiler {
                          double* dist, int64_t* index) = 0;
 };
 // xs: the series as unit_scaled returns it (kept by the caller while the profiler lives).
-std::unique_ptr<WindowProfiler> make_cpu_profiler(const double* xs, int64_t n, int m, TsExec* ex);
+// raw: the raw-value distance (motifs_detail.h, "raw values"), in xs's units.
+std::unique_ptr<WindowProfiler> make_cpu_profiler(const double* xs, int64_t n, int m, TsExec* ex, bool raw = false);
 
 // Exact top-k pairs (same rules as MK) from a matrix profile's neighbours
 // (profile_index: −1 where a window has none; also the likely partners):
 // each window's bound is motif::profile_lower_bound of its distance to that
 // neighbour, and the distances of the pairs that can rank are computed
 // exactly on the host, or, for a window with more than whole_profile_after
-// of them, with prof.  xs: the series as unit_scaled returns it.
+// of them, with prof.  xs: the series as unit_scaled returns it.  raw: the
+// raw-value profile's neighbours and distances (prof raw too; the bound is
+// motif::raw_profile_lower_bound; distances in xs's units).
 std::vector<MotifPair> select_top_motifs_from_profile(const double* xs, int64_t n, int m,
                                                       const int64_t* profile_index, int64_t k, int64_t excl,
                                                       WindowProfiler& prof, int64_t whole_profile_after,
-                                                      const TsExec* ex);
+                                                      const TsExec* ex, bool raw = false);
 
 // Match: the distance profile of a pattern (CPU), and the greedy selection.
 void match_profile_cpu(const double* x, int64_t n, const double* pattern, int m, TsExec* ex,
                        std::vector<double>& dist);
+// The same for raw values (x and pattern scaled by one power of two).
+void match_profile_raw_cpu(const double* x, int64_t n, const double* pattern, int m, TsExec* ex,
+                           std::vector<double>& dist);
 // sorted: (distance, position) ascending.  Returns chosen indices into sorted.
 std::vector<int64_t> match_greedy(const std::vector<double>& d_sorted,
                                   const std::vector<int64_t>& pos_sorted, int64_t N, int64_t k,
                                   int64_t excl);
 
-// The GPU's profiler (on_gpu; only in a CUDA build) or the CPU's.
-std::unique_ptr<WindowProfiler> make_profiler(const double* xs, int64_t n, int m, TsExec* ex, bool on_gpu);
+// The GPU's profiler (on_gpu; only in a CUDA build) or the CPU's; raw: raw-value distances.
+std::unique_ptr<WindowProfiler> make_profiler(const double* xs, int64_t n, int m, TsExec* ex, bool on_gpu,
+                                              bool raw = false);
 
 #ifdef TSMINE_WITH_CUDA
 namespace gpu {
 std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, int64_t excl, int n_refs,
                                  TsExec* ex, MkStats* stats = nullptr);
-std::unique_ptr<WindowProfiler> make_window_profiler(const double* xs, int64_t n, int m, TsExec* ex);
+std::unique_ptr<WindowProfiler> make_window_profiler(const double* xs, int64_t n, int m, TsExec* ex, bool raw);
 // Distances of the pattern to every window, those <= max_distance (NaN: all),
 // sorted by (distance, position).
 void match_sorted(const double* x, int64_t n, const double* pattern, int m, double max_distance,
-                  TsExec* ex, std::vector<double>& d_sorted, std::vector<int64_t>& pos_sorted);
+                  TsExec* ex, std::vector<double>& d_sorted, std::vector<int64_t>& pos_sorted, bool raw);
 }  // namespace gpu
 #endif
 

@@ -62,6 +62,7 @@
 #include <limits>
 
 #include "hd.h"
+#include "rawdist_detail.h"
 
 namespace tsm {
 namespace motif {
@@ -218,6 +219,34 @@ constexpr double kProfileRhoTolerance = 0x1p-27;
 inline double profile_lower_bound(double u, int m) {
     const double d2 = u * u * (1.0 - 0x1p-40) - 2.0 * m * kProfileRhoTolerance;
     return d2 > 0 ? std::sqrt(d2) : 0.0;
+}
+
+// ---- raw values (normalized => false) ----------------------------------------------
+//
+// The raw Euclidean distance of two windows of the scaled series (unit_scaled:
+// x·2^e1, the matrix profile's first rescaling): sqrt of rawdist_detail.h's
+// sum, the arithmetic of the profile's own distances, so the profile, the
+// discords' ranking, the motifs and match compute the same bits (on the GPU
+// by a warp: warp_raw_sumsq); callers scale it back by 2^−e1.  +inf once the
+// sum is known to exceed lim2.  Constant windows are ordinary windows.  A
+// window with a gap makes the sum NaN or +inf: its distance is +inf, as in
+// the z-normalised distance (raw_distance_of, shared with the GPU's warp sum).
+TSM_HD double raw_distance_of(double sumsq) { return sumsq == sumsq ? hd::sqrt(sumsq) : (double)INFINITY; }
+TSM_HD double raw_distance_bounded(const double* a, const double* b, int m, double lim2) {
+    return raw_distance_of(rawd::sumsq_bounded(a, b, m, 0, lim2));
+}
+
+// A lower bound of window i's exact best raw distance from u = d(i, the raw
+// profile's neighbour) and N_i = sqrt(Σ(x − μ_i)²).  The profile orders pairs
+// by its d², within 2^-24·(N_i + N_j + d)² of the exact one (the guard's
+// 2τ·N_i·N_j, the window statistics' 2^-30 relative, the tie floor
+// 2^-40·(N_i² + N_j²)), to a key quantum of 2^-20 of d² at most; and
+// N_j ≤ N_i + d for the neighbour and for the best window alike
+// (‖(a − μ_a) − (b − μ_b)‖ ≤ ‖a − b‖).  So d_best² ≥ u² − 2^-19·(N_i + u)².
+inline double raw_profile_lower_bound(double u, double norm_i) {
+    const double t = norm_i + u;
+    const double d2 = u * u - 0x1p-19 * t * t;
+    return d2 > 0 ? std::sqrt(d2) * (1.0 - 0x1p-40) : 0.0;
 }
 
 // ---- MK: pruning thresholds (host, both paths) ------------------------------------
@@ -475,6 +504,25 @@ __device__ __forceinline__ double warp_zdist(const double* __restrict__ a, doubl
     }
     warp_merge_lanes(s, q);
     return distance_from_sums(s, q, m);
+}
+
+// rawd::sumsq_bounded(a, b, m, 0, lim2) by a whole warp (as warp_zdist: every
+// lane calls it alike and gets the result; lane l sums elements l, l + 32, ...).
+__device__ __forceinline__ double warp_raw_sumsq(const double* __restrict__ a, const double* __restrict__ b, int m,
+                                                 int lane, double lim2 = (double)INFINITY) {
+    const bool bounded = lim2 < (double)INFINITY;
+    double s = 0, q = 0;  // s stays 0: warp_merge_lanes' first sum is unused here
+    for (int base = 0; base < m; base += kLanes) {
+        const int k = base + lane;
+        if (k < m) q = hd::add_sq_diff(q, a[k], b[k]);
+        if (bounded && rawd::abandon_point(base + kLanes, m)) {
+            double sp = s, qp = q;
+            warp_merge_lanes(sp, qp);
+            if (qp > lim2) return (double)INFINITY;
+        }
+    }
+    warp_merge_lanes(s, q);
+    return q;
 }
 
 // Statistics of every window: a thread per window.

@@ -81,6 +81,10 @@
 //    values, d² = Σ_t (z_i[t] − z_j[t])², in float64 — exact to rounding (σ
 //    within 2^-31 + 2^-33 relative, sliding_detail.h), also near d = 0 where
 //    sqrt(2m(1 − ρ)) would lose digits.
+//  * Raw values (normalized => false): the same sweep, recurrence, guard and
+//    selection, with d² of the raw windows in place of ρ in the keys and the
+//    winner's raw distance recomputed directly (the section "raw values"
+//    below); constant windows are then ordinary windows.
 //  * Constant windows (STUMPY): both constant → 0; one constant → sqrt(m).
 //    For a constant window i its neighbour is the smallest admissible constant
 //    window j if there is one, otherwise the smallest admissible window.
@@ -101,7 +105,10 @@
 //    every v = ρ/4 + off of a pair with it is NaN, which the GPU's
 //    comparisons drop (a NaN never wins) and the CPU's gap sweep drops
 //    (gap_pair), so no key names it and no row of it gets one; a flagged
-//    window is neither constant nor anyone's candidate in finalize_one.  A
+//    window is neither constant nor anyone's candidate in finalize_one.  Raw
+//    values: inv4 holds σ², so raw_w's s is NaN and raw_w returns NaN for
+//    every pair with a flagged window, dropped the same ways (the CPU's raw
+//    gap sweep by gap_mask_raw; finalize_raw sees key 0 for such a row).  A
 //    series without gaps takes none of these steps: the same bits as before.
 #pragma once
 
@@ -112,6 +119,7 @@
 #include "comoment_detail.h"
 #include "frame_detail.h"
 #include "hd.h"
+#include "rawdist_detail.h"
 #include "sliding_detail.h"
 
 namespace tsm {
@@ -129,12 +137,15 @@ constexpr int kKeptBits = 42;
 
 struct KeyCodec {
     int bits = 1;             // B: index bits
-    int shift = 10;           // 52 − kept mantissa bits
+    int shift = 10;           // 52 − kept mantissa bits (raw: max(B, 10))
     uint64_t low = 1;         // 2^B − 1
     double off = 1.5;         // 1.5 − 2^−(kept+1)
+    uint64_t keep = 0xFFFFFFFFFFFFFull;  // the bits of v the key keeps: the mantissa (raw: all 63)
+    bool raw = false;         // raw-value distances (normalized => false, "Raw values" below)
+    double cterm = 0;         // raw: −2/m, the co-moment's factor in d²/m
 };
 
-inline KeyCodec make_codec(int64_t windows) {
+inline KeyCodec make_codec(int64_t windows, bool raw = false, int m = 1) {
     KeyCodec c;
     int b = 1;
     while ((int64_t(1) << b) <= windows) ++b;  // 2^B > windows ⇒ LOW − idx ≥ 1
@@ -143,6 +154,12 @@ inline KeyCodec make_codec(int64_t windows) {
     c.shift = 52 - kept;
     c.low = (uint64_t(1) << b) - 1;
     c.off = 1.5 - std::ldexp(1.0, -(kept + 1));
+    if (raw) {
+        c.raw = true;
+        c.shift = b > 10 ? b : 10;  // (w >> shift) << B < 2^63; ≥ 10 low bits for the GPU's tags
+        c.keep = 0x7FFFFFFFFFFFFFFFull;
+        c.cterm = -2.0 / (double)m;
+    }
     return c;
 }
 
@@ -157,9 +174,10 @@ TSM_HD uint64_t rho_core(double rho, const KeyCodec& c) {
     return ((hd::bits_of(v) & 0xFFFFFFFFFFFFFull) >> c.shift) << c.bits;
 }
 
-// The ρ part of a key from v = ρ/4 + off already computed (its bit pattern).
+// The ρ part of a key from v = ρ/4 + off already computed (its bit pattern);
+// raw: the d² part from w = raw_w(...).
 TSM_HD uint64_t v_core(double v, const KeyCodec& c) {
-    return ((hd::bits_of(v) & 0xFFFFFFFFFFFFFull) >> c.shift) << c.bits;
+    return ((hd::bits_of(v) & c.keep) >> c.shift) << c.bits;
 }
 
 // v = ρ/4 + off of the sweep's pair (row i, column j) from the co-moment C:
@@ -173,6 +191,47 @@ TSM_HD double sweep_v(double cov, double inv_i, double inv4_j, double off) {
     return std::fma(cov * inv_i, inv4_j, off);
 #endif
 }
+
+// ---- raw values (normalized => false) -------------------------------------
+//
+// The sweep's value of a pair (row r, column j) is then w, a positive finite
+// double whose bits decrease with the pair's squared Euclidean distance
+// d² = Σ(xs_r − xs_j)² = m(μ_r − μ_j)² + N_r² + N_j² − 2C (the centred form:
+// an offset cancels in μ_r − μ_j and in C, so it costs no digits), taken as
+// d²/m = fma(g, g, fma(C, −2/m, s)), g = μ_r − μ_j, s = σ_r² + σ_j² (σ² =
+// N²/m, raw_sq; s = 0: two flat windows, whose C is 0, not the rounding the
+// recurrence carries from other windows, so d²/m = g²), floored at
+// t = 2^-40·2^⌊log2 s⌋ (0 when s < 2^-982):
+//     w = from_bits(kRawTop − max(bits(|d²/m|), bits(t))).
+// Non-negative doubles order like their bits, so w orders pairs by d²
+// ascending (|·|: a d² that rounds below 0 counts as its magnitude), and the
+// key keeps w's top 63 − shift bits: d² to 2^(shift−52) relative (2^-32 at
+// 2^20 windows), ties to the smaller index as above.  The floor is the
+// z-normalised key's resolution (ρ to ≈ 2^-40): pairs closer than it are
+// ties, so exact repeats, whose computed d² are rounding noise of different
+// sizes, tie at their common floor (the σ² of repeats differ by rounding
+// only, not in their binade) and the smaller index wins.  The co-moment, its
+// recurrence, restarts and guard are those of the z-normalised sweep
+// (C within τ·N_r·N_j, so d² within 2τ·N_r·N_j); a NaN co-moment (the GPU's
+// kTileDirect lanes) gives a NaN w, which wins no comparison.  Constant
+// windows are ordinary windows here (σ = 0).  The winner's distance is
+// recomputed directly from x (raw_direct_distance).
+constexpr uint64_t kRawTop = 0x7FEFFFFFFFFFFFFFull;  // the bits of DBL_MAX: w(0) = DBL_MAX
+constexpr uint64_t kRawTieExp = uint64_t(40) << 52;    // the floor: 2^-40 (in the exponent field)
+
+TSM_HD double raw_w(double cov, double mu_r, double sq_r, double mu_j, double sq_j, double cterm) {
+    const double g = hd::sub(mu_r, mu_j);
+    const double s = hd::add(sq_r, sq_j);
+    const double d2m = hd::fma(g, g, s > 0 ? hd::fma(cov, cterm, s) : 0.0);  // s = 0: both flat, C = 0
+    const uint64_t b = hd::bits_of(d2m) & 0x7FFFFFFFFFFFFFFFull;
+    const uint64_t e = hd::bits_of(s) & 0x7FF0000000000000ull;  // 2^⌊log2 s⌋ (s ≥ 0)
+    const uint64_t t = e > kRawTieExp ? e - kRawTieExp : 0;
+    const double w = hd::from_bits(kRawTop - (b > t ? b : t));
+    return s == s ? w : s;  // a window with a gap (σ² NaN, mark_gap_window): NaN, which no comparison keeps
+}
+
+// σ² of a window from 1/σ (0 for a flat window): the raw sweep's per-window term.
+TSM_HD double raw_sq(double inv_std) { return inv_std > 0 ? hd::div(1.0, hd::mul(inv_std, inv_std)) : 0.0; }
 
 TSM_HD uint64_t make_key(double rho, int64_t idx, const KeyCodec& c) {
     return rho_core(rho, c) | (c.low - (uint64_t)idx);
@@ -258,6 +317,23 @@ TSM_HD double scaled_value(double x, const SeriesScale& s) {
     return times_pow2_up(hd::sub(times_pow2_up(x, s.e1), s.c), s.e2);
 }
 
+// v·2^e for e ≥ −2044 with one rounding (below 2^-1022 in two steps, the
+// first exact when v·2^(e+1022) is normal: for raw_direct_distance's
+// |v| ≥ 2^-52, as e < −1022 only when every |x| < 2^-542).
+TSM_HD double scale_any(double v, int e) {
+    if (e < -1022) return hd::mul(hd::mul(v, frames::pow2(e + 1022)), frames::pow2(-1022));
+    return times_pow2_up(v, e);
+}
+
+// The raw Euclidean distance of windows i and j of x ("raw values" above),
+// directly in float64 on x·2^e1 (the rescaling's first step; rawdist_detail.h,
+// the arithmetic every method shares), scaled back by 2^−e1: the same for x
+// and 2^k·x, bit for bit, unless the result over- or underflows; +inf where
+// the distance itself exceeds the float64 range.
+TSM_HD double raw_direct_distance(const double* x, int64_t i, int64_t j, int m, int e1) {
+    return scale_any(hd::sqrt(rawd::sumsq_bounded(x + i, x + j, m, e1, INFINITY)), -e1);
+}
+
 // ---- preparation (host: matrix_profile.cpp; device: kernels/matrix_profile.cu)
 
 // Windows [i0, i1) of one stats chunk (i0 a multiple of kStatsChunk): μ and
@@ -274,12 +350,13 @@ TSM_HD void prepare_chunk(const double* x, const double* xs, int m, int64_t i0, 
 }
 
 // Per-window factors of window i (after prepare_chunk of every window):
-// inv_norm = (1/σ)/sqrt(m), inv4 = inv_norm/4, and the recurrence's df, dg.
-TSM_HD void prepare_window(const double* xs, const double* mu, const double* inv_std, int m, double rsm,
+// inv_norm = (1/σ)/sqrt(m), inv4 = inv_norm/4 (raw values: σ², raw_sq), and
+// the recurrence's df, dg.
+TSM_HD void prepare_window(const double* xs, const double* mu, const double* inv_std, int m, double rsm, bool raw,
                            int64_t i, double* inv_norm, double* inv4, double* df, double* dg) {
     const double in = hd::mul(inv_std[i], rsm);
     inv_norm[i] = in;
-    inv4[i] = hd::mul(in, 0.25);  // exact
+    inv4[i] = raw ? raw_sq(inv_std[i]) : hd::mul(in, 0.25);  // (÷4 exact)
     if (i == 0) {
         df[0] = dg[0] = 0.0;
         return;
@@ -364,6 +441,12 @@ TSM_HD bool gap_pair(double v) { return v != v; }
 // (exponent field 0x3FF, bit 62 clear), 0 for a NaN (exponent 0x7FF).
 TSM_HD uint64_t gap_mask(double v) { return ((hd::bits_of(v) >> 62) & 1u) - 1u; }
 
+// The raw sweep's (raw_w's w is any positive double up to DBL_MAX): all ones
+// for a finite w, 0 for a NaN (exponent field 0x7FF, whatever the sign).
+TSM_HD uint64_t gap_mask_raw(double w) {
+    return uint64_t(0) - (((hd::bits_of(w) & 0x7FFFFFFFFFFFFFFFull) - 0x7FF0000000000000ull) >> 63);
+}
+
 // The mode of one tile and the error bound it leaves in *err (the bound on
 // |C̃ − C| carried along the tile's diagonals since their last direct row,
 // ignored for a segment's first tile, which starts with a direct row).
@@ -402,6 +485,8 @@ TSM_HD int guard_tile(double* err, bool first, const GuardStat& rows, const Guar
 //   gap, next_ok:  with gaps only (else null): the windows that hold a gap,
 //                  and the smallest window ≥ q that holds none (count when none)
 struct FinalizeArgs {
+    const double* x;            // the series (raw values: the winner's distance)
+    const SeriesScale* scale;   // its rescaling (raw values: e1)
     const double* xs;
     const double* mu;
     const double* inv_std;
@@ -425,7 +510,24 @@ TSM_HD int64_t smallest_admissible(const FinalizeArgs& a, const int64_t* next, i
     return -1;
 }
 
+// Raw values: the winner of the key (every window an ordinary one), its
+// distance directly from x.
+TSM_HD void finalize_raw(const FinalizeArgs& a, int64_t p, uint64_t key, double* dist, int64_t* index) {
+    if (key == 0) {  // no admissible neighbour
+        *dist = INFINITY;
+        *index = -1;
+        return;
+    }
+    const int64_t j = key_index(key, a.codec.low);
+    *index = j;
+    *dist = raw_direct_distance(a.x, p, j, a.m, a.scale->e1);
+}
+
 TSM_HD void finalize_one(const FinalizeArgs& a, int64_t p, uint64_t key, double* dist, int64_t* index) {
+    if (a.codec.raw) {
+        finalize_raw(a, p, key, dist, index);
+        return;
+    }
     // smallest admissible constant window j (|p − j| ≥ excl), and smallest admissible window
     int64_t cst = -1, any = -1;
     if (p - a.excl >= 0) {

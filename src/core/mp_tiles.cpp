@@ -138,11 +138,13 @@ namespace {
 
 // ---- the partial profile: header words, the bitmap of tiles, the keys ----
 
-constexpr int64_t kPartialFormat = 0x74736D7000000001LL;  // "tsmp", layout 1
+constexpr int64_t kPartialFormat = 0x74736D7000000001LL;     // "tsmp", layout 1
+constexpr int64_t kPartialFormatRaw = 0x74736D7000000002LL;  // the same layout, raw-value keys (normalized => false)
 enum HeaderWord { kFormat, kN, kM, kExcl, kTiles, kFingerprint, kHeaderWords };
 constexpr int64_t kMaxTiles = int64_t(1) << 20;
-const char* const kHeaderNames[kHeaderWords] = {"format", "series length", "window length m", "exclusion zone",
-                                                "number of tiles", "series values (fingerprint)"};
+const char* const kHeaderNames[kHeaderWords] = {"distances (format: z-normalised or raw values)", "series length",
+                                                "window length m", "exclusion zone", "number of tiles",
+                                                "series values (fingerprint)"};
 
 struct Layout {
     int64_t count = 0;   // windows
@@ -180,7 +182,8 @@ int64_t fingerprint(const double* x, int64_t n) {
 
 // The layout of a partial profile, after checking its header and length.
 Layout read_layout(const int64_t* w, int64_t words, const char* what) {
-    if (!w || words < kHeaderWords || w[kFormat] != kPartialFormat) not_partial(what);
+    if (!w || words < kHeaderWords || (w[kFormat] != kPartialFormat && w[kFormat] != kPartialFormatRaw))
+        not_partial(what);
     const int64_t n = w[kN], m = w[kM], excl = w[kExcl], tiles = w[kTiles];
     if (m < 3 || n < 2 * m || excl < 1 || excl > n - m || tiles < 1 || tiles > kMaxTiles) not_partial(what);
     const Layout L = layout(n - m + 1, tiles);
@@ -235,7 +238,8 @@ void check_keys(const uint64_t* keys, const double* x, int64_t n, int m, int64_t
 }  // namespace tsm
 
 extern "C" int tsm_matrix_profile_tile(const double* x, int64_t n, int32_t m, int64_t exclusion, int32_t tile,
-                                       int32_t tiles, TsExec* ex, TsPartialProfile* out, TsStatus* st) noexcept {
+                                       int32_t tiles, int32_t normalize, TsExec* ex, TsPartialProfile* out,
+                                       TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         exclusion = tsm::check_profile_args(x, n, m, exclusion);
@@ -244,7 +248,7 @@ extern "C" int tsm_matrix_profile_tile(const double* x, int64_t n, int32_t m, in
         const tsm::Layout L = tsm::layout(count, tiles);
         int64_t* w = tsm::alloc_result<int64_t>(ex, L.words);
         std::fill(w, w + L.keys, int64_t(0));
-        w[tsm::kFormat] = tsm::kPartialFormat;
+        w[tsm::kFormat] = normalize ? tsm::kPartialFormat : tsm::kPartialFormatRaw;
         w[tsm::kN] = n;
         w[tsm::kM] = m;
         w[tsm::kExcl] = exclusion;
@@ -252,7 +256,7 @@ extern "C" int tsm_matrix_profile_tile(const double* x, int64_t n, int32_t m, in
         w[tsm::kFingerprint] = tsm::fingerprint(x, n);
         w[L.bitmap + (tile - 1) / 64] = (int64_t)(uint64_t(1) << ((tile - 1) % 64));
         const tsm::mp::UnitRange units = tsm::mp::tile_units(count, exclusion, tile - 1, tiles);
-        tsm::matrix_profile_keys(x, n, m, exclusion, units, ex, reinterpret_cast<uint64_t*>(w + L.keys));
+        tsm::matrix_profile_keys(x, n, m, exclusion, units, ex, reinterpret_cast<uint64_t*>(w + L.keys), !normalize);
         out->words = L.words;
         out->data = w;
     });
@@ -268,7 +272,8 @@ extern "C" int tsm_matrix_profile_merge(int64_t* into, int64_t into_words, const
                 tsm::invalid(tsm::format("partial profiles of different profiles cannot be merged: their %s differ "
                                          "(%lld and %lld)",
                                          tsm::kHeaderNames[h], (long long)into[h], (long long)from[h]),
-                             "Merge the tiles of one call: one series, the same m, exclusion_zone and tiles.");
+                             "Merge the tiles of one call: one series, the same m, exclusion_zone, tiles and "
+                             "normalized.");
         for (int64_t i = L.bitmap; i < L.keys; ++i) into[i] |= from[i];
         for (int64_t i = L.keys; i < L.words; ++i) into[i] = std::max(into[i], from[i]);
     });
@@ -276,7 +281,7 @@ extern "C" int tsm_matrix_profile_merge(int64_t* into, int64_t into_words, const
 
 extern "C" int tsm_matrix_profile_from_tiles(const double* x, int64_t n, const int64_t* merged, int64_t words,
                                              TsExec* ex, TsProfile* out, int32_t* m_out, int64_t* excl_out,
-                                             TsStatus* st) noexcept {
+                                             int32_t* normalize_out, TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         const tsm::Layout L = tsm::read_layout(merged, words, "merged");
@@ -299,11 +304,13 @@ extern "C" int tsm_matrix_profile_from_tiles(const double* x, int64_t n, const i
         tsm::check_keys(keys, x, n, m, excl);
         double* dist = tsm::alloc_result<double>(ex, L.count);
         int64_t* index = tsm::alloc_result<int64_t>(ex, L.count);
-        tsm::matrix_profile_finish(x, n, m, excl, keys, ex, dist, index);
+        const bool raw = merged[tsm::kFormat] == tsm::kPartialFormatRaw;
+        tsm::matrix_profile_finish(x, n, m, excl, keys, ex, dist, index, raw);
         out->count = L.count;
         out->dist = dist;
         out->index = index;
         *m_out = m;
         *excl_out = excl;
+        *normalize_out = raw ? 0 : 1;
     });
 }

@@ -163,13 +163,14 @@ matrix_profile_common(FunctionCallInfo fcinfo, bool query, bool timed, bool as_a
 	TsmTimes	times;
 	int32		m = tsm_int_arg(fcinfo, TSM_AT(timed, 1), "m");
 	int64		excl = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 2));
+	int32		normalize = tsm_normalize_arg(fcinfo, TSM_AT(timed, 3));
 	const int64 max_windows = (int64) ((MaxAllocSize - 1024) / 16);
 	TsExec		ex;
 	TsProfile	p;
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
 
-	tsm_form_series_gaps(fcinfo, query, timed, tsm_gaps_arg(fcinfo, TSM_AT(timed, 3)), &s, &times);
+	tsm_form_series_gaps(fcinfo, query, timed, tsm_gaps_arg(fcinfo, TSM_AT(timed, 4)), &s, &times);
 	if (as_arrays && s.n - m + 1 > max_windows)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -180,7 +181,7 @@ matrix_profile_common(FunctionCallInfo fcinfo, bool query, bool timed, bool as_a
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_exec_prepare(&ex, function);
 	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
-	tsm_matrix_profile(s.x, s.n, m, excl, &ex, &p, &st);
+	tsm_matrix_profile(s.x, s.n, m, excl, normalize, &ex, &p, &st);
 	tsm_exec_finish(function, &ex, s.n, &st, t0);
 	if (as_arrays && p.count == 0)
 		put_empty_profile_arrays(rsinfo, timed ? times.type : InvalidOid);
@@ -244,16 +245,17 @@ discords_common(FunctionCallInfo fcinfo, bool query, bool timed)
 	double		r = tsm_distance_arg(fcinfo, TSM_AT(timed, 3), "min_distance");
 	int64		excl = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 4));
 	const char *method = tsm_text_arg(fcinfo, TSM_AT(timed, 5), "method");
+	int32		normalize = tsm_normalize_arg(fcinfo, TSM_AT(timed, 6));
 	TsExec		ex;
 	TsDiscords	d;
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
 
-	tsm_form_series_gaps(fcinfo, query, timed, tsm_gaps_arg(fcinfo, TSM_AT(timed, 6)), &s, &times);
+	tsm_form_series_gaps(fcinfo, query, timed, tsm_gaps_arg(fcinfo, TSM_AT(timed, 7)), &s, &times);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_exec_prepare(&ex, "ts_discords");
 	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
-	tsm_discords(s.x, s.n, m, k, r, excl, method, &ex, &d, &st);
+	tsm_discords(s.x, s.n, m, k, r, excl, method, normalize, &ex, &d, &st);
 	tsm_exec_finish("ts_discords", &ex, s.n, &st, t0);
 	tsm_put_discord_rows(rsinfo, &d, timed ? &times : NULL);
 	return (Datum) 0;

@@ -271,6 +271,9 @@ extern int32 tsm_int_arg(FunctionCallInfo fcinfo, int argno, const char *argname
 /* A text argument that must not be NULL, as a C string (a method name: the
  * core entry checks it). */
 extern const char *tsm_text_arg(FunctionCallInfo fcinfo, int argno, const char *argname);
+/* normalized (z-normalised distances, 1) or raw values (0); NULL is an error,
+ * an argument the call lacks (a 0.1.0 signature) is 1. */
+extern int32 tsm_normalize_arg(FunctionCallInfo fcinfo, int argno);
 /* A distance limit (min_distance, max_distance): NULL → NaN, which the core
  * reads as "none"; a NaN given, which that C value cannot carry apart from
  * NULL, is an error (the core checks the range). */

@@ -465,6 +465,15 @@ tsm_text_arg(FunctionCallInfo fcinfo, int argno, const char *argname)
 	return text_to_cstring(PG_GETARG_TEXT_PP(argno));
 }
 
+int32
+tsm_normalize_arg(FunctionCallInfo fcinfo, int argno)
+{
+	if (PG_NARGS() <= argno)
+		return 1;				/* a call stored before the argument existed: its default */
+	TSM_REQUIRE_ARG(fcinfo, argno, "normalized");
+	return PG_GETARG_BOOL(argno) ? 1 : 0;
+}
+
 double
 tsm_distance_arg(FunctionCallInfo fcinfo, int argno, const char *argname)
 {

@@ -43,16 +43,17 @@ motifs_common(FunctionCallInfo fcinfo, bool query, bool timed)
 	int64		excl = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 3));
 	const char *method = tsm_text_arg(fcinfo, TSM_AT(timed, 4), "method");
 	int32		refs = tsm_int_arg(fcinfo, TSM_AT(timed, 5), "n_references");
+	int32		normalize = tsm_normalize_arg(fcinfo, TSM_AT(timed, 6));
 	TsExec		ex;
 	TsMotifs	mo;
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
 
-	tsm_form_series_gaps(fcinfo, query, timed, tsm_gaps_arg(fcinfo, TSM_AT(timed, 6)), &s, &times);
+	tsm_form_series_gaps(fcinfo, query, timed, tsm_gaps_arg(fcinfo, TSM_AT(timed, 7)), &s, &times);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_exec_prepare(&ex, "ts_motifs");
 	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
-	tsm_motifs(s.x, s.n, m, k, excl, method, refs, &ex, &mo, &st);
+	tsm_motifs(s.x, s.n, m, k, excl, method, refs, normalize, &ex, &mo, &st);
 	tsm_exec_finish("ts_motifs", &ex, s.n, &st, t0);
 	tsm_put_motif_rows(rsinfo, &mo, timed ? &times : NULL);
 	return (Datum) 0;
@@ -70,6 +71,7 @@ match_common(FunctionCallInfo fcinfo, bool query, bool timed)
 	double		maxd = tsm_distance_arg(fcinfo, TSM_AT(timed, 2), "max_distance");
 	int64		k = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 3));
 	int64		excl = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 4));
+	int32		normalize = tsm_normalize_arg(fcinfo, TSM_AT(timed, 5));
 	TsExec		ex;
 	TsMatches	mt;
 	TsStatus	st;
@@ -77,10 +79,10 @@ match_common(FunctionCallInfo fcinfo, bool query, bool timed)
 
 	TSM_REQUIRE_ARG(fcinfo, TSM_AT(timed, 1), "pattern");
 	tsm_series_from_array(PG_GETARG_ARRAYTYPE_P(TSM_AT(timed, 1)), "pattern", &pat);
-	tsm_form_series_gaps(fcinfo, query, timed, tsm_gaps_arg(fcinfo, TSM_AT(timed, 5)), &s, &times);
+	tsm_form_series_gaps(fcinfo, query, timed, tsm_gaps_arg(fcinfo, TSM_AT(timed, 6)), &s, &times);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_exec_prepare(&ex, "ts_match");
-	tsm_match(s.x, s.n, pat.x, (int32) Min(pat.n, PG_INT32_MAX), maxd, k, excl, &ex, &mt, &st);
+	tsm_match(s.x, s.n, pat.x, (int32) Min(pat.n, PG_INT32_MAX), maxd, k, excl, normalize, &ex, &mt, &st);
 	tsm_exec_finish("ts_match", &ex, s.n, &st, t0);
 
 	for (int64 i = 0; i < mt.count; i++)

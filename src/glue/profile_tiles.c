@@ -65,13 +65,14 @@ series_of_tiles(FunctionCallInfo fcinfo, int gaps_argno, TsmSeries *s)
 
 PG_FUNCTION_INFO_V1(ts_matrix_profile_tile);
 
-/* ts_matrix_profile_tile(series, m, tile, tiles, exclusion_zone) → bigint[] */
+/* ts_matrix_profile_tile(series, m, tile, tiles, exclusion_zone, normalized, gaps) → bigint[] */
 Datum
 ts_matrix_profile_tile(PG_FUNCTION_ARGS)
 {
 	TsmSeries	s;
 	int32		m = tsm_int_arg(fcinfo, 1, "m");
 	int64		excl = TSM_ARG_INT_OR_NULL(fcinfo, 4);
+	int32		normalize = tsm_normalize_arg(fcinfo, 5);
 	const int64 max_words = (int64) ((MaxAllocSize - 1024) / 8);
 	int32		tile,
 				tiles;
@@ -82,7 +83,7 @@ ts_matrix_profile_tile(PG_FUNCTION_ARGS)
 
 	tile = tsm_int_arg(fcinfo, 2, "tile");
 	tiles = tsm_int_arg(fcinfo, 3, "tiles");
-	series_of_tiles(fcinfo, 5, &s);
+	series_of_tiles(fcinfo, 6, &s);
 	if (s.n - m + 1 > max_words - (int64) tiles / 64 - 64)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -90,7 +91,7 @@ ts_matrix_profile_tile(PG_FUNCTION_ARGS)
 						(long long) (s.n - m + 1))));
 	tsm_exec_prepare(&ex, "ts_matrix_profile_tile");
 	ex.alloc = prefixed_alloc;
-	tsm_matrix_profile_tile(s.x, s.n, m, excl, tile, tiles, &ex, &pp, &st);
+	tsm_matrix_profile_tile(s.x, s.n, m, excl, tile, tiles, normalize, &ex, &pp, &st);
 	tsm_exec_finish("ts_matrix_profile_tile", &ex, s.n, &st, t0);
 	PG_RETURN_ARRAYTYPE_P(tsm_array8_around(pp.data, pp.words, INT8OID));
 }
@@ -156,12 +157,13 @@ ts_matrix_profile_from_tiles(PG_FUNCTION_ARGS)
 	TsExec		ex;
 	TsProfile	p;
 	TsStatus	st;
-	int32		m;
+	int32		m,
+				normalize;
 	int64		excl;
 	double		t0 = tsm_now_ms();
 	PartialWords merged = series_and_tiles(fcinfo, "ts_matrix_profile_from_tiles", &ex, &s);
 
-	tsm_matrix_profile_from_tiles(s.x, s.n, merged.data, merged.words, &ex, &p, &m, &excl, &st);
+	tsm_matrix_profile_from_tiles(s.x, s.n, merged.data, merged.words, &ex, &p, &m, &excl, &normalize, &st);
 	tsm_exec_finish("ts_matrix_profile_from_tiles", &ex, s.n, &st, t0);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_put_profile_rows((ReturnSetInfo *) fcinfo->resultinfo, &p, NULL);

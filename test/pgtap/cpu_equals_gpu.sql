@@ -5,7 +5,7 @@ BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
-SELECT plan(14);
+SELECT plan(18);
 
 SELECT setseed(0.25);
 CREATE TEMP TABLE walk AS
@@ -32,6 +32,11 @@ CREATE TEMP TABLE d_match AS SELECT * FROM ts_match((SELECT a FROM walk_a), (SEL
 CREATE TEMP TABLE d_shp AS SELECT * FROM ts_shapelets('SELECT label, series FROM gp_train ORDER BY id', 10, 150, 10, 3);
 CREATE TEMP TABLE d_tree AS SELECT ts_shapelet_tree('SELECT label, series FROM gp_train ORDER BY id', 10, 150, 10, logical => true) AS m;
 CREATE TEMP TABLE d_out AS SELECT * FROM ts_outliers((SELECT a FROM walk_a), 2);
+CREATE TEMP TABLE d_raw_mp AS SELECT * FROM ts_matrix_profile((SELECT a FROM walk_a), 100, normalized => false);
+CREATE TEMP TABLE d_raw_disc AS SELECT * FROM ts_discords((SELECT a FROM walk_a), 64, 5, normalized => false);
+CREATE TEMP TABLE d_raw_mot AS SELECT * FROM ts_motifs((SELECT a FROM walk_a), 64, 3, normalized => false);
+CREATE TEMP TABLE d_raw_match AS
+  SELECT * FROM ts_match((SELECT a FROM walk_a), (SELECT a[7000:7099] FROM walk_a), k => 10, normalized => false);
 CREATE TEMP TABLE d_mad AS SELECT * FROM ts_outliers((SELECT a FROM tek_a), 3, 'mad');
 
 SELECT set_config('tsmine.backend', 'cpu', true);
@@ -76,6 +81,19 @@ SELECT is((SELECT count(*)::int FROM ts_outliers((SELECT a FROM walk_a), 2) c FU
 SELECT is((SELECT count(*)::int FROM ts_outliers((SELECT a FROM tek_a), 3, 'mad') c FULL JOIN d_mad g USING (pos)
            WHERE c.value IS DISTINCT FROM g.value OR NOT pg_temp.close(c.zscore, g.zscore)), 0,
           'mad outliers of TEK16: CPU = configured backend');
+
+SELECT is((SELECT count(*)::int FROM ts_matrix_profile((SELECT a FROM walk_a), 100, normalized => false) c FULL JOIN d_raw_mp g USING (pos)
+           WHERE c.neighbor IS DISTINCT FROM g.neighbor OR c.distance IS DISTINCT FROM g.distance), 0,
+          'raw-value matrix profile of a random walk: CPU = configured backend, bit for bit');
+SELECT is((SELECT count(*)::int FROM ts_discords((SELECT a FROM walk_a), 64, 5, normalized => false) c FULL JOIN d_raw_disc g USING (rank)
+           WHERE c.pos IS DISTINCT FROM g.pos OR c.neighbor IS DISTINCT FROM g.neighbor OR c.distance IS DISTINCT FROM g.distance), 0,
+          'raw-value discords: CPU = configured backend');
+SELECT is((SELECT count(*)::int FROM ts_motifs((SELECT a FROM walk_a), 64, 3, normalized => false) c FULL JOIN d_raw_mot g USING (rank)
+           WHERE c.pos_a IS DISTINCT FROM g.pos_a OR c.pos_b IS DISTINCT FROM g.pos_b OR c.distance IS DISTINCT FROM g.distance), 0,
+          'raw-value motifs: CPU = configured backend');
+SELECT is((SELECT count(*)::int FROM ts_match((SELECT a FROM walk_a), (SELECT a[7000:7099] FROM walk_a), k => 10, normalized => false) c
+           FULL JOIN d_raw_match g USING (rank) WHERE c.pos IS DISTINCT FROM g.pos OR c.distance IS DISTINCT FROM g.distance), 0,
+          'raw-value ts_match: CPU = configured backend');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -8,7 +8,7 @@ BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
-SELECT plan(16);
+SELECT plan(20);
 
 -- three segments of rows (8192 each), a planted anomaly and a repeat
 CREATE TEMP TABLE s AS
@@ -70,6 +70,23 @@ SELECT results_eq('SELECT d.* FROM s, merged_m, ts_discords_from_tiles(s.a, p, N
 SELECT results_eq('SELECT d.* FROM s, merged_m, ts_motifs_from_tiles(s.a, p, 2) d',
                   'SELECT d.* FROM s, ts_motifs(s.a, 50, 2) d',
                   'ts_motifs_from_tiles = ts_motifs (top 2)');
+
+-- raw values (normalized => false): the tiles of the raw-value profile
+CREATE TEMP TABLE merged_raw AS
+SELECT ts_matrix_profile_merge(ts_matrix_profile_tile(s.a, 50, t, 7, exclusion_zone => 50, normalized => false)) AS p
+FROM s, tiles;
+SELECT is((SELECT count(*) FROM s, merged_raw, ts_matrix_profile_from_tiles(s.a, p) t
+           FULL JOIN ts_matrix_profile((SELECT a FROM s), 50, 50, normalized => false) o USING (pos)
+           WHERE t.neighbor IS DISTINCT FROM o.neighbor OR t.distance IS DISTINCT FROM o.distance),
+          0::bigint, 'raw-value tiles merged: ts_matrix_profile(normalized => false), bit for bit');
+SELECT results_eq('SELECT d.* FROM s, merged_raw, ts_discords_from_tiles(s.a, p, 3) d',
+                  'SELECT d.* FROM s, ts_discords(s.a, 50, 3, normalized => false) d',
+                  'ts_discords_from_tiles of raw-value tiles = ts_discords(normalized => false)');
+SELECT results_eq('SELECT d.* FROM s, merged_raw, ts_motifs_from_tiles(s.a, p, 2) d',
+                  'SELECT d.* FROM s, ts_motifs(s.a, 50, 2, normalized => false) d',
+                  'ts_motifs_from_tiles of raw-value tiles = ts_motifs(normalized => false)');
+SELECT throws_ok($$SELECT ts_matrix_profile_merge(ts_matrix_profile_tile(a, 50, 1, 7), ts_matrix_profile_tile(a, 50, 2, 7, normalized => false))
+                   FROM s$$, '22023', NULL, 'a raw-value tile and a z-normalised tile do not merge');
 
 -- what does not belong together
 SELECT throws_ok('SELECT ts_matrix_profile_tile((SELECT a FROM s), 50, 0, 7)', '22023', NULL, 'tile 0: 22023');

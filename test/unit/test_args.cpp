@@ -56,17 +56,17 @@ TEST(args_null_exclusion_is_each_functions_default) {
     TsStatus st;
     TsProfile a, b;
     // the profile's default: ceil(m/4) + 1
-    CHECK_EQ(tsm_matrix_profile(x.data(), 300, 10, TS_ARG_NULL, &ex, &a, &st), (int)TS_OK);
-    CHECK_EQ(tsm_matrix_profile(x.data(), 300, 10, 4, &ex, &b, &st), (int)TS_OK);
+    CHECK_EQ(tsm_matrix_profile(x.data(), 300, 10, TS_ARG_NULL, 1, &ex, &a, &st), (int)TS_OK);
+    CHECK_EQ(tsm_matrix_profile(x.data(), 300, 10, 4, 1, &ex, &b, &st), (int)TS_OK);
     CHECK(a.count == b.count && std::memcmp(a.index, b.index, sizeof(int64_t) * a.count) == 0);
     // discords and motifs: m
     TsDiscords d1, d2;
-    CHECK_EQ(tsm_discords(x.data(), 300, 10, 3, NAN, TS_ARG_NULL, "auto", &ex, &d1, &st), (int)TS_OK);
-    CHECK_EQ(tsm_discords(x.data(), 300, 10, 3, NAN, 10, "auto", &ex, &d2, &st), (int)TS_OK);
+    CHECK_EQ(tsm_discords(x.data(), 300, 10, 3, NAN, TS_ARG_NULL, "auto", 1, &ex, &d1, &st), (int)TS_OK);
+    CHECK_EQ(tsm_discords(x.data(), 300, 10, 3, NAN, 10, "auto", 1, &ex, &d2, &st), (int)TS_OK);
     CHECK(d1.count == d2.count && std::memcmp(d1.pos, d2.pos, sizeof(int64_t) * d1.count) == 0);
     TsMotifs m1, m2;
-    CHECK_EQ(tsm_motifs(x.data(), 300, 10, 2, TS_ARG_NULL, "mk", 10, &ex, &m1, &st), (int)TS_OK);
-    CHECK_EQ(tsm_motifs(x.data(), 300, 10, 2, 10, "mk", 10, &ex, &m2, &st), (int)TS_OK);
+    CHECK_EQ(tsm_motifs(x.data(), 300, 10, 2, TS_ARG_NULL, "mk", 10, 1, &ex, &m1, &st), (int)TS_OK);
+    CHECK_EQ(tsm_motifs(x.data(), 300, 10, 2, 10, "mk", 10, 1, &ex, &m2, &st), (int)TS_OK);
     CHECK(m1.count == m2.count && std::memcmp(m1.pos_b, m2.pos_b, sizeof(int64_t) * m1.count) == 0);
 }
 
@@ -75,27 +75,27 @@ TEST(args_messages_are_the_sql_functions) {
     Call c;
     TsExec& ex = c.ex;
     TsStatus& st = c.st;
-    tsm_matrix_profile(x.data(), 300, 2, TS_ARG_NULL, &ex, &c.p, &st);
+    tsm_matrix_profile(x.data(), 300, 2, TS_ARG_NULL, 1, &ex, &c.p, &st);
     check_status(st, "22023", "m must be at least 3, not 2");
-    tsm_matrix_profile(x.data(), 300, 10, 0, &ex, &c.p, &st);
+    tsm_matrix_profile(x.data(), 300, 10, 0, 1, &ex, &c.p, &st);
     check_status(st, "22023", "exclusion_zone must be at least 1, not 0");
-    tsm_discords(x.data(), 300, 10, TS_ARG_NULL, NAN, TS_ARG_NULL, "auto", &ex, &c.d, &st);
+    tsm_discords(x.data(), 300, 10, TS_ARG_NULL, NAN, TS_ARG_NULL, "auto", 1, &ex, &c.d, &st);
     check_status(st, "22004", "k must not be NULL here");
     CHECK(std::strstr(st.hint, "ts_discords returns the top k discords") != nullptr);
-    tsm_discords(x.data(), 300, 10, 0, 1.0, TS_ARG_NULL, "auto", &ex, &c.d, &st);
+    tsm_discords(x.data(), 300, 10, 0, 1.0, TS_ARG_NULL, "auto", 1, &ex, &c.d, &st);
     check_status(st, "22023", "k must be at least 1, not 0");
     CHECK_EQ(std::string(st.hint), std::string("k is how many results to return; NULL returns all of them."));
-    tsm_discords(x.data(), 300, 10, 1, NAN, TS_ARG_NULL, "drag", &ex, &c.d, &st);
+    tsm_discords(x.data(), 300, 10, 1, NAN, TS_ARG_NULL, "drag", 1, &ex, &c.d, &st);
     check_status(st, "22023", "unknown method \"drag\"");
-    tsm_motifs(x.data(), 300, 10, TS_ARG_NULL, TS_ARG_NULL, "auto", 10, &ex, &c.mo, &st);
+    tsm_motifs(x.data(), 300, 10, TS_ARG_NULL, TS_ARG_NULL, "auto", 10, 1, &ex, &c.mo, &st);
     check_status(st, "22004", "k must not be NULL here");
-    tsm_motifs(x.data(), 300, 10, 1, TS_ARG_NULL, "mk", 0, &ex, &c.mo, &st);
+    tsm_motifs(x.data(), 300, 10, 1, TS_ARG_NULL, "mk", 0, 1, &ex, &c.mo, &st);
     check_status(st, "22023", "n_references must be at least 1, not 0");
     std::vector<double> pat(x.begin(), x.begin() + 10);
-    tsm_match(x.data(), 300, pat.data(), 10, NAN, -1, TS_ARG_NULL, &ex, &c.mt, &st);
+    tsm_match(x.data(), 300, pat.data(), 10, NAN, -1, TS_ARG_NULL, 1, &ex, &c.mt, &st);
     check_status(st, "22023", "k must be at least 1, not -1");
     // range discords with k NULL: all of them
-    CHECK_EQ(tsm_discords(x.data(), 300, 10, TS_ARG_NULL, 0.0, TS_ARG_NULL, "pd3", &ex, &c.d, &st), (int)TS_OK);
+    CHECK_EQ(tsm_discords(x.data(), 300, 10, TS_ARG_NULL, 0.0, TS_ARG_NULL, "pd3", 1, &ex, &c.d, &st), (int)TS_OK);
     CHECK(c.d.count > 0);
 }
 
@@ -104,13 +104,13 @@ TEST(args_empty_series_has_no_windows) {
     TsExec& ex = c.ex;
     TsStatus& st = c.st;
     const double pat[3] = {1, 2, 4};
-    CHECK(tsm_matrix_profile(nullptr, 0, 3, TS_ARG_NULL, &ex, &c.p, &st) == TS_OK && c.p.count == 0);
-    CHECK(tsm_discords(nullptr, 0, 3, 1, NAN, TS_ARG_NULL, "pd3", &ex, &c.d, &st) == TS_OK && c.d.count == 0);
-    CHECK(tsm_motifs(nullptr, 0, 3, 1, TS_ARG_NULL, "auto", 10, &ex, &c.mo, &st) == TS_OK && c.mo.count == 0);
-    CHECK(tsm_match(nullptr, 0, pat, 3, NAN, TS_ARG_NULL, TS_ARG_NULL, &ex, &c.mt, &st) == TS_OK && c.mt.count == 0);
+    CHECK(tsm_matrix_profile(nullptr, 0, 3, TS_ARG_NULL, 1, &ex, &c.p, &st) == TS_OK && c.p.count == 0);
+    CHECK(tsm_discords(nullptr, 0, 3, 1, NAN, TS_ARG_NULL, "pd3", 1, &ex, &c.d, &st) == TS_OK && c.d.count == 0);
+    CHECK(tsm_motifs(nullptr, 0, 3, 1, TS_ARG_NULL, "auto", 10, 1, &ex, &c.mo, &st) == TS_OK && c.mo.count == 0);
+    CHECK(tsm_match(nullptr, 0, pat, 3, NAN, TS_ARG_NULL, TS_ARG_NULL, 1, &ex, &c.mt, &st) == TS_OK && c.mt.count == 0);
     // the arguments are checked all the same
-    tsm_matrix_profile(nullptr, 0, 2, TS_ARG_NULL, &ex, &c.p, &st);
+    tsm_matrix_profile(nullptr, 0, 2, TS_ARG_NULL, 1, &ex, &c.p, &st);
     check_status(st, "22023", "m must be at least 3, not 2");
-    tsm_discords(nullptr, 0, 3, 1, NAN, TS_ARG_NULL, "drag", &ex, &c.d, &st);
+    tsm_discords(nullptr, 0, 3, 1, NAN, TS_ARG_NULL, "drag", 1, &ex, &c.d, &st);
     check_status(st, "22023", "unknown method \"drag\"");
 }

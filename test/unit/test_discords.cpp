@@ -344,7 +344,7 @@ std::vector<Row> run_method(const std::vector<double>& x, int m, int64_t k, doub
                             TsExec ex) {
     TsDiscords d;
     TsStatus st;
-    tsm_discords(x.data(), x.size(), m, k == -1 ? TS_ARG_NULL : k, r, excl, tsm::args::kDiscordMethods[method], &ex,
+    tsm_discords(x.data(), x.size(), m, k == -1 ? TS_ARG_NULL : k, r, excl, tsm::args::kDiscordMethods[method], 1, &ex,
                  &d, &st);
     CHECK_OK(st);
     return st.code == TS_OK ? rows_of(d) : std::vector<Row>{};
@@ -585,16 +585,16 @@ TEST(discords_errors) {
     CHECK_OK(st);
     TsDiscords d;
     for (const char* method : {"matrix_profile", "auto"}) {
-        tsm_discords(x.data(), x.size(), 2, 1, NAN, 2, method, &ex, &d, &st);
+        tsm_discords(x.data(), x.size(), 2, 1, NAN, 2, method, 1, &ex, &d, &st);
         CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
-        tsm_discords(x.data(), x.size(), 10, TS_ARG_NULL, NAN, 10, method, &ex, &d, &st);
+        tsm_discords(x.data(), x.size(), 10, TS_ARG_NULL, NAN, 10, method, 1, &ex, &d, &st);
         CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
-        tsm_discords(x.data(), x.size(), 10, -1, 1.0, 10, method, &ex, &d, &st);
+        tsm_discords(x.data(), x.size(), 10, -1, 1.0, 10, method, 1, &ex, &d, &st);
         CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
-        tsm_discords(x.data(), x.size(), 10, 1, -0.5, 10, method, &ex, &d, &st);
+        tsm_discords(x.data(), x.size(), 10, 1, -0.5, 10, method, 1, &ex, &d, &st);
         CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
     }
-    tsm_discords(x.data(), x.size(), 10, 1, NAN, 10, "drag", &ex, &d, &st);
+    tsm_discords(x.data(), x.size(), 10, 1, NAN, 10, "drag", 1, &ex, &d, &st);
     CHECK(st.code == TS_INVALID_ARGUMENT && std::strstr(st.message, "unknown method") != nullptr);
 }
 

@@ -54,7 +54,7 @@ TEST(require_finite_names_the_1_based_position) {
     TsStatus st;
     TsExec ex = tsmt::cpu_exec();
     TsMatches mo;  // a series' gaps are gaps (test_gaps.cpp); a pattern's are an error
-    tsm_match(x.data() + 2000, 1000, x.data() + 2490, 20, NAN, TS_ARG_NULL, 20, &ex, &mo, &st);
+    tsm_match(x.data() + 2000, 1000, x.data() + 2490, 20, NAN, TS_ARG_NULL, 20, 1, &ex, &mo, &st);
     CHECK_EQ(st.code, (int)TS_INVALID_ARGUMENT);
     CHECK(std::strstr(st.message, "position 11") != nullptr);
 }

@@ -18,12 +18,19 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// z-normalised windows in long double; gap[i]: window i holds a gap.
+// z-normalised windows in long double (raw: the values themselves, every
+// window an ordinary one); gap[i]: window i holds a gap.
 struct GapOracle {
     int m = 0;
+    bool raw = false;
     std::vector<uint8_t> gap, constant;
     std::vector<std::vector<long double>> z;
     long double d(int64_t i, int64_t j) const {  // not for windows with gaps
+        if (raw) {
+            long double s = 0;
+            for (int t = 0; t < m; ++t) s += (z[i][t] - z[j][t]) * (z[i][t] - z[j][t]);
+            return std::sqrt(s);
+        }
         if (constant[i] && constant[j]) return 0;
         if (constant[i] || constant[j]) return std::sqrt((long double)m);
         long double s = 0;
@@ -33,9 +40,10 @@ struct GapOracle {
     int64_t count() const { return (int64_t)gap.size(); }
 };
 
-GapOracle oracle_of(const std::vector<double>& x, int m) {
+GapOracle oracle_of(const std::vector<double>& x, int m, bool raw = false) {
     GapOracle o;
     o.m = m;
+    o.raw = raw;
     const int64_t N = (int64_t)x.size() - m + 1;
     o.gap.assign(N, 0);
     o.constant.assign(N, 0);
@@ -46,7 +54,8 @@ GapOracle oracle_of(const std::vector<double>& x, int m) {
             o.gap[i] |= !std::isfinite(x[i + t]);
             constant &= x[i + t] == x[i];
         }
-        if (o.gap[i] || (o.constant[i] = constant)) continue;
+        if (raw && !o.gap[i]) o.z[i].assign(x.begin() + i, x.begin() + i + m);
+        if (raw || o.gap[i] || (o.constant[i] = constant)) continue;
         long double s = 0, q = 0;
         for (int t = 0; t < m; ++t) s += x[i + t];
         const long double mu = s / m;
@@ -110,10 +119,10 @@ struct Profile {
     std::vector<int64_t> index;
 };
 
-Profile run_profile(const std::vector<double>& x, int m, int64_t excl, TsExec ex) {
+Profile run_profile(const std::vector<double>& x, int m, int64_t excl, TsExec ex, bool raw = false) {
     TsProfile p;
     TsStatus st;
-    tsm_matrix_profile(x.data(), (int64_t)x.size(), m, excl, &ex, &p, &st);
+    tsm_matrix_profile(x.data(), (int64_t)x.size(), m, excl, raw ? 0 : 1, &ex, &p, &st);
     CHECK_OK(st);
     Profile r;
     if (st.code == TS_OK) {
@@ -174,7 +183,7 @@ void check_discords(const std::vector<double>& x, int m, int64_t k, const char* 
     const std::vector<int64_t> want = oracle_discords(o, k, m, want_d);
     TsDiscords d;
     TsStatus st;
-    tsm_discords(x.data(), (int64_t)x.size(), m, k, NAN, m, method, &ex, &d, &st);
+    tsm_discords(x.data(), (int64_t)x.size(), m, k, NAN, m, method, o.raw ? 0 : 1, &ex, &d, &st);
     CHECK_OK(st);
     if (st.code != TS_OK) return;
     CHECK_EQ(d.count, (int64_t)want.size());
@@ -219,7 +228,7 @@ void check_motifs(const std::vector<double>& x, int m, int64_t k, const char* me
     const std::vector<Pair> want = oracle_motifs(o, k, excl);
     TsMotifs r;
     TsStatus st;
-    tsm_motifs(x.data(), (int64_t)x.size(), m, k, excl, method, 10, &ex, &r, &st);
+    tsm_motifs(x.data(), (int64_t)x.size(), m, k, excl, method, 10, o.raw ? 0 : 1, &ex, &r, &st);
     CHECK_OK(st);
     if (st.code != TS_OK) return;
     bool same = r.count == (int64_t)want.size();
@@ -231,11 +240,12 @@ void check_motifs(const std::vector<double>& x, int m, int64_t k, const char* me
 }
 
 // Every non-overlapping occurrence of the pattern among the windows without a gap.
-void check_match(const std::vector<double>& x, const std::vector<double>& pattern, TsExec ex, const std::string& what) {
+void check_match(const std::vector<double>& x, const std::vector<double>& pattern, TsExec ex, const std::string& what,
+                 bool raw = false) {
     const int m = (int)pattern.size();
     std::vector<double> joined(x);
     joined.insert(joined.end(), pattern.begin(), pattern.end());
-    const GapOracle o = oracle_of(joined, m);  // the pattern is its last window
+    const GapOracle o = oracle_of(joined, m, raw);  // the pattern is its last window
     const int64_t N = (int64_t)x.size() - m + 1, p = o.count() - 1;
     std::vector<int64_t> order;
     for (int64_t j = 0; j < N; ++j)
@@ -249,12 +259,13 @@ void check_match(const std::vector<double>& x, const std::vector<double>& patter
     }
     TsMatches r;
     TsStatus st;
-    tsm_match(x.data(), (int64_t)x.size(), pattern.data(), m, NAN, TS_ARG_NULL, m, &ex, &r, &st);
+    tsm_match(x.data(), (int64_t)x.size(), pattern.data(), m, NAN, TS_ARG_NULL, m, raw ? 0 : 1, &ex, &r, &st);
     CHECK_OK(st);
     if (st.code != TS_OK) return;
     bool same = r.count == (int64_t)want.size();
     for (int64_t t = 0; same && t < r.count; ++t)
-        same = r.pos[t] == want[t] && std::fabs(r.dist[t] - (double)o.d(p, want[t])) <= 1e-9;
+        same = r.pos[t] == want[t] &&
+               std::fabs(r.dist[t] - (double)o.d(p, want[t])) <= 1e-9 * std::max(1.0L, o.d(p, want[t]));
     if (!same) std::printf("    %s: %lld matches, oracle %zu\n", what.c_str(), (long long)r.count, want.size());
     CHECK(same);
 }
@@ -316,16 +327,17 @@ TEST(gaps_profile_several_segments) {
     CHECK_EQ(bad, 0);
 }
 
-TEST(gaps_tiles_equal_the_single_call) {
+// Tiles of either distance, with gaps, merge to the single call's profile.
+void check_tiles_with_gaps(bool raw) {
     std::vector<double> x = tsmt::random_walk(3000, 21);
     for (int64_t i = 7; i < 3000; i += 211) x[i] = std::nan("");
     TsExec ex = tsmt::cpu_exec();
-    const Profile whole = run_profile(x, 30, 8, ex);
+    const Profile whole = run_profile(x, 30, 8, ex, raw);
     std::vector<int64_t> acc;
     TsStatus st;
     for (int t = 1; t <= 3; ++t) {
         TsPartialProfile pp;
-        tsm_matrix_profile_tile(x.data(), (int64_t)x.size(), 30, 8, t, 3, &ex, &pp, &st);
+        tsm_matrix_profile_tile(x.data(), (int64_t)x.size(), 30, 8, t, 3, raw ? 0 : 1, &ex, &pp, &st);
         CHECK_OK(st);
         if (st.code != TS_OK) return;
         std::vector<int64_t> part(pp.data, pp.data + pp.words);
@@ -333,13 +345,20 @@ TEST(gaps_tiles_equal_the_single_call) {
         else tsm_matrix_profile_merge(acc.data(), (int64_t)acc.size(), part.data(), (int64_t)part.size(), &st);
     }
     TsProfile p;
-    int32_t m = 0;
+    int32_t m = 0, normalize = -1;
     int64_t excl = 0;
-    tsm_matrix_profile_from_tiles(x.data(), (int64_t)x.size(), acc.data(), (int64_t)acc.size(), &ex, &p, &m, &excl, &st);
+    tsm_matrix_profile_from_tiles(x.data(), (int64_t)x.size(), acc.data(), (int64_t)acc.size(), &ex, &p, &m, &excl,
+                                  &normalize, &st);
     CHECK_OK(st);
     if (st.code != TS_OK) return;
+    CHECK_EQ(normalize, raw ? 0 : 1);
     CHECK(std::vector<double>(p.dist, p.dist + p.count) == whole.dist);
     CHECK(std::vector<int64_t>(p.index, p.index + p.count) == whole.index);
+}
+
+TEST(gaps_tiles_equal_the_single_call) {
+    check_tiles_with_gaps(false);
+    check_tiles_with_gaps(true);
 }
 
 TEST(gaps_discords_both_methods_match_brute_force) {
@@ -379,8 +398,51 @@ TEST(gaps_match_and_outliers) {
     TsExec ex = tsmt::cpu_exec();
     TsMatches r;
     TsStatus st;
-    CHECK_EQ(tsm_match(x.data(), 100, pattern.data(), 10, NAN, TS_ARG_NULL, 10, &ex, &r, &st), (int)TS_INVALID_ARGUMENT);
+    CHECK_EQ(tsm_match(x.data(), 100, pattern.data(), 10, NAN, TS_ARG_NULL, 10, 1, &ex, &r, &st), (int)TS_INVALID_ARGUMENT);
     CHECK(std::string(st.sqlstate) == "22023" && std::string(st.message).find("pattern") != std::string::npos);
+}
+
+// ---- raw values (normalized => false): a window with a gap has no distance too
+
+TEST(gaps_raw_profile_matches_brute_force) {
+    const int m = 20;
+    for (const Series& s : gap_layouts(700, 41)) {
+        const GapOracle o = oracle_of(s.x, m, true);
+        for (int64_t excl : {int64_t(1), int64_t(6), int64_t(m)}) {
+            check_profile(run_profile(s.x, m, excl, tsmt::cpu_exec(), true), o, excl, s.name + " (raw)");
+            check_profile(run_profile(s.x, m, excl, tsmt::cpu_exec(1), true), o, excl, s.name + " (raw, 1 thread)");
+        }
+    }
+    // several segments, readings on a large offset (the raw sweep's centred form)
+    std::vector<double> x = tsmt::random_walk(20000, 42);
+    for (double& v : x) v += 1e6;
+    for (int64_t i : {0, 8191, 8192, 12345, 19999}) x[i] = std::nan("");
+    const Profile p = run_profile(x, 40, 10, tsmt::cpu_exec(), true);
+    const GapOracle o = oracle_of(x, 40, true);
+    int bad = 0;
+    for (int64_t i = 0; i < o.count(); i += 131) {
+        if (o.gap[i]) {
+            bad += !(p.index[i] == -1 && std::isinf(p.dist[i]));
+            continue;
+        }
+        long double best = kInf;
+        for (int64_t j = 0; j < o.count(); ++j)
+            if (!o.gap[j] && std::llabs(i - j) >= 10) best = std::min(best, o.d(i, j));
+        bad += !(p.index[i] >= 0 && !o.gap[p.index[i]] && std::fabs(p.dist[i] - (double)best) <= 1e-6 * (1 + best));
+    }
+    CHECK_EQ(bad, 0);
+}
+
+TEST(gaps_raw_discords_motifs_match_brute_force) {
+    const int m = 16;
+    for (const Series& s : gap_layouts(400, 43)) {
+        const GapOracle o = oracle_of(s.x, m, true);
+        for (int64_t k : {int64_t(1), int64_t(3)}) {
+            check_discords(s.x, m, k, "matrix_profile", tsmt::cpu_exec(), o, s.name + " (raw)");
+            check_motifs(s.x, m, k, "matrix_profile", tsmt::cpu_exec(), o, s.name + " (raw)");
+        }
+        check_match(s.x, tsmt::random_walk(24, 44), tsmt::cpu_exec(), s.name + " (raw)", true);
+    }
 }
 
 // ---- GPU == CPU ------------------------------------------------------------------
@@ -410,5 +472,30 @@ GPU_TEST(gaps_gpu_equals_cpu) {
             CHECK(c.index == g.index);
             CHECK(c.dist == g.dist);
         }
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
+
+GPU_TEST(gaps_raw_gpu_equals_cpu) {
+    const int m = 20;
+    for (const Series& s : gap_layouts(5000, 51)) {
+        for (int64_t excl : {int64_t(1), int64_t(m)}) {
+            const Profile c = run_profile(s.x, m, excl, tsmt::cpu_exec(), true);
+            const Profile g = run_profile(s.x, m, excl, tsmt::gpu_exec(), true);
+            CHECK(c.index == g.index);
+            CHECK(c.dist == g.dist);
+        }
+        const GapOracle o = oracle_of(s.x, m, true);
+        check_discords(s.x, m, 3, "matrix_profile", tsmt::gpu_exec(), o, s.name + " (raw, GPU)");
+        check_motifs(s.x, m, 2, "matrix_profile", tsmt::gpu_exec(), o, s.name + " (raw, GPU)");
+        check_match(s.x, tsmt::random_walk(24, 52), tsmt::gpu_exec(), s.name + " (raw, GPU)", true);
+    }
+    std::vector<double> x = tsmt::random_walk(3 * 8192 + 777, 53);
+    for (size_t i = 11; i < x.size(); i += 37) x[i] = std::nan("");
+    for (int mm : {3, 30}) {
+        const Profile c = run_profile(x, mm, mm, tsmt::cpu_exec(), true);
+        const Profile g = run_profile(x, mm, mm, tsmt::gpu_exec(), true);
+        CHECK(c.index == g.index);
+        CHECK(c.dist == g.dist);
+    }
     CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
 }

@@ -66,7 +66,7 @@ Oracle brute_force(const std::vector<double>& x, int m, int64_t excl) {
 tsm::MatrixProfile run(const std::vector<double>& x, int m, int64_t excl, TsExec ex) {
     TsProfile p;
     TsStatus st;
-    tsm_matrix_profile(x.data(), x.size(), m, excl, &ex, &p, &st);
+    tsm_matrix_profile(x.data(), x.size(), m, excl, 1, &ex, &p, &st);
     CHECK_OK(st);
     tsm::MatrixProfile r;
     if (st.code == TS_OK) {
@@ -293,7 +293,7 @@ TEST(mp_rejects_bad_arguments) {
     TsProfile p;
     TsStatus st;
     auto err = [&](int64_t n, int m, int64_t excl, const double* data) {
-        int rc = tsm_matrix_profile(data, n, m, excl, &ex, &p, &st);
+        int rc = tsm_matrix_profile(data, n, m, excl, 1, &ex, &p, &st);
         return rc == TS_INVALID_ARGUMENT && std::string(st.sqlstate) == "22023";
     };
     CHECK(err(100, 2, 1, x.data()));             // m < 3
@@ -309,7 +309,7 @@ TEST(mp_rejects_bad_arguments) {
     y[50] = NAN;  // a gap (test_gaps.cpp), not an error
     CHECK(!err(100, 10, 3, y.data()));
     // exclusion = n − m: only windows 0 and n − m have a neighbour (each other)
-    int rc = tsm_matrix_profile(x.data(), 100, 10, 90, &ex, &p, &st);
+    int rc = tsm_matrix_profile(x.data(), 100, 10, 90, 1, &ex, &p, &st);
     CHECK_EQ(rc, TS_OK);
     if (rc == TS_OK) {
         CHECK_EQ(p.count, 91);
@@ -390,7 +390,7 @@ GPU_TEST(mp_gpu_throughput_n2e17_m100) {
     auto t0 = std::chrono::steady_clock::now();
     TsProfile p;
     TsStatus st;
-    tsm_matrix_profile(x.data(), x.size(), m, 26, &ex, &p, &st);
+    tsm_matrix_profile(x.data(), x.size(), m, 26, 1, &ex, &p, &st);
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     CHECK_OK(st);
     double n = (double)x.size();
@@ -418,7 +418,7 @@ GPU_TEST(mp_gpu_throughput_n2e20) {
             auto t0 = std::chrono::steady_clock::now();
             TsProfile p;
             TsStatus st;
-            tsm_matrix_profile(x.data(), x.size(), m, excl, &ex, &p, &st);
+            tsm_matrix_profile(x.data(), x.size(), m, excl, 1, &ex, &p, &st);
             double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             CHECK_OK(st);
             if (st.code != TS_OK) continue;

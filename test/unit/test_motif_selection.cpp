@@ -90,7 +90,7 @@ Pairs selected(const std::vector<double>& x, int m, int64_t k, int64_t excl, int
     TsExec ex = tsmt::cpu_exec(threads);
     TsProfile p;
     TsStatus st;
-    tsm_matrix_profile(x.data(), (int64_t)x.size(), m, excl, &ex, &p, &st);
+    tsm_matrix_profile(x.data(), (int64_t)x.size(), m, excl, 1, &ex, &p, &st);
     CHECK_EQ(st.code, (int)TS_OK);
     if (st.code != TS_OK) return {};
     const std::vector<double> xs = tsm::unit_scaled(x.data(), (int64_t)x.size());

@@ -149,7 +149,7 @@ Pairs from_profile(const std::vector<double>& x, int m, int64_t k, int64_t excl,
                    const std::vector<int64_t>& pi) {
     TsMotifs o;
     TsStatus st;
-    tsm_motifs_from_profile(x.data(), x.size(), m, pi.data(), k, excl, &ex, &o, &st);
+    tsm_motifs_from_profile(x.data(), x.size(), m, pi.data(), k, excl, 1, &ex, &o, &st);
     CHECK_OK(st);
     return st.code == TS_OK ? to_pairs(o) : Pairs{};
 }
@@ -159,7 +159,7 @@ std::vector<MatchRow> match(const std::vector<double>& x, const std::vector<doub
                             int64_t excl, TsExec ex) {
     TsMatches o;
     TsStatus st;
-    tsm_match(x.data(), x.size(), p.data(), (int)p.size(), maxd, k < 0 ? TS_ARG_NULL : k, excl, &ex, &o, &st);
+    tsm_match(x.data(), x.size(), p.data(), (int)p.size(), maxd, k < 0 ? TS_ARG_NULL : k, excl, 1, &ex, &o, &st);
     CHECK_OK(st);
     std::vector<MatchRow> r;
     if (st.code == TS_OK)
@@ -633,7 +633,7 @@ namespace {
 Pairs motifs_by(const std::vector<double>& x, int m, int64_t k, int method, TsExec ex) {
     TsMotifs o;
     TsStatus st;
-    tsm_motifs(x.data(), x.size(), m, k, m, tsm::args::kMotifMethods[method], 10, &ex, &o, &st);
+    tsm_motifs(x.data(), x.size(), m, k, m, tsm::args::kMotifMethods[method], 10, 1, &ex, &o, &st);
     CHECK_OK(st);
     return st.code == TS_OK ? to_pairs(o) : Pairs{};
 }
@@ -746,19 +746,19 @@ TEST(motifs_invalid_arguments_are_rejected) {
     y[50] = NAN;  // a gap (test_gaps.cpp): no error, and no pair holds it
     CHECK(tsm_motifs_mk(y.data(), 100, 10, 1, 10, 10, &ex, &o, &st) == TS_OK && o.count == 1);
     CHECK(o.count == 1 && (o.pos_a[0] > 50 || o.pos_a[0] < 41) && (o.pos_b[0] > 50 || o.pos_b[0] < 41));
-    bad(tsm_match(x.data(), 100, p.data(), 2, NAN, TS_ARG_NULL, 2, &ex, &mo, &st));
-    bad(tsm_match(x.data(), 5, p.data(), 10, NAN, TS_ARG_NULL, 10, &ex, &mo, &st));
-    bad(tsm_match(x.data(), 100, p.data(), 10, -1.0, TS_ARG_NULL, 10, &ex, &mo, &st));
-    bad(tsm_match(x.data(), 100, p.data(), 10, NAN, 0, 10, &ex, &mo, &st));
-    bad(tsm_match(x.data(), 100, p.data(), 10, NAN, -2, 10, &ex, &mo, &st));
-    bad(tsm_match(x.data(), 100, p.data(), 10, NAN, TS_ARG_NULL, 0, &ex, &mo, &st));
+    bad(tsm_match(x.data(), 100, p.data(), 2, NAN, TS_ARG_NULL, 2, 1, &ex, &mo, &st));
+    bad(tsm_match(x.data(), 5, p.data(), 10, NAN, TS_ARG_NULL, 10, 1, &ex, &mo, &st));
+    bad(tsm_match(x.data(), 100, p.data(), 10, -1.0, TS_ARG_NULL, 10, 1, &ex, &mo, &st));
+    bad(tsm_match(x.data(), 100, p.data(), 10, NAN, 0, 10, 1, &ex, &mo, &st));
+    bad(tsm_match(x.data(), 100, p.data(), 10, NAN, -2, 10, 1, &ex, &mo, &st));
+    bad(tsm_match(x.data(), 100, p.data(), 10, NAN, TS_ARG_NULL, 0, 1, &ex, &mo, &st));
     auto q = p;
     q[3] = NAN;  // a gap in the pattern matches nothing: an error
-    bad(tsm_match(x.data(), 100, q.data(), 10, NAN, TS_ARG_NULL, 10, &ex, &mo, &st));
+    bad(tsm_match(x.data(), 100, q.data(), 10, NAN, TS_ARG_NULL, 10, 1, &ex, &mo, &st));
     CHECK(std::string(st.message).find("pattern contains a NaN or infinite value at position 4") != std::string::npos);
-    CHECK(tsm_match(x.data(), 10, p.data(), 10, NAN, TS_ARG_NULL, 10, &ex, &mo, &st) == TS_OK && mo.count == 1);
+    CHECK(tsm_match(x.data(), 10, p.data(), 10, NAN, TS_ARG_NULL, 10, 1, &ex, &mo, &st) == TS_OK && mo.count == 1);
     std::vector<int64_t> pi(91, 200);
-    bad(tsm_motifs_from_profile(x.data(), 100, 10, pi.data(), 1, 10, &ex, &o, &st));
+    bad(tsm_motifs_from_profile(x.data(), 100, 10, pi.data(), 1, 10, 1, &ex, &o, &st));
 }
 
 // ---- GPU == CPU ------------------------------------------------------------------

@@ -136,7 +136,7 @@ Result run_on(const std::vector<double>& x, int m, int64_t excl, int copies) {
     TsStatus st;
     TsExec ex = on_devices(copies);
     TsProfile p;
-    tsm_matrix_profile(x.data(), x.size(), m, excl, &ex, &p, &st);
+    tsm_matrix_profile(x.data(), x.size(), m, excl, 1, &ex, &p, &st);
     CHECK_OK(st);
     CHECK_EQ(ex.used_backend, (int)TS_BACKEND_GPU);
     if (st.code != TS_OK) return r;
@@ -144,7 +144,7 @@ Result run_on(const std::vector<double>& x, int m, int64_t excl, int copies) {
     r.index.assign(p.index, p.index + p.count);
     ex = on_devices(copies);
     TsDiscords d;
-    tsm_discords(x.data(), x.size(), m, 5, NAN, excl, "auto", &ex, &d, &st);
+    tsm_discords(x.data(), x.size(), m, 5, NAN, excl, "auto", 1, &ex, &d, &st);
     CHECK_OK(st);
     CHECK_EQ(std::string(ex.used_method ? ex.used_method : ""), std::string("matrix_profile"));
     if (st.code == TS_OK) {
@@ -154,7 +154,7 @@ Result run_on(const std::vector<double>& x, int m, int64_t excl, int copies) {
     }
     ex = on_devices(copies);
     TsMotifs mo;
-    tsm_motifs(x.data(), x.size(), m, 3, excl, "matrix_profile", 10, &ex, &mo, &st);
+    tsm_motifs(x.data(), x.size(), m, 3, excl, "matrix_profile", 10, 1, &ex, &mo, &st);
     CHECK_OK(st);
     if (st.code == TS_OK) {
         r.mot_a.assign(mo.pos_a, mo.pos_a + mo.count);
@@ -214,7 +214,7 @@ GPU_TEST(gpu_tile_keys_split_over_listed_devices_are_one_gpus) {
         TsExec ex = on_devices(copies);
         TsPartialProfile pp;
         TsStatus st;
-        tsm_matrix_profile_tile(x.data(), x.size(), 64, 17, 2, 3, &ex, &pp, &st);
+        tsm_matrix_profile_tile(x.data(), x.size(), 64, 17, 2, 3, 1, &ex, &pp, &st);
         CHECK_OK(st);
         got.push_back(st.code == TS_OK ? std::vector<int64_t>(pp.data, pp.data + pp.words) : std::vector<int64_t>());
     }
@@ -233,7 +233,7 @@ GPU_TEST(gpu_split_profile_cancels_and_frees_every_device_buffer) {
     g_polls = 0;
     TsProfile p;
     TsStatus st;
-    CHECK_EQ(tsm_matrix_profile(x.data(), x.size(), 100, 26, &ex, &p, &st), (int)TS_CANCELLED);
+    CHECK_EQ(tsm_matrix_profile(x.data(), x.size(), 100, 26, 1, &ex, &p, &st), (int)TS_CANCELLED);
     CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
     int64_t allocs = 0, frees = 0;
     tsm_gpu_alloc_counts(&allocs, &frees);
@@ -248,7 +248,7 @@ GPU_TEST(gpu_a_listed_device_that_does_not_exist_is_an_error_at_use) {
     ex.gpu_devices[1] = visible;  // one past the last
     const std::vector<double> x = tsmt::random_walk(8000, 41);
     TsProfile p;
-    CHECK_EQ(tsm_matrix_profile(x.data(), x.size(), 50, 13, &ex, &p, &st), (int)TS_INVALID_ARGUMENT);
+    CHECK_EQ(tsm_matrix_profile(x.data(), x.size(), 50, 13, 1, &ex, &p, &st), (int)TS_INVALID_ARGUMENT);
     CHECK_EQ(std::string(st.sqlstate), std::string("22023"));
     CHECK(std::string(st.message).find("names GPU " + std::to_string(visible)) != std::string::npos);
 }

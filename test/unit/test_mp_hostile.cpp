@@ -67,7 +67,7 @@ struct Profile {
 Profile profile(const std::vector<double>& x, int m, int64_t excl, TsExec ex) {
     TsProfile p;
     TsStatus st;
-    tsm_matrix_profile(x.data(), x.size(), m, excl, &ex, &p, &st);
+    tsm_matrix_profile(x.data(), x.size(), m, excl, 1, &ex, &p, &st);
     CHECK_OK(st);
     Profile r;
     if (st.code == TS_OK) {
@@ -340,7 +340,7 @@ struct Matches {
 Matches match(const std::vector<double>& x, const std::vector<double>& p, TsExec ex) {
     TsMatches r;
     TsStatus st;
-    tsm_match(x.data(), x.size(), p.data(), p.size(), NAN, TS_ARG_NULL, p.size(), &ex, &r, &st);
+    tsm_match(x.data(), x.size(), p.data(), p.size(), NAN, TS_ARG_NULL, p.size(), 1, &ex, &r, &st);
     CHECK_OK(st);
     Matches out;
     if (st.code == TS_OK) {

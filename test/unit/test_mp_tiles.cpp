@@ -17,10 +17,10 @@ struct Profile {
     std::vector<int64_t> index;
 };
 
-Profile whole(const std::vector<double>& x, int m, int64_t excl, TsExec ex) {
+Profile whole(const std::vector<double>& x, int m, int64_t excl, TsExec ex, int normalize = 1) {
     TsProfile p;
     TsStatus st;
-    tsm_matrix_profile(x.data(), x.size(), m, excl, &ex, &p, &st);
+    tsm_matrix_profile(x.data(), x.size(), m, excl, normalize, &ex, &p, &st);
     CHECK_OK(st);
     Profile r;
     if (st.code == TS_OK) {
@@ -30,10 +30,11 @@ Profile whole(const std::vector<double>& x, int m, int64_t excl, TsExec ex) {
     return r;
 }
 
-std::vector<int64_t> tile(const std::vector<double>& x, int m, int64_t excl, int t, int tiles, TsExec ex) {
+std::vector<int64_t> tile(const std::vector<double>& x, int m, int64_t excl, int t, int tiles, TsExec ex,
+                          int normalize = 1) {
     TsPartialProfile pp;
     TsStatus st;
-    tsm_matrix_profile_tile(x.data(), x.size(), m, excl, t, tiles, &ex, &pp, &st);
+    tsm_matrix_profile_tile(x.data(), x.size(), m, excl, t, tiles, normalize, &ex, &pp, &st);
     CHECK_OK(st);
     return st.code == TS_OK ? std::vector<int64_t>(pp.data, pp.data + pp.words) : std::vector<int64_t>();
 }
@@ -41,10 +42,10 @@ std::vector<int64_t> tile(const std::vector<double>& x, int m, int64_t excl, int
 // Every tile of `tiles`, merged in the order given by `order` (a permutation
 // of 1 .. tiles), on the exec `ex`.
 std::vector<int64_t> merged_tiles(const std::vector<double>& x, int m, int64_t excl, int tiles, TsExec ex,
-                                  const std::vector<int>& order) {
+                                  const std::vector<int>& order, int normalize = 1) {
     std::vector<int64_t> acc;
     for (int t : order) {
-        std::vector<int64_t> part = tile(x, m, excl, t, tiles, ex);
+        std::vector<int64_t> part = tile(x, m, excl, t, tiles, ex, normalize);
         if (acc.empty()) {
             acc = part;
             continue;
@@ -56,11 +57,13 @@ std::vector<int64_t> merged_tiles(const std::vector<double>& x, int m, int64_t e
     return acc;
 }
 
-Profile from_tiles(const std::vector<double>& x, const std::vector<int64_t>& merged, TsExec ex, TsStatus* st) {
+Profile from_tiles(const std::vector<double>& x, const std::vector<int64_t>& merged, TsExec ex, TsStatus* st,
+                   int32_t* normalize = nullptr) {
     TsProfile p;
-    int32_t m = 0;
+    int32_t m = 0, norm = 1;
     int64_t excl = 0;
-    tsm_matrix_profile_from_tiles(x.data(), x.size(), merged.data(), merged.size(), &ex, &p, &m, &excl, st);
+    tsm_matrix_profile_from_tiles(x.data(), x.size(), merged.data(), merged.size(), &ex, &p, &m, &excl, &norm, st);
+    if (normalize) *normalize = norm;
     Profile r;
     if (st->code == TS_OK) {
         r.dist.assign(p.dist, p.dist + p.count);
@@ -191,10 +194,10 @@ TEST(mp_tiles_refuse_what_does_not_belong_together) {
     TsStatus st;
     auto is_22023 = [&](const TsStatus& s) { return s.code == TS_INVALID_ARGUMENT && std::string(s.sqlstate) == "22023"; };
     TsPartialProfile pp;
-    CHECK(tsm_matrix_profile_tile(x.data(), x.size(), 50, 13, 0, 4, &ex, &pp, &st) != TS_OK && is_22023(st));
-    CHECK(tsm_matrix_profile_tile(x.data(), x.size(), 50, 13, 5, 4, &ex, &pp, &st) != TS_OK && is_22023(st));
-    CHECK(tsm_matrix_profile_tile(x.data(), x.size(), 50, 13, 1, 0, &ex, &pp, &st) != TS_OK && is_22023(st));
-    CHECK(tsm_matrix_profile_tile(x.data(), x.size(), 2, 13, 1, 4, &ex, &pp, &st) != TS_OK && is_22023(st));
+    CHECK(tsm_matrix_profile_tile(x.data(), x.size(), 50, 13, 0, 4, 1, &ex, &pp, &st) != TS_OK && is_22023(st));
+    CHECK(tsm_matrix_profile_tile(x.data(), x.size(), 50, 13, 5, 4, 1, &ex, &pp, &st) != TS_OK && is_22023(st));
+    CHECK(tsm_matrix_profile_tile(x.data(), x.size(), 50, 13, 1, 0, 1, &ex, &pp, &st) != TS_OK && is_22023(st));
+    CHECK(tsm_matrix_profile_tile(x.data(), x.size(), 2, 13, 1, 4, 1, &ex, &pp, &st) != TS_OK && is_22023(st));
 
     // a missing tile: named in the message
     std::vector<int64_t> three = merged_tiles(x, 50, 13, 4, ex, {1, 2, 4});
@@ -255,4 +258,29 @@ GPU_TEST(mp_tiles_gpu_keys_equal_cpu_keys) {
             CHECK(tile(w, 3, 2, t, tiles, tsmt::cpu_exec()) == tile(w, 3, 2, t, tiles, tsmt::gpu_exec()));
     }
     CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
+}
+
+TEST(mp_tiles_raw_values_merge_to_the_single_call) {
+    std::vector<double> x = tsmt::random_walk(30000, 77);
+    x[12000] = 1e9;
+    for (int tiles : {1, 3, 7}) {
+        const std::vector<int64_t> merged = merged_tiles(x, 40, 11, tiles, tsmt::cpu_exec(), one_to(tiles, true), 0);
+        TsStatus st;
+        int32_t normalize = 1;
+        const Profile p = from_tiles(x, merged, tsmt::cpu_exec(), &st, &normalize);
+        CHECK_OK(st);
+        CHECK_EQ(normalize, 0);
+        expect_identical(p, whole(x, 40, 11, tsmt::cpu_exec(), 0), "raw tiles");
+    }
+    // a raw tile and a z-normalised tile of the same series do not merge
+    std::vector<int64_t> a = tile(x, 40, 11, 1, 2, tsmt::cpu_exec(), 0), b = tile(x, 40, 11, 2, 2, tsmt::cpu_exec(), 1);
+    TsStatus st;
+    CHECK(tsm_matrix_profile_merge(a.data(), a.size(), b.data(), b.size(), &st) != TS_OK);
+    CHECK(std::string(st.message).find("distances") != std::string::npos);
+}
+
+GPU_TEST(mp_tiles_raw_values_gpu_equals_cpu) {
+    std::vector<double> x = tsmt::random_walk(40000, 78);
+    for (int t = 1; t <= 3; ++t)
+        CHECK(tile(x, 64, 17, t, 3, tsmt::gpu_exec(), 0) == tile(x, 64, 17, t, 3, tsmt::cpu_exec(), 0));
 }

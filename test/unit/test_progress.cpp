@@ -42,7 +42,7 @@ TEST(matrix_profile_counts_its_sweep_to_the_end) {
         TsExec ex = watched_exec(threads);
         TsProfile p;
         TsStatus st;
-        CHECK_EQ(tsm_matrix_profile(x.data(), (int64_t)x.size(), 50, 13, &ex, &p, &st), (int)TS_OK);
+        CHECK_EQ(tsm_matrix_profile(x.data(), (int64_t)x.size(), 50, 13, 1, &ex, &p, &st), (int)TS_OK);
         CHECK(g_progress.total > 0);
         CHECK_EQ(g_progress.done, g_progress.total);
         CHECK(g_polls > 0);
@@ -57,7 +57,7 @@ GPU_TEST(matrix_profile_on_the_gpu_counts_its_sweep) {
     ex.backend = TS_BACKEND_GPU;
     TsProfile p;
     TsStatus st;
-    CHECK_EQ(tsm_matrix_profile(x.data(), (int64_t)x.size(), 100, 26, &ex, &p, &st), (int)TS_OK);
+    CHECK_EQ(tsm_matrix_profile(x.data(), (int64_t)x.size(), 100, 26, 1, &ex, &p, &st), (int)TS_OK);
     CHECK(g_progress.total > 0);
     CHECK(g_progress.done <= g_progress.total);  // the last launch is waited for with the finalisation
     CHECK_EQ(g_backwards, (int64_t)0);
@@ -69,7 +69,7 @@ TEST(match_and_shapelets_count_their_work) {
     TsExec ex = watched_exec(1);
     TsMatches mt;
     TsStatus st;
-    CHECK_EQ(tsm_match(x.data(), 5000, x.data() + 100, 40, NAN, 5, 40, &ex, &mt, &st), (int)TS_OK);
+    CHECK_EQ(tsm_match(x.data(), 5000, x.data() + 100, 40, NAN, 5, 40, 1, &ex, &mt, &st), (int)TS_OK);
     CHECK_EQ(g_progress.total, (int64_t)(5000 - 40 + 1));
     CHECK_EQ(g_progress.done, g_progress.total);
 
@@ -96,15 +96,15 @@ TEST(pd3_and_mk_say_their_work_depends_on_the_data) {
     TsExec ex = watched_exec(1);
     TsDiscords d;
     TsStatus st;
-    CHECK_EQ(tsm_discords(x.data(), 3000, 30, 2, NAN, 30, "pd3", &ex, &d, &st), (int)TS_OK);
+    CHECK_EQ(tsm_discords(x.data(), 3000, 30, 2, NAN, 30, "pd3", 1, &ex, &d, &st), (int)TS_OK);
     CHECK_EQ(g_progress.total, (int64_t)-1);
     ex = watched_exec(1);
     TsMotifs mo;
-    CHECK_EQ(tsm_motifs(x.data(), 3000, 30, 1, 30, "mk", 10, &ex, &mo, &st), (int)TS_OK);
+    CHECK_EQ(tsm_motifs(x.data(), 3000, 30, 1, 30, "mk", 10, 1, &ex, &mo, &st), (int)TS_OK);
     CHECK_EQ(g_progress.total, (int64_t)-1);
     // the profile's selection of motifs after the profile: unknown again
     ex = watched_exec(1);
-    CHECK_EQ(tsm_motifs(x.data(), 3000, 30, 1, 30, "matrix_profile", 10, &ex, &mo, &st), (int)TS_OK);
+    CHECK_EQ(tsm_motifs(x.data(), 3000, 30, 1, 30, "matrix_profile", 10, 1, &ex, &mo, &st), (int)TS_OK);
     CHECK_EQ(g_progress.total, (int64_t)-1);
 }
 
@@ -113,7 +113,7 @@ TEST(no_progress_struct_is_fine) {
     TsExec ex = tsmt::cpu_exec(2);  // progress NULL
     TsProfile p;
     TsStatus st;
-    CHECK_EQ(tsm_matrix_profile(x.data(), 2000, 20, 6, &ex, &p, &st), (int)TS_OK);
+    CHECK_EQ(tsm_matrix_profile(x.data(), 2000, 20, 6, 1, &ex, &p, &st), (int)TS_OK);
 }
 
 // ---- estimates --------------------------------------------------------------
