@@ -8,7 +8,7 @@ BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
-SELECT plan(30);
+SELECT plan(38);
 
 CREATE TEMP TABLE sig AS
   SELECT i, sin(i * 0.21) + 0.3 * sin(i * 1.3) + CASE WHEN i BETWEEN 700 AND 712 THEN 1.5 ELSE 0 END AS v
@@ -111,6 +111,38 @@ SELECT throws_ok($$SELECT * FROM ts_matrix_profile_arrays(ARRAY[1, 2, 3, 4, 5, 6
 SELECT lives_ok($$SELECT * FROM ts_motifs_from_tiles(array_fill(NULL::float8, ARRAY[40]),
                     ts_matrix_profile_tile(array_fill(NULL::float8, ARRAY[40]), 4, 1, 1, 4))$$,
                 'a series of gaps alone gives no rows, no error');
+
+-- with normalized => false (raw-value distances) the same properties hold,
+-- and gaps stays the last argument, after normalized
+CREATE TEMP TABLE clean_raw AS
+  SELECT * FROM ts_matrix_profile((SELECT array_agg(v ORDER BY i) FROM sig), 20, normalized => false);
+CREATE TEMP TABLE prof_raw AS
+  SELECT * FROM ts_matrix_profile((SELECT array_agg(v ORDER BY i) FROM holed), 20, NULL, false, 'skip');
+SELECT is((SELECT count(*)::int FROM prof_raw WHERE pg_temp.has_gap(pos) <> (distance IS NULL)), 0,
+          'raw values: a window has NULL distance exactly when it holds a gap');
+SELECT is((SELECT count(*)::int FROM prof_raw WHERE neighbor IS NOT NULL AND pg_temp.has_gap(neighbor)), 0,
+          'raw values: no window has a neighbour that holds a gap');
+SELECT is((SELECT count(*)::int FROM prof_raw p JOIN clean_raw c USING (pos)
+           WHERE p.distance IS NOT NULL AND NOT pg_temp.has_gap(c.neighbor)
+             AND (p.neighbor <> c.neighbor OR abs(p.distance - c.distance) > 1e-9 * c.distance)), 0,
+          'raw values: a window whose neighbour held no gap keeps neighbour and distance');
+SELECT is((SELECT count(*)::int FROM ts_discords((SELECT array_agg(v ORDER BY i) FROM holed), 20, 3,
+                                                 normalized => false) d
+           WHERE pg_temp.has_gap(d.pos) OR pg_temp.has_gap(d.neighbor)), 0,
+          'raw values: no discord and no discord''s neighbour holds a gap');
+SELECT is((SELECT count(*)::int FROM ts_motifs('SELECT v FROM holed ORDER BY i', 20, 3, normalized => false) t
+           WHERE pg_temp.has_gap(t.pos_a) OR pg_temp.has_gap(t.pos_b)), 0,
+          'raw values: no motif member holds a gap');
+SELECT is((SELECT count(*)::int FROM ts_match((SELECT array_agg(v ORDER BY i) FROM holed),
+                                              (SELECT array_agg(v ORDER BY i) FROM sig WHERE i BETWEEN 500 AND 519),
+                                              NULL, 5, NULL, false) t
+           WHERE pg_temp.has_gap(t.pos)), 0,
+          'raw values: no match holds a gap');
+SELECT throws_ok($$SELECT * FROM ts_matrix_profile((SELECT array_agg(v ORDER BY i) FROM holed), 20, NULL, false, 'error')$$,
+                 '22004', NULL, 'gaps => ''error'' after normalized => false rejects a NULL');
+SELECT throws_ok($$SELECT * FROM ts_matrix_profile_tile(ARRAY[1, 2, 'NaN', 4, 5, 6, 7, 8, 9]::float8[], 3, 1, 1, NULL,
+                                                        false, 'error')$$,
+                 '22000', NULL, 'the tile''s gaps => ''error'' (after normalized) rejects a NaN');
 
 SELECT * FROM finish();
 ROLLBACK;
