@@ -42,7 +42,7 @@ REGRESS_OPTS = --inputdir=. --outputdir=. --load-extension=plpgsql
 
 # ---- the core: C++17, no PostgreSQL headers --------------------------------
 TSM_CXX ?= g++
-CORE_CXXFLAGS = -std=c++17 -O3 -fPIC -pthread -Wall -Wextra -Wno-unused-parameter -Isrc/core
+CORE_CXXFLAGS = -std=c++17 -O3 -ffp-contract=off -fPIC -pthread -Wall -Wextra -Wno-unused-parameter -Isrc/core
 ifeq ($(WITH_CUDA),yes)
 CORE_CXXFLAGS += -DTSMINE_WITH_CUDA -I$(CUDA_HOME)/include
 CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \

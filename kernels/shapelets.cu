@@ -59,12 +59,15 @@
 #include "progress.h"
 #include "shapelets.h"
 
-// Blocks per SM dist_kernel's registers are sized for (its __launch_bounds__;
-// 1: no constraint).  With the restarts and the best window kept, the default
-// dist_kernel<2> takes 96 registers (5 blocks of 128 threads per SM where
-// shared memory allows 6); 6 caps it at 80 (with some spilling).
-#ifndef TSM_SHAPELETS_DIST_MIN_BLOCKS
-#define TSM_SHAPELETS_DIST_MIN_BLOCKS 1
+// Blocks per SM dist_kernel's registers are sized for (its __launch_bounds__).
+// dist_kernel<1> and <2> fit 80 registers without spilling (6 blocks of 128
+// threads per SM, as before the restarts; unbounded, ptxas takes 114 and
+// 124), dist_kernel<4> 128 (4 blocks).  Defining it (1: no constraint)
+// applies one value to all three.
+#ifdef TSM_SHAPELETS_DIST_MIN_BLOCKS
+#define TSM_DIST_MIN_BLOCKS(maxrpl) TSM_SHAPELETS_DIST_MIN_BLOCKS
+#else
+#define TSM_DIST_MIN_BLOCKS(maxrpl) ((maxrpl) >= 4 ? 4 : 6)
 #endif
 
 namespace tsm {
@@ -122,6 +125,7 @@ struct WindowArgs {
     int n_lengths;
     double* mean;        // relative to the window's first value (screen_stats)
     double* inv_sd;      // 0 for flat windows
+    StoredFrame* frames; // each window's own frame (settle_kernel's direct distances)
     double2* terms;      // (df, dg) of window i ≥ 1 of each series (local_terms)
     uint8_t* has_flat;   // [li·N + j]: any flat window (zeroed before stats_kernel)
     uint8_t* restart;    // restart_windows, per window
@@ -190,7 +194,7 @@ __device__ __forceinline__ int last_at_most(int n, int64_t v, Value value) {
 // ---- window statistics, recurrence terms, start table --------------------------------
 
 // Window statistics on the device, bit-identical with the host's
-// (length_stats): screen_stats per window, and the restart scan.  One warp
+// (length_stats): screen_stats per window (with its own frame), and the restart scan.  One warp
 // per (length, series), a lane per window; the spans of the restart scan go
 // through `terms` (terms_kernel writes the terms there afterwards), and lane
 // 0 scans them.
@@ -208,7 +212,7 @@ __global__ void stats_kernel(SeriesArgs series, WindowArgs win) {
         const int64_t count = series.length[j] - L + 1;
         bool any_flat = false;
         for (int64_t u = lane; u < count; u += 32) {
-            screen_stats(x + u, L, series.frame[j], win.mean + o + u, win.inv_sd + o + u);
+            screen_stats(x + u, L, series.frame[j], win.mean + o + u, win.inv_sd + o + u, win.frames + o + u);
             any_flat |= pivot_is_flat(win.inv_sd[o + u]);
             win.terms[o + u] = make_double2(u > 0 ? step_span(y, u, L) : 0.0, own_span(y, u, L));
         }
@@ -348,14 +352,13 @@ __device__ __forceinline__ void column_done(const double (&c)[RPL], double ib, i
 template <int RPL>
 __device__ __forceinline__ void dist_tile(const DistTask& k, int lane, int64_t pt, int64_t end, bool first,
                                           const double* carry_in, double* carry_out) {
-    double c[RPL], df[RPL], dg[RPL], inv_sd[RPL], best[RPL];
+    double c[RPL], df[RPL], dg[RPL], best[RPL];
     int at[RPL];
 #pragma unroll
     for (int r = 0; r < RPL; ++r) {
         const int64_t p = pt + (int64_t)lane * RPL + r;
-        df[r] = dg[r] = inv_sd[r] = c[r] = 0;
+        df[r] = dg[r] = c[r] = 0;
         if (p < end) {
-            inv_sd[r] = k.inv_sd_a[p];
             if (p > k.g0) {
                 const double2 t = k.terms_a[p];
                 df[r] = t.x;
@@ -397,7 +400,7 @@ __device__ __forceinline__ void dist_tile(const DistTask& k, int lane, int64_t p
     for (int r = 0; r < RPL; ++r) {
         const int64_t p = pt + (int64_t)lane * RPL + r;
         if (p >= end) continue;
-        k.dist[p] = distance_from_best(best[r], inv_sd[r], k.L, k.target_has_flat);
+        k.dist[p] = distance_from_best(best[r], k.inv_sd_a[p], k.L, k.target_has_flat);
         k.arg[p] = at[r];
     }
 }
@@ -486,10 +489,11 @@ __device__ __forceinline__ void restart_row(const DistTask& k, int64_t p, int la
 }
 
 template <int MAXRPL>
-__global__ void __launch_bounds__(kDistWarps * 32, TSM_SHAPELETS_DIST_MIN_BLOCKS)
+__global__ void __launch_bounds__(kDistWarps * 32, TSM_DIST_MIN_BLOCKS(MAXRPL))
 dist_kernel(const Item* items, int n_items, int64_t n_tasks, SeriesArgs series, WindowArgs win,
             StartTableArgs table, DistArgs out) {
     extern __shared__ double smem[];
+    __shared__ DistTask task[kDistWarps];  // in shared memory: its fields take no registers through the tiles
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int64_t global_warp = (int64_t)blockIdx.x * kDistWarps + warp;
     double* carry_in = out.carry_in_shared ? smem + (size_t)warp * 2 * out.max_windows
@@ -512,10 +516,13 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, SeriesArgs series, 
             continue;
         }
         int32_t* arg = out.arg + (int64_t)j * out.pivot_stride + it.pivot_base;
-        DistTask k = dist_task(it, j, g0, g1, dist, arg, series, win, table);
+        DistTask& k = task[warp];
+        if (lane == 0) k = dist_task(it, j, g0, g1, dist, arg, series, win, table);
+        __syncwarp();
         if (!k.start_column) {  // column 0 directly, into the distances' place until the tiles replace them
             for (int64_t p = g0 + lane; p < g1; p += 32) dist[p] = local_comoment(k.a + p, k.mean_a[p], k.b, k.mean_b[0], k.L);
-            k.start_column = dist;
+            __syncwarp();
+            if (lane == 0) k.start_column = dist;
             __syncwarp();
         }
         first_row(k, it, j, series, win, table, lane, carry_in);
@@ -534,10 +541,11 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, SeriesArgs series, 
     }
 }
 
-// The distances of a launch below kVerifyBelow, settled directly (settled_distance:
-// the pivot's window and the best window of the target, as given).  A thread
-// per entry of the distance matrix.
-__global__ void settle_kernel(const Item* items, int n_items, int64_t n_pivots, SeriesArgs series, DistArgs out) {
+// The distances of a launch below kVerifyBelow, settled directly (direct_distance:
+// the pivot's window and the best window of the target, as given, with the
+// frames stats_kernel stored).  A thread per entry of the distance matrix.
+__global__ void settle_kernel(const Item* items, int n_items, int64_t n_pivots, SeriesArgs series, WindowArgs win,
+                              DistArgs out) {
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n_pivots * series.count; e += stride) {
         const int j = (int)(e / n_pivots);
@@ -548,8 +556,10 @@ __global__ void settle_kernel(const Item* items, int n_items, int64_t n_pivots, 
         double fixed;
         if (fixed_distance(it.source, j, series.length[j], it.length, &fixed)) continue;
         const int64_t p = pv - it.pivot_base, u = out.arg[(int64_t)j * out.pivot_stride + pv];
-        *d = direct_distance(series.values + series.offset[it.source] + p, series.values + series.offset[j] + u,
-                             it.length);
+        const int64_t oa = win.window_offset[(int64_t)it.length_index * series.count + it.source];
+        const int64_t ob = win.window_offset[(int64_t)it.length_index * series.count + j];
+        *d = direct_distance(series.values + series.offset[it.source] + p, win.frames[oa + p],
+                             series.values + series.offset[j] + u, win.frames[ob + u], it.length);
     }
 }
 
@@ -1098,6 +1108,7 @@ struct Device {
     int32_t *restarts, *n_restarts;
     unsigned long long* next_task;  // per launch
     double *mean, *inv_sd, *table, *dist, *carry;
+    StoredFrame* frames;
     int32_t* arg;
     double2* terms;
     Cand *lists, *best;                                          // device_lists
@@ -1114,6 +1125,7 @@ Device allocate_device(tsm::gpu::Arena& ar, const Upload& up, const Plan& plan, 
     const size_t next_task = ar.take<unsigned long long>(plan.launches.size());
     const size_t zero_end = ar.off;
     const size_t mean = ar.take<double>(plan.max_entries), inv_sd = ar.take<double>(plan.max_entries);
+    const size_t frames = ar.take<StoredFrame>(plan.max_entries);
     const size_t restart = ar.take<uint8_t>(plan.max_entries), restarts = ar.take<int32_t>(plan.max_entries);
     const size_t n_restarts = ar.take<int32_t>(n_lengths * N);
     const size_t terms = ar.take<double2>(plan.max_entries), table = ar.take<double>(plan.max_table);
@@ -1149,6 +1161,7 @@ Device allocate_device(tsm::gpu::Arena& ar, const Upload& up, const Plan& plan, 
     dev.n_restarts = ar.at<int32_t>(n_restarts);
     dev.mean = ar.at<double>(mean);
     dev.inv_sd = ar.at<double>(inv_sd);
+    dev.frames = ar.at<StoredFrame>(frames);
     dev.terms = ar.at<double2>(terms);
     dev.table = ar.at<double>(table);
     dev.dist = ar.at<double>(dist);
@@ -1165,7 +1178,7 @@ Device allocate_device(tsm::gpu::Arena& ar, const Upload& up, const Plan& plan, 
 WindowArgs window_args(const Device& dev, const Group& g) {
     const int N = dev.series.count;
     return WindowArgs{dev.window_offset + g.l0 * N, dev.lengths + g.l0, (int)(g.l1 - g.l0), dev.mean,
-                      dev.inv_sd, dev.terms, dev.has_flat + g.l0 * N, dev.restart, dev.restarts,
+                      dev.inv_sd, dev.frames, dev.terms, dev.has_flat + g.l0 * N, dev.restart, dev.restarts,
                       dev.n_restarts + g.l0 * N};
 }
 
@@ -1203,7 +1216,7 @@ void launch_scoring(const Device& dev, const Plan& plan, size_t li, const Window
     check(cudaGetLastError(), "dist_kernel launch");
     const int64_t entries = ch.pivots * dev.series.count;
     settle_kernel<<<(unsigned)std::min<int64_t>((entries + 255) / 256, 4096), 256, 0, stream>>>(
-        items, n_items, ch.pivots, dev.series, da);
+        items, n_items, ch.pivots, dev.series, win, da);
     check(cudaGetLastError(), "settle_kernel launch");
     const int blocks = (int)std::min<int64_t>(kc.gain_blocks_max, (ch.pivots + kc.gain_warps - 1) / kc.gain_warps);
     const GainOut out{dev.lists, k, dev.pivot_gain, dev.pivot_gap, dev.pivot_thr};

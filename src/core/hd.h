@@ -1,9 +1,10 @@
 // hd.h — arithmetic that rounds identically on the host and on the device.
 //
 // This is the project's one way to forbid contraction.  The core is compiled
-// with -std=c++17 (ISO mode: GCC never contracts a*b+c into a fused
-// multiply-add, so host code needs no pragma or attribute); nvcc contracts by
-// default.  Code shared by both sides (TSM_HD functions in the *_detail.h
+// with -ffp-contract=off (the Makefile's CORE_CXXFLAGS: GCC's C++ default is
+// fast even with -std=c++17, and it fuses a*b+c in the functions built for
+// FMA targets, such as the hot loops' target("avx2,fma") variants), so host
+// code needs no pragma or attribute; nvcc contracts by default.  Code shared by both sides (TSM_HD functions in the *_detail.h
 // headers) therefore spells every operation whose rounding matters with these
 // helpers: on the device they are the _rn intrinsics, which nvcc never fuses;
 // on the host the plain operators and std::fma.  Division and square root are

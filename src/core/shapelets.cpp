@@ -89,19 +89,26 @@ void length_stats(const Subset& d, int L, LengthStats& out) {
     out.inv_sd.assign(total, 0.0);
     out.df.assign(total, 0.0);
     out.dg.assign(total, 0.0);
+    out.frames.assign(total, StoredFrame{});
     out.restart.assign(total, 0);
+    out.restarts.clear();
+    out.restarts_begin.assign(N + 1, 0);
     for (int64_t j = 0; j < N; ++j) {
+        out.restarts_begin[j] = (int64_t)out.restarts.size();
         if (out.off[j] < 0) continue;
         const double *x = d.x[j], *y = d.scaled[j]->y.data();
         const int64_t U = d.n[j] - L + 1, o = out.off[j];
         double *mean = out.mean.data() + o, *inv_sd = out.inv_sd.data() + o;
         for (int64_t u = 0; u < U; ++u) {
-            screen_stats(x + u, L, d.scaled[j]->frame, &mean[u], &inv_sd[u]);
+            screen_stats(x + u, L, d.scaled[j]->frame, &mean[u], &inv_sd[u], &out.frames[o + u]);
             out.has_flat[j] |= pivot_is_flat(inv_sd[u]) ? 1 : 0;
         }
         for (int64_t u = 1; u < U; ++u) local_terms(y, mean, L, u, &out.df[o + u], &out.dg[o + u]);
         restart_windows(y, U, L, inv_sd, out.restart.data() + o);
+        for (int64_t u = 1; u < U; ++u)
+            if (out.restart[o + u]) out.restarts.push_back(u);
     }
+    out.restarts_begin[N] = (int64_t)out.restarts.size();
 }
 
 // ---- the CPU engine -----------------------------------------------------------
@@ -136,6 +143,38 @@ __attribute__((always_inline)) inline void direct_column(const double* a, const 
     }
 }
 
+// keep_larger over a row in two steps, the same values: the largest
+// C·(1/σ_u) (four running maxima side by side, so that they vectorise; a
+// maximum does not depend on the order of its terms, up to the sign of a
+// zero, which distance_from_best does not see), and, only for a distance that
+// needs_settling recomputes, the first u that holds it.
+__attribute__((always_inline)) inline double row_best(const double* c, const double* inv_sd_b, int64_t U) {
+    typedef double Lanes __attribute__((vector_size(32)));  // the four maxima
+    Lanes m = {-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+               -std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+    int64_t u = 0;
+    for (; u + 4 <= U; u += 4) {
+        Lanes cu, iu;
+        std::memcpy(&cu, c + u, sizeof cu);
+        std::memcpy(&iu, inv_sd_b + u, sizeof iu);
+        const Lanes v = cu * iu;  // hd::mul, four at once (a product rounds once)
+        m = v > m ? v : m;
+    }
+    double best = m[0];
+    for (int l = 1; l < 4; ++l) best = m[l] > best ? m[l] : best;
+    for (; u < U; ++u) {
+        const double v = hd::mul(c[u], inv_sd_b[u]);
+        best = v > best ? v : best;
+    }
+    return best;
+}
+__attribute__((always_inline)) inline int64_t first_of(double best, const double* c, const double* inv_sd_b,
+                                                       int64_t U) {
+    int64_t u = 0;
+    while (u + 1 < U && !(hd::mul(c[u], inv_sd_b[u]) == best)) ++u;
+    return u;
+}
+
 // Distances of rows [r0, r1) of source s (row group starting at g0 <= r0) to
 // target j at length st.L into out[(p - r0) * stride]: the co-moments of the
 // group's first row and of column 0 directly, the others by the recurrence
@@ -152,7 +191,10 @@ __attribute__((always_inline)) inline void rows_to_target_body(const Subset& d, 
     const double *df_a = st.df.data() + oa, *dg_a = st.dg.data() + oa;
     const double *mean_b = st.mean.data() + ob, *inv_sd_b = st.inv_sd.data() + ob;
     const double *df_b = st.df.data() + ob, *dg_b = st.dg.data() + ob;
-    const uint8_t *restart_a = st.restart.data() + oa, *restart_b = st.restart.data() + ob;
+    const StoredFrame *frames_a = st.frames.data() + oa, *frames_b = st.frames.data() + ob;
+    const uint8_t* restart_a = st.restart.data() + oa;
+    const int64_t *restarts_b = st.restarts.data() + st.restarts_begin[j],
+                  *restarts_b_end = st.restarts.data() + st.restarts_begin[j + 1];
     const bool target_has_flat = st.has_flat[j];
     sc.prev.resize(U);
     sc.cur.resize(U);
@@ -167,15 +209,18 @@ __attribute__((always_inline)) inline void rows_to_target_body(const Subset& d, 
             cur[0] = sc.column[p - g0 - 1];
             const double df_p = df_a[p], dg_p = dg_a[p];
             for (int64_t u = 1; u < U; ++u) cur[u] = comoment_next(prev[u - 1], df_p, dg_p, df_b[u], dg_b[u]);
-            for (int64_t u = 1; u < U; ++u)  // restarts of the target's diagonals
-                if (restart_b[u]) cur[u] = local_comoment(a + p, mean_a[p], b + u, mean_b[u], L);
+            for (const int64_t* r = restarts_b; r != restarts_b_end; ++r)  // restarts of the target's diagonals
+                cur[*r] = local_comoment(a + p, mean_a[p], b + *r, mean_b[*r], L);
         }
         if (p >= r0) {
-            double best = -std::numeric_limits<double>::infinity();
-            int at = 0;
-            for (int64_t u = 0; u < U; ++u) keep_larger(best, at, cur[u], inv_sd_b[u], (int)u);
+            const double best = row_best(cur, inv_sd_b, U);
             const double screened = distance_from_best(best, inv_sd_a[p], L, target_has_flat);
-            out[(p - r0) * stride] = settled_distance(screened, d.x[s] + p, d.x[j] + at, L);
+            if (!needs_settling(screened)) {
+                out[(p - r0) * stride] = screened;
+            } else {
+                const int64_t at = first_of(best, cur, inv_sd_b, U);
+                out[(p - r0) * stride] = direct_distance(d.x[s] + p, frames_a[p], d.x[j] + at, frames_b[at], L);
+            }
         }
         std::swap(sc.prev, sc.cur);
     }

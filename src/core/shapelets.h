@@ -42,7 +42,10 @@ struct LengthStats {
     std::vector<int64_t> off;           // per series: offset into the arrays, -1 when n < L
     std::vector<double> mean, inv_sd;   // mean relative to the window's first value; inv_sd = 1/σ, 0 when flat
     std::vector<double> df, dg;         // recurrence terms of window i ≥ 1 (slot 0 unused)
+    std::vector<StoredFrame> frames;    // each window's own frame (direct distances)
     std::vector<uint8_t> restart;       // restart_windows
+    std::vector<int64_t> restarts;      // the restarting windows, ascending, series after series
+    std::vector<int64_t> restarts_begin;  // per series and one past the last: where its list starts
     std::vector<uint8_t> has_flat;      // per series: any flat window
 };
 void length_stats(const Subset& d, int L, LengthStats& out);

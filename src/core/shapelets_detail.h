@@ -37,8 +37,9 @@
 //    a target is distance_from_best of the largest C·(1/σ_u) over u (the
 //    first u of the largest).  Below kVerifyBelow = 2^−6, where the form
 //    sqrt(2(1 − ρ)) loses more than 1e-12 of d to rounding, the distance of
-//    that window is computed directly (settled_distance): identical windows
-//    come out at exactly 0, and small distances exact to rounding.
+//    that window is computed directly (needs_settling, direct_distance):
+//    identical windows come out at exactly 0, and small distances exact to
+//    rounding.
 //  * Restarts (restart_windows): the recurrence carries the rounding of the
 //    terms it adds along a diagonal; a glitch spike of 1e9 would leave its
 //    rounding in every later window of the diagonal.  A non-flat window w
@@ -147,6 +148,26 @@ TSM_HD WindowFrame window_frame(const double* w, int L) {
     return f;
 }
 
+// A window's frame as the statistics keep it for every window (so that a
+// direct distance reads it rather than computing it again): window_frame less
+// unit and ref, which the frame and the window's first value give back
+// exactly (the same operations as window_frame's).
+struct StoredFrame {
+    double mean, sd;
+    int32_t frame, flat;
+};
+TSM_HD StoredFrame stored_frame(const WindowFrame& f) { return {f.mean, f.sd, f.frame, f.flat ? 1 : 0}; }
+TSM_HD WindowFrame window_frame_of(const double* w, const StoredFrame& s) {
+    WindowFrame f;
+    f.frame = s.frame;
+    f.unit = frames::pow2(-f.frame);
+    f.ref = hd::mul(w[0], f.unit);
+    f.mean = s.mean;
+    f.sd = s.sd;
+    f.flat = s.flat != 0;
+    return f;
+}
+
 // The frame of a series: that of its largest magnitude.
 TSM_HD int series_frame(const double* x, int64_t n) {
     double top = 0;
@@ -166,9 +187,10 @@ TSM_HD bool series_screenable(const double* x, int64_t n, int frame) {
 
 // The screen's statistics of window x[0 .. L) of a series of frame E: the
 // mean relative to the window's first value and 1/σ (0 when flat), in units
-// of 2^E (the series' values times 2^−E: y).
-TSM_HD void screen_stats(const double* x, int L, int series_frame, double* mean, double* inv_sd) {
+// of 2^E (the series' values times 2^−E: y); and the window's own frame.
+TSM_HD void screen_stats(const double* x, int L, int series_frame, double* mean, double* inv_sd, StoredFrame* own) {
     const WindowFrame f = window_frame(x, L);
+    *own = stored_frame(f);
     const int shift = f.frame - series_frame;  // ≤ 0
     *mean = frames::times_pow2_down(f.mean, shift);
     *inv_sd = f.flat ? 0.0 : hd::div(1.0, frames::times_pow2_down(f.sd, shift));
@@ -304,13 +326,10 @@ TSM_HD double exact_squared_distance(const double* a, const WindowFrame& fa, con
 
 // A training distance: the screened distance, or, below kVerifyBelow, the
 // distance of the window the screen chose (a: the pivot's values, b: that
-// window's) computed directly.
+// window's, with their frames as screen_stats stored them) computed directly.
 TSM_HD bool needs_settling(double screened) { return screened < kVerifyBelow; }
-TSM_HD double direct_distance(const double* a, const double* b, int L) {
-    return distance_from_squared(exact_squared_distance(a, window_frame(a, L), b, window_frame(b, L), L));
-}
-TSM_HD double settled_distance(double screened, const double* a, const double* b, int L) {
-    return needs_settling(screened) ? direct_distance(a, b, L) : screened;
+TSM_HD double direct_distance(const double* a, const StoredFrame& fa, const double* b, const StoredFrame& fb, int L) {
+    return distance_from_squared(exact_squared_distance(a, window_frame_of(a, fa), b, window_frame_of(b, fb), L));
 }
 
 // Logical shapelets: the combined distance of two shapelets, max for AND, min
