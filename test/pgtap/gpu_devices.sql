@@ -63,7 +63,7 @@ SELECT CASE WHEN (SELECT yes FROM has_gpu) THEN is((SELECT backend FROM last_two
 SET tsmine.gpu_devices = '0,0';
 SELECT CASE WHEN (SELECT yes FROM has_gpu)
   THEN is((SELECT format('%s %s', listed, held_slot IS NOT NULL AND backends >= 1) FROM ts_gpu_slots() WHERE device_id = 0),
-          '2 true', 'ts_gpu_slots: GPU 0 listed twice, a slot of it held by this backend')
+          '2 t', 'ts_gpu_slots: GPU 0 listed twice, a slot of it held by this backend')
   ELSE skip('no GPU here', 1) END;
 SELECT CASE WHEN (SELECT yes FROM has_gpu)
   THEN is((SELECT string_agg(backend, ',' ORDER BY device_id) FROM ts_device_info() WHERE device_id = 0), 'gpu',
