@@ -30,7 +30,7 @@ using motif::launched;
 __device__ __forceinline__ double warp_distance(bool raw, const double* __restrict__ a, double mua, double inva,
                                                 bool ca, const double* __restrict__ b, double mub, double invb,
                                                 bool cb, int m, int lane, double lim2 = (double)INFINITY) {
-    if (raw) return hd::sqrt(motif::warp_raw_sumsq(a, b, m, lane, lim2));
+    if (raw) return motif::raw_distance_of(motif::warp_raw_sumsq(a, b, m, lane, lim2));
     return motif::warp_zdist(a, mua, inva, ca, b, mub, invb, cb, m, lane, lim2);
 }
 

@@ -64,6 +64,11 @@
 //    units split by pairs (mp::split_units), one share per DeviceCall, all
 //    driven side by side from the calling thread; the keys merged on the host
 //    (element-wise maximum) and finalised once, on the first GPU.
+//  * Gaps (mp_detail.h): the host fills them (mp::plan_gaps) and uploads
+//    the filled series with the per-window flags; mark_kernel gives the
+//    flagged windows NaN factors after the guard's tables, so their pairs'
+//    v are NaN and lose every comparison of the sweep (rb, col_best start at
+//    0.0), and direct_tile drops them as the CPU's gap sweep does.
 //  * Tiles (mp_tiles.cpp): a tile runs the tasks and the direct tiles of its
 //    units alone and copies the keys out; keys merged from tiles are loaded
 //    in place of the sweep's and finalised (DeviceCall).
@@ -456,6 +461,7 @@ __device__ void direct_tile(const Params& p, int64_t ra, int64_t rb, int64_t k) 
             const double cov = direct_comoment(p.xs_r, r, p.xs_c, j, p.m, p.mu_r[r], p.mu_c[j]);
             const double v = c.raw ? mp::raw_w(cov, p.mu_r[r], p.inv_norm_r[r], p.mu_c[j], p.inv4_c[j], c.cterm)
                                    : mp::sweep_v(cov, p.inv_norm_r[r], p.inv4_c[j], c.off);
+            if (mp::gap_pair(v)) continue;
             const u64 core = mp::v_core(v, c);
             row_best = max(row_best, core | (c.low - (u64)j));
             if (p.best_c) atomicMax(p.best_c + j, core | (c.low - (u64)r));
@@ -527,15 +533,22 @@ __global__ void window_kernel(const double* __restrict__ xs, const double* __res
 
 // The guard's tables: entries [0, n_rows) are rows, the next n_cols columns.
 __global__ void guard_kernel(const double* __restrict__ inv_norm, const double* __restrict__ df,
-                             const double* __restrict__ dg, int64_t count, int64_t excl, int64_t n_rows,
-                             int64_t n_cols, mp::GuardStat* rows, mp::GuardStat* cols) {
+                             const double* __restrict__ dg, const uint8_t* __restrict__ gap, int64_t count,
+                             int64_t excl, int64_t n_rows, int64_t n_cols, mp::GuardStat* rows, mp::GuardStat* cols) {
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n_rows + n_cols;
          e += (int64_t)gridDim.x * blockDim.x) {
         if (e < n_rows)
-            rows[e] = mp::guard_row_entry(inv_norm, df, dg, count, e);
+            rows[e] = mp::guard_row_entry(inv_norm, df, dg, gap, count, e);
         else
-            cols[e - n_rows] = mp::guard_col_entry(inv_norm, df, dg, count, excl, e - n_rows);
+            cols[e - n_rows] = mp::guard_col_entry(inv_norm, df, dg, gap, count, excl, e - n_rows);
     }
+}
+
+// The windows that hold a gap: NaN factors, not constant (mp::mark_gap_window).
+__global__ void mark_kernel(const uint8_t* __restrict__ gap, int64_t count, double* inv_norm, double* inv4,
+                            uint8_t* constant) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count; i += (int64_t)gridDim.x * blockDim.x)
+        mp::mark_gap_window(gap, i, inv_norm, inv4, constant);
 }
 
 // next_const by a suffix minimum: rev[k] = the window count−1−k if constant, else count.
@@ -609,10 +622,12 @@ struct SeriesArrays {
     double *inv_norm, *inv4;       // per window (padded)
     double* inv_std;               // per window
     uint8_t* constant;             // per window
+    uint8_t* gap = nullptr;        // per window, with gaps only (mp::GapPlan)
+    int64_t* next_ok = nullptr;    // count + 1 entries, with gaps only
     int64_t* next_const;           // count + 1 entries
     int64_t* const_scan;           // next_const's suffix minimum, reversed
 
-    void reserve(Arena& arena, const SeriesIn& in, int m) {
+    void reserve(Arena& arena, const SeriesIn& in, int m, bool gaps) {
         n = in.n;
         count = in.n - m + 1;
         excl = in.excl;
@@ -628,6 +643,10 @@ struct SeriesArrays {
         for (double** a : {&mu, &df, &dg, &inv_norm, &inv4}) arena.reserve(*a, padded);
         arena.reserve(inv_std, count);
         arena.reserve(constant, count);
+        if (gaps) {
+            arena.reserve(gap, count);
+            arena.reserve(next_ok, count + 1);
+        }
         arena.reserve(next_const, count + 1);
         arena.reserve(const_scan, count);
     }
@@ -653,9 +672,10 @@ struct DeviceMemory {
     size_t scratch_bytes = 0;
     Arena arena;
 
-    DeviceMemory(const std::vector<SeriesIn>& in, int m, const std::vector<std::vector<int64_t>>& seg_starts) {
+    DeviceMemory(const std::vector<SeriesIn>& in, int m, const std::vector<std::vector<int64_t>>& seg_starts,
+                 const std::vector<mp::GapPlan>& gaps) {
         for (size_t i = 0; i < in.size(); ++i) {
-            series[i].reserve(arena, in[i], m);
+            series[i].reserve(arena, in[i], m, !gaps[i].gap.empty());
             scratch_bytes = std::max(scratch_bytes, cub_scratch_bytes(series[i].n, series[i].count));
         }
         for (size_t w = 0; w < seg_starts.size(); ++w) {
@@ -672,12 +692,20 @@ struct DeviceMemory {
     }
 };
 
-// Clears a series' padded arrays; copies its values.
-void upload(const SeriesArrays& d, const double* x, cudaStream_t s) {
+// Clears a series' padded arrays; copies its values (filled, with its gap
+// flags, where it has gaps: gaps.gap not empty).
+void upload(const SeriesArrays& d, const double* x, const mp::GapPlan& gaps, cudaStream_t s) {
     const size_t padded_bytes = (d.count + kPad) * sizeof(double);
     check(cudaMemsetAsync(d.xs, 0, (d.n + kPad) * sizeof(double), s), "cudaMemsetAsync");
     for (double* a : {d.mu, d.df, d.dg, d.inv_norm, d.inv4}) check(cudaMemsetAsync(a, 0, padded_bytes, s), "cudaMemsetAsync");
-    check(cudaMemcpyAsync(d.x, x, d.n * sizeof(double), cudaMemcpyHostToDevice, s), "copy series");
+    check(cudaMemcpyAsync(d.x, d.gap ? gaps.filled.data() : x, d.n * sizeof(double), cudaMemcpyHostToDevice, s),
+          "copy series");
+    if (d.gap) {
+        check(cudaMemcpyAsync(d.gap, gaps.gap.data(), d.count, cudaMemcpyHostToDevice, s), "copy gap flags");
+        check(cudaMemcpyAsync(d.next_ok, gaps.next_ok.data(), (d.count + 1) * sizeof(int64_t),
+                              cudaMemcpyHostToDevice, s),
+              "copy gap index");
+    }
 }
 
 // Clears a sweep's flags; copies its segment table.
@@ -709,8 +737,12 @@ void prepare_on_device(const SeriesArrays& d, unsigned char* scratch, size_t scr
                                                          count, d.inv_norm, d.inv4, d.df, d.dg);
     check(cudaGetLastError(), "matrix profile window launch");
     guard_kernel<<<blocks_for(d.guard_n_rows + d.guard_n_cols, 128), 128, 0, s>>>(
-        d.inv_norm, d.df, d.dg, count, d.excl, d.guard_n_rows, d.guard_n_cols, d.guard_rows, d.guard_cols);
+        d.inv_norm, d.df, d.dg, d.gap, count, d.excl, d.guard_n_rows, d.guard_n_cols, d.guard_rows, d.guard_cols);
     check(cudaGetLastError(), "matrix profile guard launch");
+    if (d.gap) {
+        mark_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.gap, count, d.inv_norm, d.inv4, d.constant);
+        check(cudaGetLastError(), "matrix profile gap launch");
+    }
     reverse_const_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.constant, count, d.const_scan);
     check(cudaGetLastError(), "matrix profile constant launch");
     bytes = scratch_bytes;
@@ -854,15 +886,18 @@ public:
     DeviceCall(const double* x, int64_t n, int m, int64_t excl, int device, TsExec* ex, bool raw)
         : DeviceCall({SeriesIn{x, n, excl}}, {SweepSpec{0, 0, kBoth}}, m, device, ex, raw) {}
 
-    // raw: raw-value distances (the self-join only).
+    // raw: raw-value distances (the self-join only).  A series with gaps
+    // (the self-join's) is filled on the host (mp::plan_gaps) and uploaded so.
     DeviceCall(const std::vector<SeriesIn>& in, const std::vector<SweepSpec>& sweeps, int m, int device, TsExec* ex,
                bool raw = false)
         : ex_(ex), device_(device), t_start_(start_device(device, ex)), count_(in[0].n - m + 1),
           n_series_((int)in.size()), m_(m), codec_(mp::make_codec(max_count(in, m), raw, m)), specs_(sweeps),
-          seg_starts_(segment_tables(in, sweeps, m)), d_(in, m, seg_starts_), timer_(s_) {
+          seg_starts_(segment_tables(in, sweeps, m)), gaps_(gap_plans(in, m)), d_(in, m, seg_starts_, gaps_),
+          timer_(s_) {
         std::vector<mp::CentreSamples> samples;
-        for (const SeriesIn& si : in) samples.push_back(mp::series_samples(si.x, si.n));
-        for (size_t i = 0; i < in.size(); ++i) upload(d_.series[i], in[i].x, s_);
+        for (size_t i = 0; i < in.size(); ++i)
+            samples.push_back(mp::series_samples(gaps_[i].gap.empty() ? in[i].x : gaps_[i].filled.data(), in[i].n));
+        for (size_t i = 0; i < in.size(); ++i) upload(d_.series[i], in[i].x, gaps_[i], s_);
         for (size_t w = 0; w < specs_.size(); ++w) upload(d_.sweeps[w], seg_starts_[w], s_);
         check(cudaMemsetAsync(d_.best, 0, count_ * sizeof(u64), s_), "cudaMemsetAsync");
         timer_.start();
@@ -908,7 +943,7 @@ public:
         const SeriesArrays& B = d_.series[n_series_ - 1];
         const mp::FinalizeArgs fin{A.x, A.scale, A.xs, A.mu, A.inv_std, A.constant, B.xs, B.mu, B.inv_std, B.constant,
                                    B.next_const, /*first_const: next_const[0], read on the device*/ B.count,
-                                   B.count, excl, m_, codec_};
+                                   B.count, excl, m_, codec_, A.gap, A.next_ok};
         const unsigned finalize_blocks = (unsigned)((count_ + kFinalizeThreads - 1) / kFinalizeThreads);
         finalize_kernel<<<finalize_blocks, kFinalizeThreads, 0, s_>>>(fin, count_, d_.best, d_.dist, d_.index);
         check(cudaGetLastError(), "matrix profile finalize launch");
@@ -934,6 +969,11 @@ private:
         int64_t c = 0;
         for (const SeriesIn& si : in) c = std::max(c, si.n - m + 1);
         return c;
+    }
+    static std::vector<mp::GapPlan> gap_plans(const std::vector<SeriesIn>& in, int m) {
+        std::vector<mp::GapPlan> plans(in.size());
+        for (size_t i = 0; i < in.size(); ++i) mp::plan_gaps(in[i].x, in[i].n, m, plans[i]);
+        return plans;
     }
     static std::vector<std::vector<int64_t>> segment_tables(const std::vector<SeriesIn>& in,
                                                             const std::vector<SweepSpec>& sweeps, int m) {
@@ -984,6 +1024,7 @@ private:
     mp::KeyCodec codec_;
     std::vector<SweepSpec> specs_;
     std::vector<std::vector<int64_t>> seg_starts_;
+    std::vector<mp::GapPlan> gaps_;  // per series (gap empty: none)
     DeviceMemory d_;
     Stream s_;
     EventTimer timer_;

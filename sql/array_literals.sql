@@ -91,6 +91,6 @@ EXCEPTION WHEN invalid_text_representation THEN
   RAISE NOTICE 'SQLSTATE %', SQLSTATE;
 END $$;
 -- and the array form's errors, named as the series'
-SELECT * FROM ts_outliers('{1,NULL,2}', 2);
-SELECT * FROM ts_outliers('{1,NaN,2}', 2);
+SELECT * FROM ts_outliers('{1,NULL,2}', 2, gaps => 'error');
+SELECT * FROM ts_outliers('{1,NaN,2}', 2, gaps => 'error');
 SELECT * FROM ts_outliers('{{1,2},{3,4}}', 2);

@@ -93,7 +93,7 @@ SELECT * FROM ts_discords(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::float8[], 3, 1, NULL, 0
 SELECT * FROM ts_discords(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::float8[], 3, 1, NULL, 7);
 SELECT * FROM ts_discords(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::float8[], 3, method => 'drag');
 SELECT * FROM ts_discords(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::float8[], NULL);
-SELECT * FROM ts_discords(ARRAY[1, 2, 'NaN', 4, 5, 6, 7, 8]::float8[], 3);
+SELECT * FROM ts_discords(ARRAY[1, 2, 'NaN', 4, 5, 6, 7, 8]::float8[], 3, gaps => 'error');
 SELECT count(*) FROM ts_discords('{}'::float8[], 3);
 SELECT count(*) FROM ts_matrix_profile('{}'::float8[], 3);
 SELECT count(*) FROM ts_motifs('{}'::float8[], 3);
@@ -101,7 +101,7 @@ SELECT count(*) FROM ts_match('{}'::float8[], ARRAY[1, 2, 3]::float8[]);
 SELECT * FROM ts_matrix_profile(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::float8[], 5);
 SELECT * FROM ts_matrix_profile(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::float8[], 3, 0);
 SELECT * FROM ts_matrix_profile_arrays(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::float8[], 5);
-SELECT * FROM ts_matrix_profile_arrays(ARRAY[1, 2, NULL, 4, 5, 6, 7, 8]::float8[], 3);
+SELECT * FROM ts_matrix_profile_arrays(ARRAY[1, 2, NULL, 4, 5, 6, 7, 8]::float8[], 3, gaps => 'error');
 SELECT * FROM ts_matrix_profile_arrays(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::float8[], 3, 6);
 SELECT * FROM ts_matrix_profile_arrays('{}'::float8[], 3);
 SELECT * FROM ts_matrix_profile_arrays('SELECT 1', NULL);

@@ -42,7 +42,7 @@ SELECT * FROM ts_motifs(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::float8[], 3, NULL);
 SELECT * FROM ts_motifs(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::float8[], 3, 1, 0);
 SELECT * FROM ts_motifs(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::float8[], 3, 1, NULL, 'brute');
 SELECT * FROM ts_motifs(ARRAY[1, 2, 3, 4, 5, 6, 7, 8]::float8[], 3, 1, NULL, 'mk', 0);
-SELECT * FROM ts_motifs(ARRAY[1, NULL, 3, 4, 5, 6, 7, 8]::float8[], 3);
+SELECT * FROM ts_motifs(ARRAY[1, NULL, 3, 4, 5, 6, 7, 8]::float8[], 3, gaps => 'error');
 SELECT * FROM ts_match(ARRAY[1, 2, 3, 4]::float8[], ARRAY[1, 2, 3, 4, 5]::float8[]);
 SELECT * FROM ts_match(ARRAY[1, 2, 3, 4]::float8[], ARRAY[1, 2]::float8[]);
 SELECT * FROM ts_match(ARRAY[1, 2, 3, 4]::float8[], ARRAY[1, 2, 3]::float8[], -1);

@@ -70,16 +70,16 @@ SELECT * FROM ts_outliers(ARRAY[1, 2, 3]::float8[], 3, 'iqr');
 SELECT * FROM ts_outliers(ARRAY[1, 2, 3]::float8[], 3, NULL);
 SELECT * FROM ts_outliers(NULL::float8[]);
 -- errors: the series
-SELECT * FROM ts_outliers(ARRAY[1, NULL, 3]::float8[]);
-SELECT * FROM ts_outliers(ARRAY[1, 2, 'NaN']::float8[]);
-SELECT * FROM ts_outliers(ARRAY[1, '-Infinity', 3]::float8[]);
+SELECT * FROM ts_outliers(ARRAY[1, NULL, 3]::float8[], gaps => 'error');
+SELECT * FROM ts_outliers(ARRAY[1, 2, 'NaN']::float8[], gaps => 'error');
+SELECT * FROM ts_outliers(ARRAY[1, '-Infinity', 3]::float8[], gaps => 'error');
 SELECT * FROM ts_outliers(ARRAY[[1, 2], [3, 4]]::float8[]);
 -- errors: the query form
 SELECT * FROM ts_outliers(NULL::text);
 SELECT * FROM ts_outliers('SELECT 1, 2');
 SELECT * FROM ts_outliers('SELECT ''a''::text');
-SELECT * FROM ts_outliers('SELECT x FROM (VALUES (1.0), (NULL), (3.0)) t(x)');
-SELECT * FROM ts_outliers('SELECT x FROM (VALUES (1.0), (''NaN''), (3.0)) t(x)');
+SELECT * FROM ts_outliers('SELECT x FROM (VALUES (1.0), (NULL), (3.0)) t(x)', gaps => 'error');
+SELECT * FROM ts_outliers('SELECT x FROM (VALUES (1.0), (''NaN''), (3.0)) t(x)', gaps => 'error');
 SELECT * FROM ts_outliers('SELEC 1');
 SELECT * FROM ts_outliers('SELECT v FROM no_such_table');
 SELECT * FROM ts_outliers('CREATE TEMP TABLE z (a int)');

@@ -37,5 +37,4 @@ SELECT ts_plot(ARRAY[1, 2, 3]::float8[], width => 100);
 SELECT ts_plot(ARRAY[1, 2, 3]::float8[], profile => ARRAY[1, 2, 3, 4]::float8[]);
 SELECT ts_plot(ARRAY[1, 2, 3]::float8[], profile => ARRAY[[1, 2]]::float8[]);
 SELECT ts_plot(ARRAY[1, 2, 3]::float8[], times => ARRAY[3, 2, 1]);
-SELECT ts_plot(ARRAY[1, NULL, 3]::float8[]);
 SELECT ts_plot('SELECT ts, v, 1 FROM jumpsup');

@@ -6,12 +6,12 @@
 -- (ALTER FUNCTION ... STABLE / PARALLEL SAFE / ROWS), comments (COMMENT ON),
 -- new defaults or result columns (CREATE OR REPLACE FUNCTION where the result
 -- type is unchanged).  Never DROP a function of 0.1.0 that users' views,
--- indexes and stored models depend on (a changed signature: see normalize
--- at the end).  test/pgtap/upgrade.sql fails until the catalogue of an
+-- indexes and stored models depend on (a changed signature: see the end of
+-- this file).  test/pgtap/upgrade.sql fails until the catalogue of an
 -- updated install equals that of a fresh 0.2.0 install.
 --
--- 0.2.0 keeps 0.1.0's functions and markings (the series functions gain a
--- parameter, normalized: see the end of this file); ts_shapelet_tree's
+-- 0.2.0 keeps 0.1.0's functions and markings (the series functions gain
+-- parameters, normalized and gaps: see the end of this file); ts_shapelet_tree's
 -- training query may carry times:
 
 COMMENT ON FUNCTION ts_shapelet_tree(text, int, int, int, int, boolean) IS
@@ -30,106 +30,106 @@ COMMENT ON FUNCTION ts_shapelet_tree(text, int, int, int, int, boolean) IS
 --     usually NULL::timestamptz), then series_sql returning (time, value) rows.
 -- Their other arguments are those of the plain forms.
 
-CREATE FUNCTION ts_matrix_profile(times anyarray, series float8[], m int, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true)
+CREATE FUNCTION ts_matrix_profile(times anyarray, series float8[], m int, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (pos bigint, distance float8, neighbor bigint, start_time anyelement, neighbor_time anyelement)
 AS 'MODULE_PATHNAME', 'ts_matrix_profile_timed'
 LANGUAGE C STABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 1000;
 
-COMMENT ON FUNCTION ts_matrix_profile(anyarray, float8[], int, int, boolean) IS
+COMMENT ON FUNCTION ts_matrix_profile(anyarray, float8[], int, int, boolean, text) IS
 'ts_matrix_profile of series whose values have the times of times (one per value, strictly increasing; timestamptz, timestamp, date, bigint or integer): each row also carries the start time of its window and of its neighbour.';
 
-CREATE FUNCTION ts_matrix_profile(time_type anynonarray, series_sql text, m int, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true)
+CREATE FUNCTION ts_matrix_profile(time_type anynonarray, series_sql text, m int, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (pos bigint, distance float8, neighbor bigint, start_time anynonarray, neighbor_time anynonarray)
 AS 'MODULE_PATHNAME', 'ts_matrix_profile_timed_query'
 LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 1000;
 
-COMMENT ON FUNCTION ts_matrix_profile(anynonarray, text, int, int, boolean) IS
+COMMENT ON FUNCTION ts_matrix_profile(anynonarray, text, int, int, boolean, text) IS
 'ts_matrix_profile over the (time, value) rows that series_sql returns (ordered by time, times strictly increasing, of the type of time_type, e.g. NULL::timestamptz): each row also carries the start time of its window and of its neighbour.';
 
-CREATE FUNCTION ts_matrix_profile_arrays(times anyarray, series float8[], m int, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true)
+CREATE FUNCTION ts_matrix_profile_arrays(times anyarray, series float8[], m int, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (distance float8[], neighbor bigint[], start_time anyarray, neighbor_time anyarray)
 AS 'MODULE_PATHNAME', 'ts_matrix_profile_arrays_timed'
 LANGUAGE C STABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 1;
 
-COMMENT ON FUNCTION ts_matrix_profile_arrays(anyarray, float8[], int, int, boolean) IS
+COMMENT ON FUNCTION ts_matrix_profile_arrays(anyarray, float8[], int, int, boolean, text) IS
 'ts_matrix_profile_arrays of series with the times of times, and two more arrays: the start time of window i and of its neighbour (NULL where none).';
 
-CREATE FUNCTION ts_matrix_profile_arrays(time_type anynonarray, series_sql text, m int, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true)
+CREATE FUNCTION ts_matrix_profile_arrays(time_type anynonarray, series_sql text, m int, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (distance float8[], neighbor bigint[], start_time anyarray, neighbor_time anyarray)
 AS 'MODULE_PATHNAME', 'ts_matrix_profile_arrays_timed_query'
 LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 1;
 
-COMMENT ON FUNCTION ts_matrix_profile_arrays(anynonarray, text, int, int, boolean) IS
+COMMENT ON FUNCTION ts_matrix_profile_arrays(anynonarray, text, int, int, boolean, text) IS
 'ts_matrix_profile_arrays over the (time, value) rows that series_sql returns, and two more arrays: the start time of window i and of its neighbour (NULL where none).';
 
 CREATE FUNCTION ts_discords(times anyarray, series float8[], m int, k int DEFAULT 1, min_distance float8 DEFAULT NULL,
-                            exclusion_zone int DEFAULT NULL, method text DEFAULT 'auto', normalized boolean DEFAULT true)
+                            exclusion_zone int DEFAULT NULL, method text DEFAULT 'auto', normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (rank int, pos bigint, distance float8, neighbor bigint, start_time anyelement, neighbor_time anyelement)
 AS 'MODULE_PATHNAME', 'ts_discords_timed'
 LANGUAGE C STABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
 
-COMMENT ON FUNCTION ts_discords(anyarray, float8[], int, int, float8, int, text, boolean) IS
+COMMENT ON FUNCTION ts_discords(anyarray, float8[], int, int, float8, int, text, boolean, text) IS
 'ts_discords of series whose values have the times of times (one per value, strictly increasing): each discord also carries the start time of its window and of its nearest neighbour.';
 
 CREATE FUNCTION ts_discords(time_type anynonarray, series_sql text, m int, k int DEFAULT 1, min_distance float8 DEFAULT NULL,
-                            exclusion_zone int DEFAULT NULL, method text DEFAULT 'auto', normalized boolean DEFAULT true)
+                            exclusion_zone int DEFAULT NULL, method text DEFAULT 'auto', normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (rank int, pos bigint, distance float8, neighbor bigint, start_time anynonarray, neighbor_time anynonarray)
 AS 'MODULE_PATHNAME', 'ts_discords_timed_query'
 LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 10;
 
-COMMENT ON FUNCTION ts_discords(anynonarray, text, int, int, float8, int, text, boolean) IS
+COMMENT ON FUNCTION ts_discords(anynonarray, text, int, int, float8, int, text, boolean, text) IS
 'ts_discords over the (time, value) rows that series_sql returns (ordered by time, of the type of time_type, e.g. NULL::timestamptz): each discord also carries the start time of its window and of its nearest neighbour.';
 
 CREATE FUNCTION ts_motifs(times anyarray, series float8[], m int, k int DEFAULT 1, exclusion_zone int DEFAULT NULL,
-                          method text DEFAULT 'auto', n_references int DEFAULT 10, normalized boolean DEFAULT true)
+                          method text DEFAULT 'auto', n_references int DEFAULT 10, normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (rank int, pos_a bigint, pos_b bigint, distance float8, time_a anyelement, time_b anyelement)
 AS 'MODULE_PATHNAME', 'ts_motifs_timed'
 LANGUAGE C STABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
 
-COMMENT ON FUNCTION ts_motifs(anyarray, float8[], int, int, int, text, int, boolean) IS
+COMMENT ON FUNCTION ts_motifs(anyarray, float8[], int, int, int, text, int, boolean, text) IS
 'ts_motifs of series whose values have the times of times (one per value, strictly increasing): each pair also carries the start times of its two windows.';
 
 CREATE FUNCTION ts_motifs(time_type anynonarray, series_sql text, m int, k int DEFAULT 1, exclusion_zone int DEFAULT NULL,
-                          method text DEFAULT 'auto', n_references int DEFAULT 10, normalized boolean DEFAULT true)
+                          method text DEFAULT 'auto', n_references int DEFAULT 10, normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (rank int, pos_a bigint, pos_b bigint, distance float8, time_a anynonarray, time_b anynonarray)
 AS 'MODULE_PATHNAME', 'ts_motifs_timed_query'
 LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 10;
 
-COMMENT ON FUNCTION ts_motifs(anynonarray, text, int, int, int, text, int, boolean) IS
+COMMENT ON FUNCTION ts_motifs(anynonarray, text, int, int, int, text, int, boolean, text) IS
 'ts_motifs over the (time, value) rows that series_sql returns (ordered by time, of the type of time_type): each pair also carries the start times of its two windows.';
 
 CREATE FUNCTION ts_match(times anyarray, series float8[], pattern float8[], max_distance float8 DEFAULT NULL,
-                         k int DEFAULT NULL, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true)
+                         k int DEFAULT NULL, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (rank int, pos bigint, distance float8, start_time anyelement)
 AS 'MODULE_PATHNAME', 'ts_match_timed'
 LANGUAGE C STABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
 
-COMMENT ON FUNCTION ts_match(anyarray, float8[], float8[], float8, int, int, boolean) IS
+COMMENT ON FUNCTION ts_match(anyarray, float8[], float8[], float8, int, int, boolean, text) IS
 'ts_match in series whose values have the times of times (one per value, strictly increasing): each match also carries the start time of its window.';
 
 CREATE FUNCTION ts_match(time_type anynonarray, series_sql text, pattern float8[], max_distance float8 DEFAULT NULL,
-                         k int DEFAULT NULL, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true)
+                         k int DEFAULT NULL, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (rank int, pos bigint, distance float8, start_time anynonarray)
 AS 'MODULE_PATHNAME', 'ts_match_timed_query'
 LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 10;
 
-COMMENT ON FUNCTION ts_match(anynonarray, text, float8[], float8, int, int, boolean) IS
+COMMENT ON FUNCTION ts_match(anynonarray, text, float8[], float8, int, int, boolean, text) IS
 'ts_match in the (time, value) rows that series_sql returns (ordered by time, of the type of time_type): each match also carries the start time of its window.';
 
-CREATE FUNCTION ts_outliers(times anyarray, series float8[], k_sigma float8 DEFAULT 3.0, method text DEFAULT 'sigma')
+CREATE FUNCTION ts_outliers(times anyarray, series float8[], k_sigma float8 DEFAULT 3.0, method text DEFAULT 'sigma', gaps text DEFAULT 'skip')
 RETURNS TABLE (pos bigint, value float8, zscore float8, "time" anyelement)
 AS 'MODULE_PATHNAME', 'ts_outliers_timed'
 LANGUAGE C STABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
 
-COMMENT ON FUNCTION ts_outliers(anyarray, float8[], float8, text) IS
+COMMENT ON FUNCTION ts_outliers(anyarray, float8[], float8, text, text) IS
 'ts_outliers of series whose values have the times of times (one per value, strictly increasing): each outlier also carries its time.';
 
-CREATE FUNCTION ts_outliers(time_type anynonarray, series_sql text, k_sigma float8 DEFAULT 3.0, method text DEFAULT 'sigma')
+CREATE FUNCTION ts_outliers(time_type anynonarray, series_sql text, k_sigma float8 DEFAULT 3.0, method text DEFAULT 'sigma', gaps text DEFAULT 'skip')
 RETURNS TABLE (pos bigint, value float8, zscore float8, "time" anynonarray)
 AS 'MODULE_PATHNAME', 'ts_outliers_timed_query'
 LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 10;
 
-COMMENT ON FUNCTION ts_outliers(anynonarray, text, float8, text) IS
+COMMENT ON FUNCTION ts_outliers(anynonarray, text, float8, text, text) IS
 'ts_outliers over the (time, value) rows that series_sql returns (ordered by time, of the type of time_type): each outlier also carries its time.';
 
 CREATE FUNCTION ts_shapelets(time_type anynonarray, training_sql text, min_length int, max_length int, step int DEFAULT 1,
@@ -181,12 +181,12 @@ ALTER FUNCTION ts_match(float8[], float8[], float8, int, int) IMMUTABLE;
 -- ---------------------------------------------------------------------------
 
 CREATE FUNCTION ts_matrix_profile_tile(series float8[], m int, tile int, tiles int, exclusion_zone int DEFAULT NULL,
-                                       normalized boolean DEFAULT true)
+                                       normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS bigint[]
 AS 'MODULE_PATHNAME', 'ts_matrix_profile_tile'
 LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT;
 
-COMMENT ON FUNCTION ts_matrix_profile_tile(float8[], int, int, int, int, boolean) IS
+COMMENT ON FUNCTION ts_matrix_profile_tile(float8[], int, int, int, int, boolean, text) IS
 'Tile number tile (1 .. tiles) of the matrix profile of series: its share of the pairs of windows, cut where the profile''s recurrence restarts, as a partial profile (a bigint[] of tsmine''s layout: a header, the tiles it holds, the best candidate of every window). Merge every tile with ts_matrix_profile_merge, then ts_matrix_profile_from_tiles (or ts_discords_from_tiles, ts_motifs_from_tiles) gives what ts_matrix_profile(series, m, exclusion_zone, normalized) gives, bit for bit (tiles of raw-value and of z-normalised profiles do not merge).';
 
 CREATE FUNCTION ts_matrix_profile_merge(a bigint[], b bigint[])
@@ -207,28 +207,28 @@ CREATE AGGREGATE ts_matrix_profile_merge(partial bigint[]) (
 COMMENT ON AGGREGATE ts_matrix_profile_merge(bigint[]) IS
 'Merges partial matrix profiles (ts_matrix_profile_tile) into one; in any order, on any node (Citus merges on the workers, then on the coordinator).';
 
-CREATE FUNCTION ts_matrix_profile_from_tiles(series float8[], merged bigint[])
+CREATE FUNCTION ts_matrix_profile_from_tiles(series float8[], merged bigint[], gaps text DEFAULT 'skip')
 RETURNS TABLE (pos bigint, distance float8, neighbor bigint)
 AS 'MODULE_PATHNAME', 'ts_matrix_profile_from_tiles'
 LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 1000;
 
-COMMENT ON FUNCTION ts_matrix_profile_from_tiles(float8[], bigint[]) IS
+COMMENT ON FUNCTION ts_matrix_profile_from_tiles(float8[], bigint[], text) IS
 'The matrix profile of series from the merge of all its tiles (ts_matrix_profile_merge of ts_matrix_profile_tile 1 .. tiles): the rows ts_matrix_profile(series, m, exclusion_zone, normalized) returns, with the tiles'' m, exclusion_zone and normalized. An error names missing tiles, or says the tiles are of another series.';
 
-CREATE FUNCTION ts_discords_from_tiles(series float8[], merged bigint[], k int DEFAULT 1, min_distance float8 DEFAULT NULL)
+CREATE FUNCTION ts_discords_from_tiles(series float8[], merged bigint[], k int DEFAULT 1, min_distance float8 DEFAULT NULL, gaps text DEFAULT 'skip')
 RETURNS TABLE (rank int, pos bigint, distance float8, neighbor bigint)
 AS 'MODULE_PATHNAME', 'ts_discords_from_tiles'
 LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
 
-COMMENT ON FUNCTION ts_discords_from_tiles(float8[], bigint[], int, float8) IS
+COMMENT ON FUNCTION ts_discords_from_tiles(float8[], bigint[], int, float8, text) IS
 'The discords of series from its merged tiles: what ts_discords(series, m, k, min_distance, exclusion_zone, normalized => ...) returns, with the tiles'' m, exclusion_zone and normalized (give the tiles exclusion_zone => m for ts_discords'' default).';
 
-CREATE FUNCTION ts_motifs_from_tiles(series float8[], merged bigint[], k int DEFAULT 1)
+CREATE FUNCTION ts_motifs_from_tiles(series float8[], merged bigint[], k int DEFAULT 1, gaps text DEFAULT 'skip')
 RETURNS TABLE (rank int, pos_a bigint, pos_b bigint, distance float8)
 AS 'MODULE_PATHNAME', 'ts_motifs_from_tiles'
 LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
 
-COMMENT ON FUNCTION ts_motifs_from_tiles(float8[], bigint[], int) IS
+COMMENT ON FUNCTION ts_motifs_from_tiles(float8[], bigint[], int, text) IS
 'The top-k motif pairs of series from its merged tiles: what ts_motifs(series, m, k, exclusion_zone, normalized => ...) returns, with the tiles'' m, exclusion_zone and normalized (give the tiles exclusion_zone => m for ts_motifs'' default).';
 
 -- ts_gpu_slots(): the slots of every GPU and the backends holding them (issue 12).
@@ -405,116 +405,144 @@ COMMENT ON FUNCTION ts_motifs_ab(anynonarray, text, text, int, int, int) IS
 -- the view goes on giving the same rows (the C functions read a missing
 -- normalized as true), and the extension's catalogue equals a fresh
 -- install's.  The timed forms above are new in 0.2.0 and carry the parameter.
+
+-- New last parameters of the functions of 0.1.0: normalized boolean DEFAULT
+-- true (raw-value distances, issue 11 item 4; not ts_outliers) and gaps text
+-- DEFAULT 'skip' (issue 11 item 2)
 -- ---------------------------------------------------------------------------
+-- A new parameter changes a function's signature, and dropping the 0.1.0
+-- function would drop (or, without CASCADE, refuse to drop) the views and
+-- indexes of users that call it.  So each keeps its identity (its oid, on
+-- which those objects depend) and takes the arguments (types, names, modes,
+-- defaults) of a template created with the new signature, which is then
+-- dropped: the catalogue is then a fresh install's.  Calls stored before the
+-- update pass the arguments they had; the library reads a missing normalized
+-- as true and a missing gaps as 'skip'.  The timed forms above are new in
+-- 0.2.0 and carry both parameters.
 
-DO $$
-DECLARE
-  old regprocedure;
-  old_text text;
-BEGIN
-  FOREACH old IN ARRAY ARRAY[
-      'ts_matrix_profile(float8[], int, int)', 'ts_matrix_profile(text, int, int)',
-      'ts_matrix_profile_arrays(float8[], int, int)', 'ts_matrix_profile_arrays(text, int, int)',
-      'ts_discords(float8[], int, int, float8, int, text)', 'ts_discords(text, int, int, float8, int, text)',
-      'ts_motifs(float8[], int, int, int, text, int)', 'ts_motifs(text, int, int, int, text, int)',
-      'ts_match(float8[], float8[], float8, int, int)', 'ts_match(text, float8[], float8, int, int)']::regprocedure[]
-  LOOP
-    old_text := old::text;
-    IF EXISTS (SELECT 1 FROM pg_depend
-               WHERE refclassid = 'pg_proc'::regclass AND refobjid = old AND deptype = 'n') THEN
-      EXECUTE format('ALTER EXTENSION tsmine DROP FUNCTION %s', old);
-      EXECUTE format('ALTER FUNCTION %s RENAME TO %I', old, (SELECT proname FROM pg_proc WHERE oid = old) || '_0_1_0');
-      RAISE NOTICE 'tsmine: % is kept for the objects that use it, as %, no longer part of the extension',
-        old_text, old::text;
-    ELSE
-      EXECUTE format('DROP FUNCTION %s', old);
-    END IF;
-  END LOOP;
-END
-$$;
+CREATE FUNCTION tsmine_new_args_template_0(series float8[], k_sigma float8 DEFAULT 3.0, method text DEFAULT 'sigma', gaps text DEFAULT 'skip')
+RETURNS TABLE (pos bigint, value float8, zscore float8)
+AS 'MODULE_PATHNAME', 'ts_outliers'
+LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
 
-CREATE FUNCTION ts_matrix_profile(series float8[], m int, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true)
+CREATE FUNCTION tsmine_new_args_template_1(series_sql text, k_sigma float8 DEFAULT 3.0, method text DEFAULT 'sigma', gaps text DEFAULT 'skip')
+RETURNS TABLE (pos bigint, value float8, zscore float8)
+AS 'MODULE_PATHNAME', 'ts_outliers_query'
+LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 10;
+
+CREATE FUNCTION tsmine_new_args_template_2(series float8[], m int, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (pos bigint, distance float8, neighbor bigint)
 AS 'MODULE_PATHNAME', 'ts_matrix_profile'
 LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 1000;
 
-COMMENT ON FUNCTION ts_matrix_profile(float8[], int, int, boolean) IS
-'Exact self-join matrix profile in float64: for each window of length m (1-based pos), the z-normalised Euclidean distance to its nearest neighbour and that neighbour''s position, among windows with |pos - neighbor| >= exclusion_zone (default ceil(m/4) + 1, which excludes what STUMPY''s excl_zone = ceil(m/4) excludes). Constant windows follow STUMPY: two constant windows are at 0, a constant and a non-constant one at sqrt(m). NULL distance and neighbour when no window qualifies. With normalized => false, the Euclidean distance of the raw values instead (STUMPY''s aamp): for data whose level matters; constant windows are then ordinary windows.';
-
-CREATE FUNCTION ts_matrix_profile(series_sql text, m int, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true)
+CREATE FUNCTION tsmine_new_args_template_3(series_sql text, m int, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (pos bigint, distance float8, neighbor bigint)
 AS 'MODULE_PATHNAME', 'ts_matrix_profile_query'
 LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 1000;
 
-COMMENT ON FUNCTION ts_matrix_profile(text, int, int, boolean) IS
-'ts_matrix_profile over the series that series_sql returns (one numeric column, in the query''s order).';
-
-CREATE FUNCTION ts_matrix_profile_arrays(series float8[], m int, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true)
+CREATE FUNCTION tsmine_new_args_template_4(series float8[], m int, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (distance float8[], neighbor bigint[])
 AS 'MODULE_PATHNAME', 'ts_matrix_profile_arrays'
 LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 1;
 
-COMMENT ON FUNCTION ts_matrix_profile_arrays(float8[], int, int, boolean) IS
-'ts_matrix_profile as one row of two arrays, element i for the window at position i (as STUMPY''s P and I, 1-based): distance[i] and neighbor[i] are NULL when no window qualifies. Faster than the row form when the whole profile is kept or processed as a whole; up to about 67 million windows (1 GB).';
-
-CREATE FUNCTION ts_matrix_profile_arrays(series_sql text, m int, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true)
+CREATE FUNCTION tsmine_new_args_template_5(series_sql text, m int, exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (distance float8[], neighbor bigint[])
 AS 'MODULE_PATHNAME', 'ts_matrix_profile_arrays_query'
 LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 1;
 
-COMMENT ON FUNCTION ts_matrix_profile_arrays(text, int, int, boolean) IS
-'ts_matrix_profile_arrays over the series that series_sql returns (one numeric column, in the query''s order).';
-
-CREATE FUNCTION ts_discords(series float8[], m int, k int DEFAULT 1, min_distance float8 DEFAULT NULL,
-                            exclusion_zone int DEFAULT NULL, method text DEFAULT 'auto', normalized boolean DEFAULT true)
+CREATE FUNCTION tsmine_new_args_template_6(series float8[], m int, k int DEFAULT 1, min_distance float8 DEFAULT NULL,
+                            exclusion_zone int DEFAULT NULL, method text DEFAULT 'auto', normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (rank int, pos bigint, distance float8, neighbor bigint)
 AS 'MODULE_PATHNAME', 'ts_discords'
 LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
 
-COMMENT ON FUNCTION ts_discords(float8[], int, int, float8, int, text, boolean) IS
-'Exact discords of length m: windows whose nearest non-self match (|i - j| >= exclusion_zone, default m) is farthest, by z-normalised Euclidean distance. Without min_distance: the top k, each not overlapping (|i - j| < m) one ranked before it. With min_distance: every range discord (nearest-neighbour distance >= min_distance), ranked, at most k (k => NULL for all). method: pd3 (GPU parallel DRAG), matrix_profile, or auto. With normalized => false, by the Euclidean distance of the raw values (min_distance in the data''s units; method auto or matrix_profile).';
-
-CREATE FUNCTION ts_discords(series_sql text, m int, k int DEFAULT 1, min_distance float8 DEFAULT NULL,
-                            exclusion_zone int DEFAULT NULL, method text DEFAULT 'auto', normalized boolean DEFAULT true)
+CREATE FUNCTION tsmine_new_args_template_7(series_sql text, m int, k int DEFAULT 1, min_distance float8 DEFAULT NULL,
+                            exclusion_zone int DEFAULT NULL, method text DEFAULT 'auto', normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (rank int, pos bigint, distance float8, neighbor bigint)
 AS 'MODULE_PATHNAME', 'ts_discords_query'
 LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 10;
 
-COMMENT ON FUNCTION ts_discords(text, int, int, float8, int, text, boolean) IS
-'ts_discords over the series that series_sql returns (one numeric column, in the query''s order).';
-
-CREATE FUNCTION ts_motifs(series float8[], m int, k int DEFAULT 1, exclusion_zone int DEFAULT NULL,
-                          method text DEFAULT 'auto', n_references int DEFAULT 10, normalized boolean DEFAULT true)
+CREATE FUNCTION tsmine_new_args_template_8(series float8[], m int, k int DEFAULT 1, exclusion_zone int DEFAULT NULL,
+                          method text DEFAULT 'auto', n_references int DEFAULT 10, normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (rank int, pos_a bigint, pos_b bigint, distance float8)
 AS 'MODULE_PATHNAME', 'ts_motifs'
 LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
 
-COMMENT ON FUNCTION ts_motifs(float8[], int, int, int, text, int, boolean) IS
-'Exact top-k motif pairs of length m by z-normalised Euclidean distance: pos_a < pos_b, pos_b - pos_a >= exclusion_zone (default m); a later pair shares no member with, and does not overlap, an earlier one. method: mk (the MK algorithm with n_references reference windows), matrix_profile, or auto. Ties: smaller distance, then smaller pos_a, then smaller pos_b. With normalized => false, by the Euclidean distance of the raw values (method auto or matrix_profile).';
-
-CREATE FUNCTION ts_motifs(series_sql text, m int, k int DEFAULT 1, exclusion_zone int DEFAULT NULL,
-                          method text DEFAULT 'auto', n_references int DEFAULT 10, normalized boolean DEFAULT true)
+CREATE FUNCTION tsmine_new_args_template_9(series_sql text, m int, k int DEFAULT 1, exclusion_zone int DEFAULT NULL,
+                          method text DEFAULT 'auto', n_references int DEFAULT 10, normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (rank int, pos_a bigint, pos_b bigint, distance float8)
 AS 'MODULE_PATHNAME', 'ts_motifs_query'
 LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 10;
 
-COMMENT ON FUNCTION ts_motifs(text, int, int, int, text, int, boolean) IS
-'ts_motifs over the series that series_sql returns (one numeric column, in the query''s order).';
-
-CREATE FUNCTION ts_match(series float8[], pattern float8[], max_distance float8 DEFAULT NULL, k int DEFAULT NULL,
-                         exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true)
+CREATE FUNCTION tsmine_new_args_template_10(series float8[], pattern float8[], max_distance float8 DEFAULT NULL, k int DEFAULT NULL,
+                         exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (rank int, pos bigint, distance float8)
 AS 'MODULE_PATHNAME', 'ts_match'
 LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT ROWS 10;
 
-COMMENT ON FUNCTION ts_match(float8[], float8[], float8, int, int, boolean) IS
-'Every occurrence of pattern in series by z-normalised Euclidean distance, best first: greedy by distance, skipping windows within exclusion_zone (default the pattern length) of one already returned; at most k (NULL: all), none farther than max_distance (NULL: no limit). ts_match(series, series[p:p+m-1]) gives the motif set of the window at p. With normalized => false, by the Euclidean distance of the raw values (max_distance in the data''s units).';
-
-CREATE FUNCTION ts_match(series_sql text, pattern float8[], max_distance float8 DEFAULT NULL, k int DEFAULT NULL,
-                         exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true)
+CREATE FUNCTION tsmine_new_args_template_11(series_sql text, pattern float8[], max_distance float8 DEFAULT NULL, k int DEFAULT NULL,
+                         exclusion_zone int DEFAULT NULL, normalized boolean DEFAULT true, gaps text DEFAULT 'skip')
 RETURNS TABLE (rank int, pos bigint, distance float8)
 AS 'MODULE_PATHNAME', 'ts_match_query'
 LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 10;
 
-COMMENT ON FUNCTION ts_match(text, float8[], float8, int, int, boolean) IS
+DO $$
+DECLARE
+  t record;
+  old oid;
+BEGIN
+  FOR t IN SELECT p.oid, p.proname, p.proargtypes, f.name, f.added
+           FROM pg_catalog.pg_proc p JOIN (VALUES ('tsmine_new_args_template_0', 'ts_outliers', 1), ('tsmine_new_args_template_1', 'ts_outliers', 1), ('tsmine_new_args_template_2', 'ts_matrix_profile', 2), ('tsmine_new_args_template_3', 'ts_matrix_profile', 2), ('tsmine_new_args_template_4', 'ts_matrix_profile_arrays', 2), ('tsmine_new_args_template_5', 'ts_matrix_profile_arrays', 2), ('tsmine_new_args_template_6', 'ts_discords', 2), ('tsmine_new_args_template_7', 'ts_discords', 2), ('tsmine_new_args_template_8', 'ts_motifs', 2), ('tsmine_new_args_template_9', 'ts_motifs', 2), ('tsmine_new_args_template_10', 'ts_match', 2), ('tsmine_new_args_template_11', 'ts_match', 2)) AS f(template, name, added) ON f.template = p.proname
+           WHERE p.pronamespace = (SELECT e.extnamespace FROM pg_catalog.pg_extension e WHERE e.extname = 'tsmine')
+  LOOP
+    -- the 0.1.0 function: the template's name and arguments without the last `added` (the new ones)
+    SELECT o.oid INTO STRICT old FROM pg_catalog.pg_proc o
+    WHERE o.pronamespace = (SELECT e.extnamespace FROM pg_catalog.pg_extension e WHERE e.extname = 'tsmine') AND o.proname = t.name
+      AND o.pronargs = array_length(t.proargtypes::oid[], 1) - t.added
+      AND (o.proargtypes::oid[])[0:o.pronargs - 1] = (t.proargtypes::oid[])[0:o.pronargs - 1];
+    UPDATE pg_catalog.pg_proc o
+    SET pronargs = n.pronargs, pronargdefaults = n.pronargdefaults, proargtypes = n.proargtypes,
+        proallargtypes = n.proallargtypes, proargmodes = n.proargmodes, proargnames = n.proargnames,
+        proargdefaults = n.proargdefaults
+    FROM pg_catalog.pg_proc n
+    WHERE o.oid = old AND n.oid = t.oid;
+    EXECUTE format('DROP FUNCTION %s', t.oid::regprocedure);
+  END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION ts_outliers(float8[], float8, text, text) IS
+'Values beyond k_sigma: method ''sigma'' flags |x - mean| > k_sigma * std (population std, two-pass); ''mad'' flags |0.6745 (x - median) / MAD| > k_sigma (if MAD = 0: |x - median| / (1.253314 MeanAD) > k_sigma; if that is 0 too, none). Returns 1-based positions in series order, the value and its (modified) z-score. gaps: ''skip'' (the default) leaves NULL, NaN and infinite values out (no outliers, not in the mean, spread or median; positions still count them), ''error'' rejects them.';
+
+COMMENT ON FUNCTION ts_outliers(text, float8, text, text) IS
+'ts_outliers over the series that series_sql returns (one numeric column; its rows in the query''s order are the series, positions 1-based in that order). The query runs with the caller''s privileges.';
+
+COMMENT ON FUNCTION ts_matrix_profile(float8[], int, int, boolean, text) IS
+'Exact self-join matrix profile in float64: for each window of length m (1-based pos), the z-normalised Euclidean distance to its nearest neighbour and that neighbour''s position, among windows with |pos - neighbor| >= exclusion_zone (default ceil(m/4) + 1, which excludes what STUMPY''s excl_zone = ceil(m/4) excludes). Constant windows follow STUMPY: two constant windows are at 0, a constant and a non-constant one at sqrt(m). NULL distance and neighbour when no window qualifies. With normalized => false, the Euclidean distance of the raw values instead (STUMPY''s aamp): for data whose level matters; constant windows are then ordinary windows. gaps: ''skip'' (the default): a window holding a NULL, NaN or infinite value has NULL distance and neighbour and is no one''s neighbour; ''error'' rejects such values.';
+
+COMMENT ON FUNCTION ts_matrix_profile(text, int, int, boolean, text) IS
+'ts_matrix_profile over the series that series_sql returns (one numeric column, in the query''s order).';
+
+COMMENT ON FUNCTION ts_matrix_profile_arrays(float8[], int, int, boolean, text) IS
+'ts_matrix_profile as one row of two arrays, element i for the window at position i (as STUMPY''s P and I, 1-based): distance[i] and neighbor[i] are NULL when no window qualifies. Faster than the row form when the whole profile is kept or processed as a whole; up to about 67 million windows (1 GB). gaps: as in ts_matrix_profile.';
+
+COMMENT ON FUNCTION ts_matrix_profile_arrays(text, int, int, boolean, text) IS
+'ts_matrix_profile_arrays over the series that series_sql returns (one numeric column, in the query''s order).';
+
+COMMENT ON FUNCTION ts_discords(float8[], int, int, float8, int, text, boolean, text) IS
+'Exact discords of length m: windows whose nearest non-self match (|i - j| >= exclusion_zone, default m) is farthest, by z-normalised Euclidean distance. Without min_distance: the top k, each not overlapping (|i - j| < m) one ranked before it. With min_distance: every range discord (nearest-neighbour distance >= min_distance), ranked, at most k (k => NULL for all). method: pd3 (GPU parallel DRAG), matrix_profile, or auto. With normalized => false, by the Euclidean distance of the raw values (min_distance in the data''s units; method auto or matrix_profile). gaps: ''skip'' (the default): windows holding a NULL, NaN or infinite value are neither discords nor neighbours (method pd3 then runs as matrix_profile); ''error'' rejects such values.';
+
+COMMENT ON FUNCTION ts_discords(text, int, int, float8, int, text, boolean, text) IS
+'ts_discords over the series that series_sql returns (one numeric column, in the query''s order).';
+
+COMMENT ON FUNCTION ts_motifs(float8[], int, int, int, text, int, boolean, text) IS
+'Exact top-k motif pairs of length m by z-normalised Euclidean distance: pos_a < pos_b, pos_b - pos_a >= exclusion_zone (default m); a later pair shares no member with, and does not overlap, an earlier one. method: mk (the MK algorithm with n_references reference windows), matrix_profile, or auto. Ties: smaller distance, then smaller pos_a, then smaller pos_b. With normalized => false, by the Euclidean distance of the raw values (method auto or matrix_profile). gaps: ''skip'' (the default): windows holding a NULL, NaN or infinite value belong to no pair (method mk then runs as matrix_profile); ''error'' rejects such values.';
+
+COMMENT ON FUNCTION ts_motifs(text, int, int, int, text, int, boolean, text) IS
+'ts_motifs over the series that series_sql returns (one numeric column, in the query''s order).';
+
+COMMENT ON FUNCTION ts_match(float8[], float8[], float8, int, int, boolean, text) IS
+'Every occurrence of pattern in series by z-normalised Euclidean distance, best first: greedy by distance, skipping windows within exclusion_zone (default the pattern length) of one already returned; at most k (NULL: all), none farther than max_distance (NULL: no limit). ts_match(series, series[p:p+m-1]) gives the motif set of the window at p. With normalized => false, by the Euclidean distance of the raw values (max_distance in the data''s units). gaps: ''skip'' (the default): windows of series holding a NULL, NaN or infinite value are never matches; ''error'' rejects such values. A pattern with one is an error either way.';
+
+COMMENT ON FUNCTION ts_match(text, float8[], float8, int, int, boolean, text) IS
 'ts_match over the series that series_sql returns (one numeric column, in the query''s order).';

@@ -70,7 +70,8 @@ int			tsm_discords(const double *x, int64_t n, int32_t m, int64_t k, double min_
 /*
  * Discords by PD3 (Kraeva & Zymbler 2023; DRAG's candidate selection and
  * refinement), on the GPU or on the CPU (threads).
- *   x, n           the series (finite values; the glue rejects NULL/NaN)
+ *   x, n           the series; NaN and ±Infinity are gaps (then the matrix
+ *                  profile's method runs: windows with gaps are no candidates)
  *   m              window length, 3 <= m <= n/2
  *   k              rows wanted, >= 1, or TS_ARG_NULL for all (range mode only)
  *   min_distance   r (range mode), or NaN (top-k mode: r is found

@@ -33,8 +33,10 @@ typedef struct TsProfile
  * distance ·2^k, exactly) and ignore a common offset.  Errors (SQLSTATE
  * 22023, the messages args.h gives for m and exclusion): m < 3, exclusion <
  * 1, then x NULL with n > 0, n < 0, m > n/2 (n too short for m), exclusion >
- * n − m (no window would have a neighbour), a NaN or infinite value; 22003
- * (normalize = 0): a distance beyond the float64 range.
+ * n − m (no window would have a neighbour); 22003 (normalize = 0): a
+ * distance beyond the float64 range.  NaN and ±Infinity values are gaps
+ * (mp_detail.h), with either distance: a window that holds one has dist +inf
+ * and index −1 and is no window's neighbour.
  */
 int			tsm_matrix_profile(const double *x, int64_t n, int32_t m, int64_t exclusion,
 							   int32_t normalize, TsExec *exec, TsProfile *out,

@@ -10,7 +10,9 @@
  * two (motifs_detail.h), so the same for x and 2^k·x over the float64 range.  Constant windows (every value equal,
  * or a spread that vanishes in rounding): STUMPY's rule, two constant windows
  * are at 0, a constant and a non-constant one at sqrt(m).
- * Positions are 0-based window starts.  Non-finite input values are an error.
+ * Positions are 0-based window starts.  NaN and ±Infinity values of the
+ * series are gaps: a window that holds one pairs with none and is never a
+ * match (motifs_detail.h); a pattern that holds one is an error.
  * Result arrays come from exec->alloc (never freed by the core).
  */
 #ifndef TSM_API_MOTIFS_H
@@ -57,11 +59,12 @@ int			tsm_motifs(const double *x, int64_t n, int32_t m, int64_t k, int64_t exclu
  * each later rank is the best such pair whose members are at least m away
  * from every member of every earlier pair (|p - q| >= m: no shared member, no
  * overlap).  MK (Mueen–Keogh) with n_references random reference windows
- * (fixed seed; capped at min(N, 256), N = n - m + 1 windows).
+ * (fixed seed; capped at min(N, 256), N = n - m + 1 windows); a series with
+ * gaps (NaN, ±Infinity) takes the matrix profile's method instead (the same pairs).
  * k >= 1 (TS_ARG_NULL: an error, 22004); exclusion TS_ARG_NULL is m.
  * Errors (22023, the messages of args.h for m, k and exclusion): m < 3, k < 1,
  * exclusion < 1, n_references < 1, no two windows exclusion apart in n
- * values, NaN or infinite values.  SQL defaults: k = 1, n_references = 10.
+ * values.  SQL defaults: k = 1, n_references = 10.
  */
 int			tsm_motifs_mk(const double *x, int64_t n, int32_t m, int64_t k, int64_t exclusion,
 						  int32_t n_references, TsExec *ex, TsMotifs *out, TsStatus *st) TSM_NOEXCEPT;

@@ -736,9 +736,12 @@ std::vector<RankKey> best_rows(const double* u, int64_t count, int64_t excl, dou
 // windows) and every other window beyond the T-th; T widens only when that
 // does not decide the answer.
 RankedDiscords rank_from_profile(WindowProfiler& prof, int64_t N, int m, const int64_t* profile_index, int64_t k,
-                                 double min_distance, int64_t excl, const TsExec* ex) {
+                                 double min_distance, int64_t excl, const TsExec* ex, const uint8_t* gap) {
     std::vector<double> u(N);  // +inf where the profile names no neighbour (only its E can tell)
     prof.pair_distances(nullptr, profile_index, N, u.data());
+    if (gap)
+        for (int64_t i = 0; i < N; ++i)
+            if (gap[i]) u[i] = -INFINITY;  // no candidate (best_rows skips u < 0)
     ExactRanking ranking(prof, m, excl, k, min_distance);
     const bool range = !std::isnan(min_distance);
     size_t limit = (size_t)(k >= 0 ? std::min<int64_t>(N, std::max<int64_t>(256, 4 * k)) : N);
@@ -760,17 +763,19 @@ RankedDiscords rank_from_profile(WindowProfiler& prof, int64_t N, int m, const i
 RankedDiscords discords_from_profile(const double* x, int64_t n, int m, const int64_t* profile_index, int64_t k,
                                      double min_distance, int64_t excl, TsExec* ex, bool raw) {
     const std::vector<double> xe = unit_scaled(x, n);
+    mp::GapPlan gaps;
+    const uint8_t* gap = mp::plan_gaps(x, n, m, gaps) ? gaps.gap.data() : nullptr;
     if (!raw) {
         std::unique_ptr<WindowProfiler> prof =
             make_profiler(xe.data(), n, m, ex, use_gpu(ex, TS_WORK_DISCORDS, n, m));
-        return rank_from_profile(*prof, n - m + 1, m, profile_index, k, min_distance, excl, ex);
+        return rank_from_profile(*prof, n - m + 1, m, profile_index, k, min_distance, excl, ex, gap);
     }
     // raw values: the ranking in xe's units, min_distance too
     const int e = unit_scale_exponent(x, n);
     std::unique_ptr<WindowProfiler> prof =
         make_profiler(xe.data(), n, m, ex, use_gpu(ex, TS_WORK_DISCORDS, n, m), true);
     const double r = std::isnan(min_distance) ? min_distance : mp::scale_any(min_distance, e);
-    RankedDiscords out = rank_from_profile(*prof, n - m + 1, m, profile_index, k, r, excl, ex);
+    RankedDiscords out = rank_from_profile(*prof, n - m + 1, m, profile_index, k, r, excl, ex, gap);
     for (double& d : out.dist) d = raw_distance_unscaled(d, e);
     return out;
 }
@@ -813,8 +818,25 @@ void emit(const tsm::RankedDiscords& r, TsExec* ex, TsDiscords* out) {
 
 }  // namespace
 
+namespace {
+int discords_by_profile(const double* x, int64_t n, int32_t m, int64_t k, double min_distance, int64_t exclusion,
+                        int32_t normalize, TsExec* ex, TsDiscords* out, TsStatus* st);
+
+bool has_gaps(const double* x, int64_t n) { return x && n > 0 && tsm::first_nonfinite(x, n) >= 0; }
+}  // namespace
+
 extern "C" int tsm_discords_pd3(const double* x, int64_t n, int32_t m, int64_t k, double min_distance,
                                 int64_t exclusion, TsExec* ex, TsDiscords* out, TsStatus* st) noexcept {
+    if (has_gaps(x, n)) {  // tsm_discords says why
+        const int code = tsm::guard(st, [&] {
+            tsm::args::window(m);
+            check_k_and_distance(k, min_distance, "ts_discords");
+            exclusion = tsm::args::exclusion(exclusion, m);
+        });
+        if (code != TS_OK) return code;
+        ex->used_method = "matrix_profile";
+        return discords_by_profile(x, n, m, k, min_distance, exclusion, 1, ex, out, st);
+    }
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         ex->used_backend = TS_BACKEND_CPU;
@@ -878,7 +900,10 @@ extern "C" int tsm_discords(const double* x, int64_t n, int32_t m, int64_t k, do
                              "Use method => 'matrix_profile' or 'auto' for raw-value distances.");
     });
     if (code != TS_OK || n == 0) return code;  // an empty series has no windows
-    if (chosen == TS_DISCORDS_PD3) {
+    // A series with gaps (NaN, ±Infinity) takes the matrix profile, whose
+    // windows with gaps are no candidates and no neighbours: the rows of the
+    // same ranking rule (tsm_discords_pd3 does the same).
+    if (chosen == TS_DISCORDS_PD3 && !has_gaps(x, n)) {
         ex->used_method = "pd3";
         tsm::progress_unknown(ex);  // PD3's pruning depends on the data
         return tsm_discords_pd3(x, n, m, k, min_distance, exclusion, ex, out, st);

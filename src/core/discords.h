@@ -110,9 +110,10 @@ RankedDiscords pd3_discords(const double* x, int64_t n, int m, int64_t k, double
 // raw: a raw-value profile, ranked by raw-value distances (in x's units).
 RankedDiscords discords_from_profile(const double* x, int64_t n, int m, const int64_t* profile_index, int64_t k,
                                      double min_distance, int64_t excl, TsExec* ex, bool raw = false);
-// Its selection, with the exact distances of prof (N windows).
+// Its selection, with the exact distances of prof (N windows); gap (null:
+// none) flags the windows that hold a gap, never candidates.
 RankedDiscords rank_from_profile(WindowProfiler& prof, int64_t N, int m, const int64_t* profile_index, int64_t k,
-                                 double min_distance, int64_t excl, const TsExec* ex);
+                                 double min_distance, int64_t excl, const TsExec* ex, const uint8_t* gap = nullptr);
 
 #ifdef TSMINE_WITH_CUDA
 namespace gpu {

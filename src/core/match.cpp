@@ -99,7 +99,8 @@ void match_inputs(const double* x, int64_t n, const double* pattern, int m, bool
     for (int k = 0; k < m; ++k) ps[k] = mp::times_pow2_up(pattern[k], *e);
 }
 
-// Every window's distance within limit (NaN: all), sorted by (distance, position).
+// Every window's distance within limit (NaN: all), sorted by (distance, position);
+// the windows with a gap (at +inf) are left out.
 void match_sorted(const std::vector<double>& xs, const std::vector<double>& pat, int m, double limit, bool raw,
                   TsExec* ex, std::vector<double>& ds, std::vector<int64_t>& ps) {
     const int64_t n = (int64_t)xs.size(), N = n - m + 1;
@@ -107,6 +108,10 @@ void match_sorted(const std::vector<double>& xs, const std::vector<double>& pat,
 #ifdef TSMINE_WITH_CUDA
         gpu::match_sorted(xs.data(), n, pat.data(), m, limit, ex, ds, ps, raw);
 #endif
+        while (!ds.empty() && std::isinf(ds.back())) {  // windows with gaps: sorted last
+            ds.pop_back();
+            ps.pop_back();
+        }
         return;
     }
     std::vector<double> d;
@@ -116,7 +121,7 @@ void match_sorted(const std::vector<double>& xs, const std::vector<double>& pat,
         match_profile_cpu(xs.data(), n, pat.data(), m, ex, d);
     ps.reserve(N);
     for (int64_t j = 0; j < N; ++j)
-        if (std::isnan(limit) || d[j] <= limit) ps.push_back(j);
+        if (!std::isinf(d[j]) && (std::isnan(limit) || d[j] <= limit)) ps.push_back(j);  // +inf: a gap
     std::sort(ps.begin(), ps.end(), [&](int64_t a, int64_t b) { return d[a] != d[b] ? d[a] < d[b] : a < b; });
     ds.resize(ps.size());
     for (size_t s = 0; s < ps.size(); ++s) ds[s] = d[ps[s]];
@@ -143,8 +148,9 @@ extern "C" int tsm_match(const double* x, int64_t n, const double* pattern, int3
             tsm::invalid(tsm::format("pattern of length %d is longer than the series of length %lld", (int)m,
                                      (long long)n),
                          "Search a longer series or use a shorter pattern.");
-        tsm::require_finite(x, n, "series", "Remove or interpolate the missing values before searching.");
-        tsm::require_finite(pattern, m, "pattern");
+        // gaps of the series: their windows are at +inf (motifs_detail.h), never matches
+        tsm::require_finite(pattern, m, "pattern",
+                            "A pattern with a gap matches nothing: pass a pattern of finite values.");
         const int64_t N = n - m + 1;
         const bool raw = normalize == 0;
         std::vector<double> xs, pat, ds;

@@ -40,7 +40,38 @@ FinalizeArgs Prepared::finalize_args() const {
     a.excl = excl;
     a.m = m;
     a.codec = codec;
+    a.gap = has_gaps() ? gap.data() : nullptr;
+    a.next_ok = has_gaps() ? next_ok.data() : nullptr;
     return a;
+}
+
+bool plan_gaps(const double* x, int64_t n, int m, GapPlan& g) {
+    const int64_t first = first_nonfinite(x, n);
+    if (first < 0) return false;
+    const int64_t count = n - m + 1;
+    g.filled.resize(n);
+    double fill = 0;  // leading gaps: the first finite value (0 when none is)
+    for (int64_t i = first; i < n; ++i)
+        if (!is_gap(x[i])) {
+            fill = x[i];
+            break;
+        }
+    std::vector<int64_t> before(n + 1);  // before[i]: gaps in x[0..i)
+    before[0] = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const bool gap = is_gap(x[i]);
+        if (!gap) fill = x[i];
+        g.filled[i] = gap ? fill : x[i];
+        before[i + 1] = before[i] + gap;
+    }
+    g.gap.resize(count);
+    g.next_ok.resize(count + 1);
+    g.next_ok[count] = count;
+    for (int64_t i = count - 1; i >= 0; --i) {
+        g.gap[i] = before[i + m] > before[i];
+        g.next_ok[i] = g.gap[i] ? g.next_ok[i + 1] : i;
+    }
+    return true;
 }
 
 namespace {
@@ -51,13 +82,14 @@ void prepare_guard(Prepared& p, const TsExec* ex) {
     p.guard_rows.resize(nr);
     p.guard_cols.resize(nc);
     const double *in = p.inv_norm.data(), *df = p.df.data(), *dg = p.dg.data();
+    const uint8_t* gap = p.has_gaps() ? p.gap.data() : nullptr;
     const int64_t per = 1024;
     parallel_for(ex, (nr + nc + per - 1) / per, [&](int64_t b) {
         for (int64_t e = b * per; e < std::min(nr + nc, (b + 1) * per); ++e) {
             if (e < nr)
-                p.guard_rows[e] = guard_row_entry(in, df, dg, p.count, e);
+                p.guard_rows[e] = guard_row_entry(in, df, dg, gap, p.count, e);
             else
-                p.guard_cols[e - nr] = guard_col_entry(in, df, dg, p.count, p.excl, e - nr);
+                p.guard_cols[e - nr] = guard_col_entry(in, df, dg, gap, p.count, p.excl, e - nr);
         }
     });
 }
@@ -76,7 +108,15 @@ CentreSamples series_samples(const double* x, int64_t n) {
     return q;
 }
 
-void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p, bool raw) {
+void prepare(const double* series, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p, bool raw) {
+    GapPlan gaps;
+    const double* x = series;
+    if (plan_gaps(series, n, m, gaps)) {  // the filled series; the flags after the guard's tables
+        p.filled.swap(gaps.filled);
+        x = p.filled.data();
+        p.gap.swap(gaps.gap);
+        p.next_ok.swap(gaps.next_ok);
+    }
     p.x = x;
     p.n = n;
     p.m = m;
@@ -111,6 +151,9 @@ void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, 
                            p.inv4.data(), p.df.data(), p.dg.data());
     });
     prepare_guard(p, ex);
+    if (p.has_gaps())
+        for (int64_t i = 0; i < count; ++i)
+            mark_gap_window(p.gap.data(), i, p.inv_norm.data(), p.inv4.data(), p.constant.data());
     p.next_const.resize(count + 1);
     p.next_const[count] = count;
     for (int64_t i = count - 1; i >= 0; --i) p.next_const[i] = p.constant[i] ? i : p.next_const[i + 1];
@@ -159,8 +202,11 @@ inline int64_t task_row_end(const Sweep& S, const Task& t) {
 // (col_keys[j − r0 − k0]) into scratch, for the SIDES it updates; *rows_out,
 // *cols_out: how many.  Variant only makes the FMA-target and the generic
 // builds two instantiations; Raw: the pair's value is raw_w (raw values, a
-// self-join only), else sweep_v (mp_detail.h).
-template <int Variant, int SIDES, bool Raw>
+// self-join only), else sweep_v (mp_detail.h).  Gaps (a self-join only)
+// drops the pairs with a window that holds a gap (their value is NaN,
+// mp_detail.h: gap_mask / gap_mask_raw, branch-free), the only difference of
+// the series with gaps.
+template <int Variant, int SIDES, bool Raw, bool Gaps>
 __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task& t, uint64_t* row_keys,
                                                       uint64_t* col_keys, double* cov, int64_t* rows_out,
                                                       int64_t* cols_out) {
@@ -199,6 +245,13 @@ __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task
         const bool direct = r > r0 && mode == kTileDirect;
         const int64_t jb = r + t.k0;
         const double dfr = R.df[r], dgr = R.dg[r], invr = inv[r], mur = R.mu[r], colr = R.inv4[r];
+        if (Gaps && R.gap[r]) {  // a row with a gap: no key, the co-moments go on as in any row
+            if (direct) direct_row(S, r, t.k0, nd, cov);
+            else if (r > r0)
+                for (int64_t d = 0; d < nd; ++d) cov[d] = comoment_next(cov[d], dfr, dgr, df[jb + d], dg[jb + d]);
+            if (kRows) row_keys[r - r0] = 0;
+            continue;
+        }
         const uint64_t rlow = low - (uint64_t)r;
         uint64_t* __restrict ck = col_keys + (r - r0);
         uint64_t best = 0;
@@ -207,15 +260,15 @@ __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task
                 const int64_t j = jb + d;
                 const double c = comoment_next(cov[d], dfr, dgr, df[j], dg[j]);
                 cov[d] = c;
-                const uint64_t core = v_core(Raw ? raw_w(c, mur, colr, mu[j], colw[j], cterm)
-                                                 : sweep_v(c, invr, colw[j], off),
-                                             codec);
+                const double v = Raw ? raw_w(c, mur, colr, mu[j], colw[j], cterm) : sweep_v(c, invr, colw[j], off);
+                const uint64_t core = v_core(v, codec);
+                const uint64_t keep = !Gaps ? ~uint64_t(0) : Raw ? gap_mask_raw(v) : gap_mask(v);
                 if (kRows) {
-                    const uint64_t rk = core | (low - (uint64_t)j);
+                    const uint64_t rk = (core | (low - (uint64_t)j)) & keep;
                     best = rk > best ? rk : best;
                 }
                 if (kCols) {
-                    const uint64_t cc = core | rlow;
+                    const uint64_t cc = (core | rlow) & keep;
                     ck[d] = cc > ck[d] ? cc : ck[d];
                 }
             }
@@ -223,15 +276,16 @@ __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task
             if (direct) direct_row(S, r, t.k0, nd, cov);
             for (int64_t d = 0; d < nd; ++d) {
                 const int64_t j = jb + d;
-                const uint64_t core = v_core(Raw ? raw_w(cov[d], mur, colr, mu[j], colw[j], cterm)
-                                                 : sweep_v(cov[d], invr, colw[j], off),
-                                             codec);
+                const double v =
+                    Raw ? raw_w(cov[d], mur, colr, mu[j], colw[j], cterm) : sweep_v(cov[d], invr, colw[j], off);
+                const uint64_t core = v_core(v, codec);
+                const uint64_t keep = !Gaps ? ~uint64_t(0) : Raw ? gap_mask_raw(v) : gap_mask(v);
                 if (kRows) {
-                    const uint64_t rk = core | (low - (uint64_t)j);
+                    const uint64_t rk = (core | (low - (uint64_t)j)) & keep;
                     best = rk > best ? rk : best;
                 }
                 if (kCols) {
-                    const uint64_t cc = core | rlow;
+                    const uint64_t cc = (core | rlow) & keep;
                     ck[d] = cc > ck[d] ? cc : ck[d];
                 }
             }
@@ -245,33 +299,35 @@ __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task
 using SweepFn = void (*)(const Sweep&, const Task&, uint64_t*, uint64_t*, double*, int64_t*, int64_t*);
 
 #if defined(__x86_64__)
-template <int SIDES, bool Raw>
+template <int SIDES, bool Raw, bool Gaps>
 __attribute__((target("avx2,fma"))) void sweep_fma(const Sweep& S, const Task& t, uint64_t* row_keys,
                                                    uint64_t* col_keys, double* cov, int64_t* rows_out,
                                                    int64_t* cols_out) {
-    sweep_body<0, SIDES, Raw>(S, t, row_keys, col_keys, cov, rows_out, cols_out);
+    sweep_body<0, SIDES, Raw, Gaps>(S, t, row_keys, col_keys, cov, rows_out, cols_out);
 }
 #endif
-template <int SIDES, bool Raw>
+template <int SIDES, bool Raw, bool Gaps>
 void sweep_generic(const Sweep& S, const Task& t, uint64_t* row_keys, uint64_t* col_keys, double* cov,
                    int64_t* rows_out, int64_t* cols_out) {
-    sweep_body<1, SIDES, Raw>(S, t, row_keys, col_keys, cov, rows_out, cols_out);
+    sweep_body<1, SIDES, Raw, Gaps>(S, t, row_keys, col_keys, cov, rows_out, cols_out);
 }
 
-// The instantiation for this CPU, these sides and distances.
-template <int SIDES, bool Raw>
+// The instantiation for this CPU, these sides, distances and gaps.
+template <int SIDES, bool Raw, bool Gaps>
 SweepFn sweep_fn() {
 #if defined(__x86_64__)
-    if (cpu_has_fma()) return &sweep_fma<SIDES, Raw>;
+    if (cpu_has_fma()) return &sweep_fma<SIDES, Raw, Gaps>;
 #endif
-    return &sweep_generic<SIDES, Raw>;
+    return &sweep_generic<SIDES, Raw, Gaps>;
 }
 
-// raw: raw-value distances (the self-join's sides only).
-SweepFn sweep_fn(int sides, bool raw) {
-    if (raw) return sweep_fn<kBothSides, true>();
-    return sides == kBothSides ? sweep_fn<kBothSides, false>()
-                               : sides == kRowsOnly ? sweep_fn<kRowsOnly, false>() : sweep_fn<kColsOnly, false>();
+// raw: raw-value distances, gaps: a series with gaps (the self-join's sides only).
+SweepFn sweep_fn(int sides, bool raw, bool gaps) {
+    if (raw) return gaps ? sweep_fn<kBothSides, true, true>() : sweep_fn<kBothSides, true, false>();
+    if (gaps) return sweep_fn<kBothSides, false, true>();
+    return sides == kBothSides ? sweep_fn<kBothSides, false, false>()
+                               : sides == kRowsOnly ? sweep_fn<kRowsOnly, false, false>()
+                                                    : sweep_fn<kColsOnly, false, false>();
 }
 
 inline void atomic_max(std::atomic<uint64_t>& a, uint64_t v) {
@@ -311,7 +367,7 @@ std::vector<Task> all_tasks(const Sweep& S) {
 // row_best (the rows' windows) and col_best (the columns').
 void run_tasks(const Sweep& S, int sides, const std::vector<Task>& tasks, const TsExec* ex,
                std::atomic<uint64_t>* row_best, std::atomic<uint64_t>* col_best) {
-    const SweepFn fn = sweep_fn(sides, S.codec.raw);
+    const SweepFn fn = sweep_fn(sides, S.codec.raw, S.row->has_gaps());
     parallel_for(ex, (int64_t)tasks.size(), [&](int64_t ti) {
         thread_local std::vector<uint64_t> row_keys, col_keys;
         thread_local std::vector<double> cov;
@@ -472,7 +528,6 @@ int64_t check_profile_args(const double* x, int64_t n, int m, int64_t exclusion)
         invalid(format("exclusion zone %lld leaves no neighbour for any of the %lld windows", (long long)exclusion,
                        (long long)count),
                 format("Use an exclusion zone of at most %lld (n - m), or a longer series.", (long long)(count - 1)));
-    require_finite(x, n, "series", "Remove or interpolate NaN and infinite values first.");
     return exclusion;
 }
 

@@ -25,7 +25,7 @@ void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec
 // profile's default ceil(m/4) + 1 for TS_ARG_NULL.
 int64_t profile_exclusion(int m, int64_t exclusion);
 // The checks of a profile's arguments (22023 with a hint), before any work:
-// profile_exclusion's, then 3 ≤ m ≤ n/2, exclusion ≤ n − m, finite values.
+// profile_exclusion's, then 3 ≤ m ≤ n/2, exclusion ≤ n − m (NaN and ±Infinity are gaps, no error).
 // Returns the exclusion zone.
 int64_t check_profile_args(const double* x, int64_t n, int m, int64_t exclusion);
 // The same into caller memory: dist and index hold n − m + 1 entries.
@@ -64,7 +64,7 @@ namespace mp {
 // Everything the CPU sweep needs, computed on the host.  The GPU path computes
 // the same arrays on the device with the same functions (mp_detail.h).
 struct Prepared {
-    const double* x = nullptr;     // the series (the caller's; raw values' distances)
+    const double* x = nullptr;     // the series (the caller's, or filled: with gaps; raw values' distances)
     int64_t n = 0, count = 0, excl = 0;
     int m = 0;
     SeriesScale scale;             // xs = scaled_value(x, scale)
@@ -75,8 +75,23 @@ struct Prepared {
     int64_t first_const = 0;
     std::vector<GuardStat> guard_rows, guard_cols;  // the recurrence's guard tables
     KeyCodec codec;
+    std::vector<double> filled;      // with gaps only: the filled series (plan_gaps; x points into it)
+    std::vector<uint8_t> gap;        // with gaps only (mp_detail.h): per window, whether it holds one
+    std::vector<int64_t> next_ok;    // with gaps only: the smallest window ≥ q without one (count + 1 entries)
+    bool has_gaps() const { return !gap.empty(); }
     FinalizeArgs finalize_args() const;
 };
+
+// The gaps of a series (mp_detail.h, "Gaps"): filled, the series with each
+// gap replaced by the last finite value before it (the first finite value
+// for leading gaps, 0 when none is finite); gap and next_ok as in Prepared.
+struct GapPlan {
+    std::vector<double> filled;
+    std::vector<uint8_t> gap;
+    std::vector<int64_t> next_ok;
+};
+// False (and g left empty) when x[0..n) holds no gap: the common case costs one scan.
+bool plan_gaps(const double* x, int64_t n, int m, GapPlan& g);
 
 void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p, bool raw = false);
 

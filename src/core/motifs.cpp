@@ -76,6 +76,7 @@
 #include "dispatch.h"
 #include "error.h"
 #include "finite.h"
+#include "matrix_profile.h"
 #include "mp_detail.h"
 #include "parallel.h"
 #include "progress.h"
@@ -92,8 +93,9 @@ static_assert(motif::kProfileRhoTolerance >= 25.0 / 4 * mp::kGuardTol + 0x1p-40,
               "the profile path's bounds must cover the profile's guarantee (mp_detail.h)");
 
 int unit_scale_exponent(const double* x, int64_t n) {
-    double top = 0;
-    for (int64_t i = 0; i < n; ++i) top = std::max(top, std::fabs(x[i]));
+    double top = 0;  // the largest finite magnitude (gaps stay gaps)
+    for (int64_t i = 0; i < n; ++i)
+        if (!mp::is_gap(x[i])) top = std::max(top, std::fabs(x[i]));
     return mp::scale_exponent(top);
 }
 
@@ -143,8 +145,9 @@ void merge_lanes(double* s, double* q) {
 double zdist_bounded(const double* a, double mua, double inva, bool ca, const double* b, double mub, double invb,
                      bool cb, int m, double lim2) {
     using motif::kLanes;
-    if (ca || cb) return motif::constant_pair_distance(ca, cb, m);
     const double inf = std::numeric_limits<double>::infinity();
+    if (motif::gap_window(inva) || motif::gap_window(invb)) return inf;
+    if (ca || cb) return motif::constant_pair_distance(ca, cb, m);
     const bool bounded = lim2 < inf;
     double s[kLanes] = {}, q[kLanes] = {};
     int base = 0;
@@ -954,7 +957,7 @@ class ProfileSelection {
             if (compared > whole_after_) return whole_profile_entry(i, e);
             round = std::min<size_t>(round * 2, 8192);
         }
-        if (best.j < 0) return false;
+        if (best.j < 0 || std::isinf(best.d)) return false;  // +inf: only windows with gaps were left
         e = {best.d, std::min(i, best.j), std::max(i, best.j), i};
         return true;
     }
@@ -1017,7 +1020,7 @@ class ProfileSelection {
         Partner best;
         for (int64_t j = 0; j < N_; ++j)
             if (!blocked_[j] && motif::far_enough(i, j, excl_)) best.offer(dist_[j], j);
-        if (best.j < 0) return false;
+        if (best.j < 0 || std::isinf(best.d)) return false;
         e = {best.d, std::min(i, best.j), std::max(i, best.j), i};
         return true;
     }
@@ -1086,10 +1089,6 @@ std::vector<MotifPair> select_top_motifs_from_profile(const double* xs, int64_t 
 
 namespace {
 
-void check_finite(const double* x, int64_t n, const char* what) {
-    tsm::require_finite(x, n, what, "Remove or interpolate the missing values before searching for motifs.");
-}
-
 // Two windows of length m at least `exclusion` apart fit in n values.
 void check_two_windows_fit(int64_t n, int32_t m, int64_t exclusion) {
     if (n < (int64_t)m || n - m < exclusion)
@@ -1122,8 +1121,12 @@ void check_motif_series(const double* x, int64_t n, int32_t m, int64_t exclusion
     if (n < 0 || !x) tsm::invalid("series is missing");
     check_two_windows_fit(n, m, exclusion);
     if (n - m + 1 > (int64_t)INT32_MAX) tsm::invalid("series too long for motif search (more than 2^31 windows)");
-    check_finite(x, n, "series");
 }
+
+bool has_gaps(const double* x, int64_t n) { return x && n > 0 && tsm::first_nonfinite(x, n) >= 0; }
+
+int motifs_by_profile(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion, int32_t normalize,
+                      TsExec* ex, TsMotifs* out, TsStatus* st);
 
 void fill_motifs(const std::vector<tsm::MotifPair>& r, TsExec* ex, TsMotifs* out) {
     out->count = (int64_t)r.size();
@@ -1141,6 +1144,12 @@ void fill_motifs(const std::vector<tsm::MotifPair>& r, TsExec* ex, TsMotifs* out
 
 extern "C" int tsm_motifs_mk(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion,
                              int32_t n_references, TsExec* ex, TsMotifs* out, TsStatus* st) noexcept {
+    // A series with gaps (NaN, ±Infinity) takes the matrix profile, whose
+    // windows with gaps pair with none: the rows of MK's rules.
+    if (has_gaps(x, n) && n_references >= 1) {
+        const int code = tsm::guard(st, [&] { exclusion = check_window_k_exclusion(m, k, exclusion); });
+        return code != TS_OK ? code : motifs_by_profile(x, n, m, k, exclusion, 1, ex, out, st);
+    }
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         exclusion = check_window_k_exclusion(m, k, exclusion);
@@ -1193,10 +1202,35 @@ extern "C" int tsm_motifs_from_profile(const double* x, int64_t n, int32_t m, co
 
 namespace {
 
+// A series with gaps too short for a profile (2m > n: at most m windows):
+// every window without a gap is a candidate with lower bound 0 (the
+// selection compares it with every other), one with a gap none.
+int motifs_of_few_windows(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion, TsExec* ex,
+                          TsMotifs* out, TsStatus* st) {
+    return tsm::run_entry(ex, st, [&] {
+        std::memset(out, 0, sizeof *out);
+        exclusion = check_window_k_exclusion(m, k, exclusion);
+        check_motif_series(x, n, m, exclusion);
+        const int64_t N = n - m + 1;
+        const std::vector<double> xs = tsm::unit_scaled(x, n);
+        tsm::mp::GapPlan gaps;
+        tsm::mp::plan_gaps(x, n, m, gaps);
+        std::vector<double> lb(N);
+        for (int64_t i = 0; i < N; ++i) lb[i] = gaps.gap[i] ? std::numeric_limits<double>::infinity() : 0.0;
+        std::unique_ptr<tsm::WindowProfiler> prof = tsm::make_cpu_profiler(xs.data(), n, m, ex);
+        ex->used_backend = TS_BACKEND_CPU;
+        fill_motifs(tsm::ProfileSelection(xs.data(), n, m, lb.data(), nullptr, k, exclusion, *prof, N, ex, false).run(),
+                    ex, out);
+    });
+}
+
 // Motifs by way of the matrix profile: the profile, then the exact pairs from it.
 int motifs_by_profile(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion, int32_t normalize,
                       TsExec* ex, TsMotifs* out, TsStatus* st) {
     ex->used_method = "matrix_profile";
+    // (raw values need the profile, as without gaps: 2m > n is an error there)
+    if (normalize && 2 * (int64_t)m > n && has_gaps(x, n))
+        return motifs_of_few_windows(x, n, m, k, exclusion, ex, out, st);
     TsProfile p;
     int code = tsm_matrix_profile(x, n, m, exclusion, normalize, ex, &p, st);
     if (code != TS_OK) return code;

@@ -19,6 +19,11 @@
 //    whatever their positions — the sliding statistics of sliding_detail.h
 //    carry each window's history in their last bits and cannot promise that.
 //    A window is constant when its values are all equal or σ vanished.
+//  * Gaps (NaN, ±Infinity; a NULL arrives as NaN): unit_scaled keeps them
+//    (and leaves them out of the scale), window_zstat marks a window that
+//    holds one (gap_window: 1/σ = NaN, not constant), and the distance of a
+//    pair with such a window is +inf (STUMPY's rule), which no nearest
+//    neighbour, pair or match takes.
 //  * Distance of two windows: δ_k = ẑa_k − ẑb_k (ẑ = (x − μ)·(1/σ), z_value),
 //    d² = Σδ² − (Σδ)²/m.  Element k goes to lane k mod 32, each lane adds its
 //    elements in order (lane_add), and the 32 lane sums are combined by the
@@ -73,6 +78,12 @@ TSM_HD void window_zstat(const double* w, int m, double* mean, double* inv, uint
         s = hd::add(s, w[k]);
         all_equal = all_equal && (w[k] == w0);
     }
+    if (!(hd::sub(s, s) == 0.0)) {  // a gap: s is NaN or infinite (finite values cannot overflow it)
+        *mean = 0.0;
+        *inv = hd::from_bits(0x7FF8000000000000ull);
+        *constant = 0;
+        return;
+    }
     const double mu0 = hd::div(s, md);
     double d = 0, q = 0;
     for (int k = 0; k < m; ++k) {
@@ -88,6 +99,9 @@ TSM_HD void window_zstat(const double* w, int m, double* mean, double* inv, uint
     *inv = cst ? 0.0 : hd::div(1.0, sd);
     *constant = cst;
 }
+
+// A window that holds a gap (window_zstat's mark).
+TSM_HD bool gap_window(double inv) { return inv != inv; }
 
 // ---- the distance -----------------------------------------------------------------
 
@@ -214,9 +228,12 @@ inline double profile_lower_bound(double u, int m) {
 // sum, the arithmetic of the profile's own distances, so the profile, the
 // discords' ranking, the motifs and match compute the same bits (on the GPU
 // by a warp: warp_raw_sumsq); callers scale it back by 2^−e1.  +inf once the
-// sum is known to exceed lim2.  Constant windows are ordinary windows.
+// sum is known to exceed lim2.  Constant windows are ordinary windows.  A
+// window with a gap makes the sum NaN or +inf: its distance is +inf, as in
+// the z-normalised distance (raw_distance_of, shared with the GPU's warp sum).
+TSM_HD double raw_distance_of(double sumsq) { return sumsq == sumsq ? hd::sqrt(sumsq) : (double)INFINITY; }
 TSM_HD double raw_distance_bounded(const double* a, const double* b, int m, double lim2) {
-    return hd::sqrt(rawd::sumsq_bounded(a, b, m, 0, lim2));
+    return raw_distance_of(rawd::sumsq_bounded(a, b, m, 0, lim2));
 }
 
 // A lower bound of window i's exact best raw distance from u = d(i, the raw
@@ -471,6 +488,7 @@ __device__ __forceinline__ void warp_merge_lanes(double& s, double& q) {
 __device__ __forceinline__ double warp_zdist(const double* __restrict__ a, double mua, double inva, bool ca,
                                              const double* __restrict__ b, double mub, double invb, bool cb,
                                              int m, int lane, double lim2 = (double)INFINITY) {
+    if (gap_window(inva) || gap_window(invb)) return (double)INFINITY;
     if (ca || cb) return constant_pair_distance(ca, cb, m);
     const bool bounded = lim2 < (double)INFINITY;
     double s = 0, q = 0;

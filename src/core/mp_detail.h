@@ -103,6 +103,26 @@
 //    excl ≥ 1 this computes every co-moment of the self-join with the same
 //    operations, so both give the same profile bit for bit.  The AB-join's
 //    distances are z-normalised only (raw values: the self-join's).
+//  * Gaps (NaN, ±Infinity; a NULL arrives as NaN), as STUMPY: a window that
+//    holds one is at infinite distance from everything, so it has no
+//    distance, no neighbour, and is no one's neighbour.  The preparation then
+//    works on the filled series (plan_gaps, matrix_profile.cpp: each gap
+//    replaced by the last finite value before it, the first finite value for
+//    leading gaps, 0 when none is finite), so every quantity stays finite,
+//    the rescaling is that of the series' own values (a fill value is one of
+//    them, never a spike) and the recurrence runs through the gaps as
+//    through any value; per window, gap[i] says whether it holds one (a
+//    prefix count of gaps).  After the guard's tables (their H covers the
+//    filled windows, their lo ignores flagged ones), mark_gap_window sets
+//    inv_norm = inv4 = NaN and clears the constant flag of a flagged window:
+//    every v = ρ/4 + off of a pair with it is NaN, which the GPU's
+//    comparisons drop (a NaN never wins) and the CPU's gap sweep drops
+//    (gap_pair), so no key names it and no row of it gets one; a flagged
+//    window is neither constant nor anyone's candidate in finalize_one.  Raw
+//    values: inv4 holds σ², so raw_w's s is NaN and raw_w returns NaN for
+//    every pair with a flagged window, dropped the same ways (the CPU's raw
+//    gap sweep by gap_mask_raw; finalize_raw sees key 0 for such a row).  A
+//    series without gaps takes none of these steps: the same bits as before.
 #pragma once
 
 #include <cmath>
@@ -219,7 +239,8 @@ TSM_HD double raw_w(double cov, double mu_r, double sq_r, double mu_j, double sq
     const uint64_t b = hd::bits_of(d2m) & 0x7FFFFFFFFFFFFFFFull;
     const uint64_t e = hd::bits_of(s) & 0x7FF0000000000000ull;  // 2^⌊log2 s⌋ (s ≥ 0)
     const uint64_t t = e > kRawTieExp ? e - kRawTieExp : 0;
-    return hd::from_bits(kRawTop - (b > t ? b : t));
+    const double w = hd::from_bits(kRawTop - (b > t ? b : t));
+    return s == s ? w : s;  // a window with a gap (σ² NaN, mark_gap_window): NaN, which no comparison keeps
 }
 
 // σ² of a window from 1/σ (0 for a flat window): the raw sweep's per-window term.
@@ -384,13 +405,14 @@ TSM_HD double step_magnitude(const double* inv_norm, const double* df, const dou
     return i > 0 ? fmax(h, window_norm(inv_norm[i - 1])) : h;
 }
 
-// GuardStat of the windows [a, b) ∩ [0, count).
-TSM_HD GuardStat guard_range(const double* inv_norm, const double* df, const double* dg, int64_t count, int64_t a,
-                             int64_t b) {
+// GuardStat of the windows [a, b) ∩ [0, count); gap (null: none) flags the
+// windows that hold a gap, whose pairs give no key: they count in h alone.
+TSM_HD GuardStat guard_range(const double* inv_norm, const double* df, const double* dg, const uint8_t* gap,
+                             int64_t count, int64_t a, int64_t b) {
     GuardStat g{0.0, INFINITY};
     for (int64_t i = a < 0 ? 0 : a; i < b && i < count; ++i) {
         g.h = fmax(g.h, step_magnitude(inv_norm, df, dg, i));
-        if (inv_norm[i] > 0) g.lo = fmin(g.lo, window_norm(inv_norm[i]));
+        if (inv_norm[i] > 0 && !(gap && gap[i])) g.lo = fmin(g.lo, window_norm(inv_norm[i]));
     }
     return g;
 }
@@ -401,14 +423,42 @@ TSM_HD GuardStat guard_range(const double* inv_norm, const double* df, const dou
 // diagonals from excl + 64t reads rows[β] and cols[β + 2t]).
 TSM_HD int64_t guard_row_entries(int64_t count) { return count / kGuardRows + 3; }
 TSM_HD int64_t guard_col_entries(int64_t count, int64_t excl) { return (count - excl + 1024) / kGuardRows + 3; }
-TSM_HD GuardStat guard_row_entry(const double* inv_norm, const double* df, const double* dg, int64_t count,
-                                 int64_t beta) {
-    return guard_range(inv_norm, df, dg, count, beta * kGuardRows, (beta + 1) * kGuardRows);
+TSM_HD GuardStat guard_row_entry(const double* inv_norm, const double* df, const double* dg, const uint8_t* gap,
+                                 int64_t count, int64_t beta) {
+    return guard_range(inv_norm, df, dg, gap, count, beta * kGuardRows, (beta + 1) * kGuardRows);
 }
-TSM_HD GuardStat guard_col_entry(const double* inv_norm, const double* df, const double* dg, int64_t count,
-                                 int64_t excl, int64_t q) {
+TSM_HD GuardStat guard_col_entry(const double* inv_norm, const double* df, const double* dg, const uint8_t* gap,
+                                 int64_t count, int64_t excl, int64_t q) {
     const int64_t j0 = excl + q * kGuardRows;
-    return guard_range(inv_norm, df, dg, count, j0, j0 + kGuardCols);
+    return guard_range(inv_norm, df, dg, gap, count, j0, j0 + kGuardCols);
+}
+
+// ---- gaps (the header says how) --------------------------------------------
+
+// A gap: NaN or ±Infinity.
+TSM_HD bool is_gap(double v) { return !(hd::sub(v, v) == 0.0); }
+
+// After the guard's tables: a window that holds a gap gets NaN factors (its
+// pairs' v are NaN) and is not constant.
+TSM_HD void mark_gap_window(const uint8_t* gap, int64_t i, double* inv_norm, double* inv4, uint8_t* constant) {
+    if (!gap[i]) return;
+    const double nan = hd::from_bits(0x7FF8000000000000ull);
+    inv_norm[i] = nan;
+    inv4[i] = nan;
+    constant[i] = 0;
+}
+
+// A pair of the sweep with a window that holds a gap: its v is NaN.
+TSM_HD bool gap_pair(double v) { return v != v; }
+
+// The same as a mask, without a branch: all ones for a pair's v in [1, 2)
+// (exponent field 0x3FF, bit 62 clear), 0 for a NaN (exponent 0x7FF).
+TSM_HD uint64_t gap_mask(double v) { return ((hd::bits_of(v) >> 62) & 1u) - 1u; }
+
+// The raw sweep's (raw_w's w is any positive double up to DBL_MAX): all ones
+// for a finite w, 0 for a NaN (exponent field 0x7FF, whatever the sign).
+TSM_HD uint64_t gap_mask_raw(double w) {
+    return uint64_t(0) - (((hd::bits_of(w) & 0x7FFFFFFFFFFFFFFFull) - 0x7FF0000000000000ull) >> 63);
 }
 
 // The mode of one tile and the error bound it leaves in *err (the bound on
@@ -449,6 +499,9 @@ TSM_HD int guard_tile(double* err, bool first, const GuardStat& rows, const Guar
 //   next_const[q]: smallest constant window of B ≥ q (count when none), for q in [0, count]
 //   first_const:   smallest constant window of B (count when none)
 //   count:         B's windows; a candidate j needs |p − j| ≥ excl (0: every j)
+//   gap, next_ok:  a self-join with gaps only (else null; the AB-join's series
+//                  have none): the windows that hold a gap, and the smallest
+//                  window ≥ q that holds none (count when none)
 struct FinalizeArgs {
     const double* x;            // A (raw values: the winner's distance)
     const SeriesScale* scale;   // its rescaling (raw values: e1)
@@ -466,7 +519,18 @@ struct FinalizeArgs {
     int64_t excl;
     int m;
     KeyCodec codec;
+    const uint8_t* gap;
+    const int64_t* next_ok;
 };
+
+// The smallest admissible window (|p − j| ≥ excl) among those next[] lists
+// (next[q]: the smallest one ≥ q, count when none), −1 when none.
+TSM_HD int64_t smallest_admissible(const FinalizeArgs& a, const int64_t* next, int64_t p) {
+    const int64_t first = next[0];
+    if (p - a.excl >= 0 && first <= p - a.excl) return first;
+    if (p + a.excl < a.count && next[p + a.excl] < a.count) return next[p + a.excl];
+    return -1;
+}
 
 // Raw values: the winner of the key (every window an ordinary one), its
 // distance directly from x.
@@ -498,7 +562,8 @@ TSM_HD void finalize_one(const FinalizeArgs& a, int64_t p, uint64_t key, double*
         int64_t q = a.next_const[p + a.excl];
         if (q < a.count) cst = q;
     }
-    if (any < 0) {  // no admissible neighbour at all
+    if (a.gap) any = a.gap[p] ? -1 : smallest_admissible(a, a.next_ok, p);
+    if (any < 0 || (key == 0 && cst < 0 && !a.constant[p])) {  // no admissible neighbour at all
         *dist = INFINITY;
         *index = -1;
         return;

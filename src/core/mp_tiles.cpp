@@ -211,13 +211,23 @@ int64_t missing_tiles(const int64_t* bitmap, int64_t tiles, std::string* first) 
 }
 
 // Every window with an admissible neighbour has a key naming one, and no
-// other window has a key (what merged tiles of this series always hold).
-void check_keys(const uint64_t* keys, int64_t count, int64_t excl) {
+// other window has a key (what merged tiles of this series always hold);
+// with gaps (mp_detail.h), only windows without one count.
+void check_keys(const uint64_t* keys, const double* x, int64_t n, int m, int64_t excl) {
+    const int64_t count = n - m + 1;
     const mp::KeyCodec codec = mp::make_codec(count);
+    mp::GapPlan gaps;
+    const bool with_gaps = mp::plan_gaps(x, n, m, gaps);
+    auto usable = [&](int64_t q) { return !with_gaps || !gaps.gap[q]; };
+    auto has_neighbor = [&](int64_t p) {
+        if (!with_gaps) return p - excl >= 0 || p + excl < count;
+        return !gaps.gap[p] && ((p - excl >= 0 && gaps.next_ok[0] <= p - excl) ||
+                                (p + excl < count && gaps.next_ok[p + excl] < count));
+    };
     for (int64_t p = 0; p < count; ++p) {
-        const bool has_neighbor = p - excl >= 0 || p + excl < count;
         const int64_t j = keys[p] ? mp::key_index(keys[p], codec.low) : -1;
-        const bool ok = keys[p] ? has_neighbor && j >= 0 && j < count && std::llabs(p - j) >= excl : !has_neighbor;
+        const bool ok = keys[p] ? has_neighbor(p) && j >= 0 && j < count && std::llabs(p - j) >= excl && usable(j)
+                                : !has_neighbor(p);
         if (!ok)
             invalid(format("the merged tiles hold no valid candidate for window %lld", (long long)(p + 1)),
                     "Partial profiles come from ts_matrix_profile_tile and ts_matrix_profile_merge, unchanged.");
@@ -291,7 +301,7 @@ extern "C" int tsm_matrix_profile_from_tiles(const double* x, int64_t n, const i
                                      (long long)tiles, first.c_str()),
                          "Merge every tile from 1 to tiles, each computed with the same tiles.");
         const uint64_t* keys = reinterpret_cast<const uint64_t*>(merged + L.keys);
-        tsm::check_keys(keys, L.count, excl);
+        tsm::check_keys(keys, x, n, m, excl);
         double* dist = tsm::alloc_result<double>(ex, L.count);
         int64_t* index = tsm::alloc_result<int64_t>(ex, L.count);
         const bool raw = merged[tsm::kFormat] == tsm::kPartialFormatRaw;

@@ -4,12 +4,14 @@
 #include "outliers.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "dispatch.h"
 #include "args.h"
 #include "error.h"
+#include "finite.h"
 #include "parallel.h"
 #include "stats.h"
 
@@ -119,6 +121,19 @@ void cpu_compact(const double* x, int64_t n, double k, const OutlierRule& r, TsE
     });
 }
 
+// The finite values of x[0..n) (gaps, NaN and ±Infinity, are skipped: they
+// are no outliers and count in no statistic) and their positions in x.
+// False, and nothing kept, when x has no gap.
+bool skip_gaps(const double* x, int64_t n, std::vector<double>& kept, std::vector<int64_t>& where) {
+    if (n <= 0 || first_nonfinite(x, n) < 0) return false;
+    for (int64_t i = 0; i < n; ++i)
+        if (std::isfinite(x[i])) {
+            kept.push_back(x[i]);
+            where.push_back(i);
+        }
+    return true;
+}
+
 }  // namespace tsm
 
 extern "C" int tsm_outliers(const double* x, int64_t n, double k, const char* method_name, TsExec* ex,
@@ -130,6 +145,12 @@ extern "C" int tsm_outliers(const double* x, int64_t n, double k, const char* me
                          "Values beyond k_sigma standard deviations are outliers; 3 is usual.");
         const int method = tsm::args::choice(method_name, "method", tsm::args::kOutlierMethods, 2);
         if (n < 0) tsm::invalid("negative series length");
+        std::vector<double> kept;
+        std::vector<int64_t> where;  // with gaps: the position in x of kept[i]
+        if (tsm::skip_gaps(x, n, kept, where)) {
+            x = kept.data();
+            n = (int64_t)kept.size();
+        }
         ex->used_backend = TS_BACKEND_CPU;
         out->scale_rule = 3;
         if (n == 0) {
@@ -153,5 +174,7 @@ extern "C" int tsm_outliers(const double* x, int64_t n, double k, const char* me
         out->center = tsm::outliers::center_value(rule);
         out->scale = tsm::outliers::scale_value(rule);
         out->scale_rule = rule.scale_rule;
+        if (!where.empty())
+            for (int64_t i = 0; i < out->count; ++i) out->pos[i] = where[out->pos[i]];
     });
 }

@@ -231,7 +231,9 @@ typedef struct TsOutliers
  * ts_outliers' entry: the values beyond k standard deviations (sigma) or
  * modified z-scores (mad) of the center; method 'sigma' or 'mad' (any case,
  * in the order of TsOutlierMethod).  Errors (22023): k not positive or not
- * finite, an unknown method.
+ * finite, an unknown method.  NaN and ±Infinity values of x are gaps:
+ * skipped (no statistic counts them, none is an outlier); positions are
+ * those of x.
  */
 int			tsm_outliers(const double *x, int64_t n, double k, const char *method,
 						 TsExec *exec, TsOutliers *out, TsStatus *st) TSM_NOEXCEPT;

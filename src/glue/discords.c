@@ -170,7 +170,7 @@ matrix_profile_common(FunctionCallInfo fcinfo, bool query, bool timed, bool as_a
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
 
-	tsm_form_series(fcinfo, query, timed, &s, &times);
+	tsm_form_series_gaps(fcinfo, query, timed, tsm_gaps_arg(fcinfo, TSM_AT(timed, 4)), &s, &times);
 	if (as_arrays && s.n - m + 1 > max_windows)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -251,7 +251,7 @@ discords_common(FunctionCallInfo fcinfo, bool query, bool timed)
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
 
-	tsm_form_series(fcinfo, query, timed, &s, &times);
+	tsm_form_series_gaps(fcinfo, query, timed, tsm_gaps_arg(fcinfo, TSM_AT(timed, 7)), &s, &times);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_exec_prepare(&ex, "ts_discords");
 	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));

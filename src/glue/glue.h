@@ -199,16 +199,31 @@ extern ArrayType *tsm_array_literal(text *t);
  * an array literal there is taken as the array). */
 extern void tsm_series_arg(FunctionCallInfo fcinfo, int argno, const char *argname, bool query,
 						   TsmSeries *out);
+/* The series argument argno as tsm_series_arg reads it, or with skip_gaps
+ * with its gaps: NULL, NaN and ±Infinity pass (a NULL as NaN) for the core,
+ * whose methods leave the windows that hold one out.  A query form with
+ * times (not NULL) reads (time, value) rows of type time_type. */
+extern void tsm_series_with_gaps(FunctionCallInfo fcinfo, int argno, const char *argname, bool query,
+								 bool skip_gaps, Oid time_type, TsmSeries *out, TsmTimes *times);
+/* The gaps argument (argno, the function's last): true for 'skip', false
+ * for 'error'; another value is an error (22023), NULL too (22004).  A call
+ * with fewer arguments (stored in a view before gaps existed, see the
+ * update script) gets the default, 'skip'. */
+extern bool tsm_gaps_arg(FunctionCallInfo fcinfo, int argno);
 
 /* The series of any of the four forms (TSM_SERIES_FORMS), and its times when
  * `timed` (times->key NULL otherwise); checked as the functions above and
  * below say. */
 extern void tsm_form_series(FunctionCallInfo fcinfo, bool query, bool timed, TsmSeries *s, TsmTimes *times);
+/* tsm_form_series, with the series' gaps when skip_gaps (tsm_series_with_gaps). */
+extern void tsm_form_series_gaps(FunctionCallInfo fcinfo, bool query, bool timed, bool skip_gaps, TsmSeries *s,
+								 TsmTimes *times);
 /* A (time, value) query read like tsm_series_from_query, with its times. */
 extern void tsm_timed_series_from_query(text *sql, const char *argname, Oid time_type, TsmSeries *out,
 										TsmTimes *times);
 /* A query of (value) or (time, value) rows, times of any type a time may have
- * (times->key NULL without them). */
+ * (times->key NULL without them); NULL, NaN and ±Infinity values pass as gaps
+ * (ts_plot draws them as breaks). */
 extern void tsm_series_maybe_timed_from_query(text *sql, const char *argname, TsmSeries *out, TsmTimes *times);
 
 /* ---- times (times.c) ---- */

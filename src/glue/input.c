@@ -14,6 +14,7 @@
 #include "parser/scansup.h"
 #include "tcop/dest.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -58,8 +59,23 @@ tsm_array_reject_nulls(ArrayType *arr, int64 n, const char *argname, const char 
 					 errhint("%s", hint)));
 }
 
-void
-tsm_series_from_array(ArrayType *arr, const char *argname, TsmSeries *out)
+/* The values of an array with NULLs, each NULL a NaN (a gap). */
+static const double *
+values_with_gaps(ArrayType *arr, int64 n)
+{
+	double	   *x = (double *) palloc_extended((Size) n * sizeof(double), MCXT_ALLOC_HUGE);
+	bits8	   *bitmap = ARR_NULLBITMAP(arr);
+	const double *data = (const double *) ARR_DATA_PTR(arr);
+
+	for (int64 i = 0; i < n; i++)
+		x[i] = (bitmap[i / 8] & (1 << (i % 8))) ? *data++ : get_float8_nan();
+	return x;
+}
+
+/* A float8[] series; skip_gaps: NULL, NaN and ±Infinity are gaps (a NULL
+ * becomes NaN), else each is an error (22004, 22000). */
+static void
+series_from_array(ArrayType *arr, const char *argname, bool skip_gaps, TsmSeries *out)
 {
 	int64		n = tsm_array_length(arr, argname, tsm_one_series_hint);
 
@@ -67,6 +83,12 @@ tsm_series_from_array(ArrayType *arr, const char *argname, TsmSeries *out)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("%s must be a float8[] array", argname)));
+	if (skip_gaps)
+	{
+		out->x = n > 0 && ARR_HASNULL(arr) ? values_with_gaps(arr, n) : (const double *) ARR_DATA_PTR(arr);
+		out->n = n;
+		return;
+	}
 	tsm_array_reject_nulls(arr, n, argname, "Remove or fill the NULLs first, e.g. with coalesce() or interpolation.");
 	out->x = (const double *) ARR_DATA_PTR(arr);
 	out->n = n;
@@ -76,6 +98,12 @@ tsm_series_from_array(ArrayType *arr, const char *argname, TsmSeries *out)
 		if (bad >= 0)
 			reject_value(out->x[bad], bad + 1, argname, "position");
 	}
+}
+
+void
+tsm_series_from_array(ArrayType *arr, const char *argname, TsmSeries *out)
+{
+	series_from_array(arr, argname, false, out);
 }
 
 /* ---- the query form ---------------------------------------------------- */
@@ -129,6 +157,7 @@ typedef struct SeriesReceiver
 	TsmTimes   *times;			/* the timed query form: (time, value) rows; else NULL */
 	Oid			time_type;		/* the type its times must have (InvalidOid: any) */
 	bool		times_optional; /* one column (no times) will do too */
+	bool		skip_gaps;		/* NULL, NaN and ±Infinity are gaps (NULL: NaN), not errors */
 	int			value_attno;	/* the value column: 1, or 2 after the time */
 } SeriesReceiver;
 
@@ -166,6 +195,27 @@ receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 	r->type = t;
 }
 
+/* A value of the query's numeric column as float8. */
+static double
+datum_value(Datum d, Oid type)
+{
+	switch (type)
+	{
+		case FLOAT8OID:
+			return DatumGetFloat8(d);
+		case FLOAT4OID:
+			return DatumGetFloat4(d);
+		case INT2OID:
+			return DatumGetInt16(d);
+		case INT4OID:
+			return DatumGetInt32(d);
+		case INT8OID:
+			return (double) DatumGetInt64(d);
+		default:
+			return DatumGetFloat8(DirectFunctionCall1(numeric_float8, d));
+	}
+}
+
 static bool
 receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 {
@@ -181,33 +231,13 @@ receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 	}
 	d = slot_getattr(slot, r->value_attno, &isnull);
 
-	if (isnull)
+	if (isnull && !r->skip_gaps)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("the query in %s returned a NULL at row %lld", r->argname, (long long) (r->n + 1)),
 				 errhint("Filter or fill the NULLs in the query, e.g. WHERE v IS NOT NULL or coalesce().")));
-	switch (r->type)
-	{
-		case FLOAT8OID:
-			v = DatumGetFloat8(d);
-			break;
-		case FLOAT4OID:
-			v = DatumGetFloat4(d);
-			break;
-		case INT2OID:
-			v = DatumGetInt16(d);
-			break;
-		case INT4OID:
-			v = DatumGetInt32(d);
-			break;
-		case INT8OID:
-			v = (double) DatumGetInt64(d);
-			break;
-		default:
-			v = DatumGetFloat8(DirectFunctionCall1(numeric_float8, d));
-			break;
-	}
-	if (!isfinite(v))
+	v = isnull ? get_float8_nan() : datum_value(d, r->type);	/* a NULL: a gap */
+	if (!isfinite(v) && !r->skip_gaps)
 		reject_value(v, r->n + 1, r->argname, "row");
 	tsm_growing_room(r->values, r->n, "series", r->argname);
 	((double *) r->values->data)[r->n++] = v;
@@ -306,7 +336,7 @@ tsm_array_literal(text *t)
  * a form that needs times from the query cannot take one. */
 static void
 series_from_literal(ArrayType *literal, const char *argname, TsmTimes *times, bool times_optional,
-					TsmSeries *out)
+					bool skip_gaps, TsmSeries *out)
 {
 	if (times && !times_optional)
 		ereport(ERROR,
@@ -315,7 +345,7 @@ series_from_literal(ArrayType *literal, const char *argname, TsmTimes *times, bo
 				 errhint("Pass the times and the values as two arrays, (times, series), or a query that returns (time, value) rows.")));
 	if (times)
 		memset(times, 0, sizeof(*times));
-	tsm_series_from_array(literal, "series", out);
+	series_from_array(literal, "series", skip_gaps, out);
 }
 
 /* The query form: one numeric column, or (times not NULL) (time, value)
@@ -324,7 +354,7 @@ series_from_literal(ArrayType *literal, const char *argname, TsmTimes *times, bo
  * form comes here: text that is an array literal is the array it spells. */
 static void
 series_from_query(text *sql, const char *argname, TsmTimes *times, Oid time_type, bool times_optional,
-				  TsmSeries *out)
+				  bool skip_gaps, TsmSeries *out)
 {
 	ArrayType  *literal = tsm_array_literal(sql);
 	char	   *query;
@@ -333,7 +363,7 @@ series_from_query(text *sql, const char *argname, TsmTimes *times, Oid time_type
 
 	if (literal)
 	{
-		series_from_literal(literal, argname, times, times_optional, out);
+		series_from_literal(literal, argname, times, times_optional, skip_gaps, out);
 		return;
 	}
 	query = text_to_cstring(sql);
@@ -348,6 +378,7 @@ series_from_query(text *sql, const char *argname, TsmTimes *times, Oid time_type
 	rcv.times = times;
 	rcv.time_type = time_type;
 	rcv.times_optional = times_optional;
+	rcv.skip_gaps = skip_gaps;
 	if (times)
 		tsm_times_query_begin(times);	/* its keys live in this context too */
 
@@ -369,19 +400,30 @@ series_from_query(text *sql, const char *argname, TsmTimes *times, Oid time_type
 void
 tsm_series_from_query(text *sql, const char *argname, TsmSeries *out)
 {
-	series_from_query(sql, argname, NULL, InvalidOid, false, out);
+	series_from_query(sql, argname, NULL, InvalidOid, false, false, out);
 }
 
 void
 tsm_timed_series_from_query(text *sql, const char *argname, Oid time_type, TsmSeries *out, TsmTimes *times)
 {
-	series_from_query(sql, argname, times, time_type, false, out);
+	series_from_query(sql, argname, times, time_type, false, false, out);
 }
 
 void
 tsm_series_maybe_timed_from_query(text *sql, const char *argname, TsmSeries *out, TsmTimes *times)
 {
-	series_from_query(sql, argname, times, InvalidOid, true, out);
+	series_from_query(sql, argname, times, InvalidOid, true, true, out);
+}
+
+void
+tsm_series_with_gaps(FunctionCallInfo fcinfo, int argno, const char *argname, bool query, bool skip_gaps,
+					 Oid time_type, TsmSeries *out, TsmTimes *times)
+{
+	TSM_REQUIRE_ARG(fcinfo, argno, argname);
+	if (query)
+		series_from_query(PG_GETARG_TEXT_PP(argno), argname, times, time_type, false, skip_gaps, out);
+	else
+		series_from_array(PG_GETARG_ARRAYTYPE_P(argno), argname, skip_gaps, out);
 }
 
 void
@@ -389,12 +431,24 @@ tsm_series_arg(FunctionCallInfo fcinfo, int argno, const char *argname, bool que
 {
 	double		t0 = tsm_now_ms();
 
-	TSM_REQUIRE_ARG(fcinfo, argno, argname);
-	if (query)
-		tsm_series_from_query(PG_GETARG_TEXT_PP(argno), argname, out);
-	else
-		tsm_series_from_array(PG_GETARG_ARRAYTYPE_P(argno), argname, out);
+	tsm_series_with_gaps(fcinfo, argno, argname, query, false, InvalidOid, out, NULL);
 	tsm_input_ms = tsm_now_ms() - t0;
+}
+
+bool
+tsm_gaps_arg(FunctionCallInfo fcinfo, int argno)
+{
+	const char *rule;
+
+	if (PG_NARGS() <= argno)
+		return true;			/* a call stored before the argument existed: its default */
+	rule = tsm_text_arg(fcinfo, argno, "gaps");
+	if (pg_strcasecmp(rule, "skip") != 0 && pg_strcasecmp(rule, "error") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown gaps \"%s\"", rule),
+				 errhint("Use 'skip' (NULL, NaN and infinite values are gaps) or 'error'.")));
+	return pg_strcasecmp(rule, "skip") == 0;
 }
 
 int32
@@ -415,7 +469,7 @@ int32
 tsm_normalize_arg(FunctionCallInfo fcinfo, int argno)
 {
 	if (PG_NARGS() <= argno)
-		return 1;				/* a 0.1.0 signature kept by the update: no normalized */
+		return 1;				/* a call stored before the argument existed: its default */
 	TSM_REQUIRE_ARG(fcinfo, argno, "normalized");
 	return PG_GETARG_BOOL(argno) ? 1 : 0;
 }

@@ -49,7 +49,7 @@ motifs_common(FunctionCallInfo fcinfo, bool query, bool timed)
 	TsStatus	st;
 	double		t0 = tsm_now_ms();
 
-	tsm_form_series(fcinfo, query, timed, &s, &times);
+	tsm_form_series_gaps(fcinfo, query, timed, tsm_gaps_arg(fcinfo, TSM_AT(timed, 7)), &s, &times);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_exec_prepare(&ex, "ts_motifs");
 	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
@@ -79,7 +79,7 @@ match_common(FunctionCallInfo fcinfo, bool query, bool timed)
 
 	TSM_REQUIRE_ARG(fcinfo, TSM_AT(timed, 1), "pattern");
 	tsm_series_from_array(PG_GETARG_ARRAYTYPE_P(TSM_AT(timed, 1)), "pattern", &pat);
-	tsm_form_series(fcinfo, query, timed, &s, &times);
+	tsm_form_series_gaps(fcinfo, query, timed, tsm_gaps_arg(fcinfo, TSM_AT(timed, 6)), &s, &times);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_exec_prepare(&ex, "ts_match");
 	tsm_match(s.x, s.n, pat.x, (int32) Min(pat.n, PG_INT32_MAX), maxd, k, excl, normalize, &ex, &mt, &st);

@@ -23,7 +23,7 @@ outliers_common(FunctionCallInfo fcinfo, bool query, bool timed)
 	TSM_REQUIRE_ARG(fcinfo, TSM_AT(timed, 1), "k_sigma");
 	k = PG_GETARG_FLOAT8(TSM_AT(timed, 1));
 	method = tsm_text_arg(fcinfo, TSM_AT(timed, 2), "method");
-	tsm_form_series(fcinfo, query, timed, &s, &times);
+	tsm_form_series_gaps(fcinfo, query, timed, tsm_gaps_arg(fcinfo, TSM_AT(timed, 3)), &s, &times);
 
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_exec_prepare(&ex, "ts_outliers");

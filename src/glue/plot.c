@@ -192,7 +192,8 @@ plot_common(FunctionCallInfo fcinfo, bool query)
 	}
 	else
 	{
-		tsm_series_arg(fcinfo, 0, "series", false, &s);
+		tsm_series_with_gaps(fcinfo, 0, "series", false, true, InvalidOid, &s, NULL);	/* gaps: breaks */
+		tsm_input_ms = tsm_now_ms() - t0;
 		if (!PG_ARGISNULL(7))
 			tsm_times_from_array(PG_GETARG_ARRAYTYPE_P(7), s.n, "times", "series", &times);
 	}

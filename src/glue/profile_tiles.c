@@ -53,9 +53,19 @@ partial_words(ArrayType *a)
 	return w;
 }
 
+/* The series (argument 0) of a tile function, with its gaps as its gaps argument says. */
+static void
+series_of_tiles(FunctionCallInfo fcinfo, int gaps_argno, TsmSeries *s)
+{
+	double		t0 = tsm_now_ms();
+
+	tsm_series_with_gaps(fcinfo, 0, "series", false, tsm_gaps_arg(fcinfo, gaps_argno), InvalidOid, s, NULL);
+	tsm_input_ms = tsm_now_ms() - t0;
+}
+
 PG_FUNCTION_INFO_V1(ts_matrix_profile_tile);
 
-/* ts_matrix_profile_tile(series, m, tile, tiles, exclusion_zone, normalized) → bigint[] */
+/* ts_matrix_profile_tile(series, m, tile, tiles, exclusion_zone, normalized, gaps) → bigint[] */
 Datum
 ts_matrix_profile_tile(PG_FUNCTION_ARGS)
 {
@@ -73,7 +83,7 @@ ts_matrix_profile_tile(PG_FUNCTION_ARGS)
 
 	tile = tsm_int_arg(fcinfo, 2, "tile");
 	tiles = tsm_int_arg(fcinfo, 3, "tiles");
-	tsm_series_arg(fcinfo, 0, "series", false, &s);
+	series_of_tiles(fcinfo, 6, &s);
 	if (s.n - m + 1 > max_words - (int64) tiles / 64 - 64)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -129,7 +139,7 @@ series_and_tiles(FunctionCallInfo fcinfo, const char *function, TsExec *ex, TsmS
 {
 	PartialWords merged;
 
-	tsm_series_arg(fcinfo, 0, "series", false, s);
+	series_of_tiles(fcinfo, PG_NARGS() - 1, s);	/* gaps: the last argument */
 	TSM_REQUIRE_ARG(fcinfo, 1, "merged");
 	merged = partial_words(PG_GETARG_ARRAYTYPE_P(1));
 	tsm_exec_prepare(ex, function);

@@ -180,32 +180,37 @@ tsm_times_query_push(TsmTimes *t, Datum d, bool isnull, const char *argname)
 /* ---- the series of a form, with its times ---------------------------- */
 
 void
-tsm_form_series(FunctionCallInfo fcinfo, bool query, bool timed, TsmSeries *s, TsmTimes *times)
+tsm_form_series_gaps(FunctionCallInfo fcinfo, bool query, bool timed, bool skip_gaps, TsmSeries *s,
+					 TsmTimes *times)
 {
 	const char *argname = query ? "series_sql" : "series";
 	double		t0 = tsm_now_ms();
 
 	memset(times, 0, sizeof(*times));
 	if (!timed)
-	{
-		tsm_series_arg(fcinfo, 0, argname, query, s);
-		return;
-	}
-	TSM_REQUIRE_ARG(fcinfo, 1, argname);
-	if (query)
+		tsm_series_with_gaps(fcinfo, 0, argname, query, skip_gaps, InvalidOid, s, NULL);
+	else if (query)
 	{
 		Oid			declared = getBaseType(get_fn_expr_argtype(fcinfo->flinfo, 0));
 
+		TSM_REQUIRE_ARG(fcinfo, 1, argname);
 		tsm_time_type_check(declared, "time_type");
-		tsm_timed_series_from_query(PG_GETARG_TEXT_PP(1), argname, declared, s, times);
+		tsm_series_with_gaps(fcinfo, 1, argname, true, skip_gaps, declared, s, times);
 	}
 	else
 	{
+		TSM_REQUIRE_ARG(fcinfo, 1, argname);
 		TSM_REQUIRE_ARG(fcinfo, 0, "times");
-		tsm_series_from_array(PG_GETARG_ARRAYTYPE_P(1), argname, s);
+		tsm_series_with_gaps(fcinfo, 1, argname, false, skip_gaps, InvalidOid, s, NULL);
 		tsm_times_from_array(PG_GETARG_ARRAYTYPE_P(0), s->n, "times", argname, times);
 	}
 	tsm_input_ms = tsm_now_ms() - t0;
+}
+
+void
+tsm_form_series(FunctionCallInfo fcinfo, bool query, bool timed, TsmSeries *s, TsmTimes *times)
+{
+	tsm_form_series_gaps(fcinfo, query, timed, false, s, times);
 }
 
 /* ---- results ----------------------------------------------------------- */

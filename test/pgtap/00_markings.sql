@@ -25,11 +25,11 @@ SELECT is(
   0, 'query forms are VOLATILE and PARALLEL UNSAFE');
 -- array forms: immutable (their rows depend on the arguments alone; the tsmine
 -- settings choose where they run) and parallel safe
-SELECT volatility_is('ts_outliers', ARRAY['double precision[]', 'double precision', 'text'], 'immutable',
+SELECT volatility_is('ts_outliers', ARRAY['double precision[]', 'double precision', 'text', 'text'], 'immutable',
                      'ts_outliers(float8[]) is IMMUTABLE');
-SELECT is((SELECT proparallel::text FROM pg_proc WHERE oid = 'ts_outliers(float8[], float8, text)'::regprocedure),
+SELECT is((SELECT proparallel::text FROM pg_proc WHERE oid = 'ts_outliers(float8[], float8, text, text)'::regprocedure),
           's', 'ts_outliers(float8[]) is PARALLEL SAFE');
-SELECT isnt_strict('ts_outliers', ARRAY['double precision[]', 'double precision', 'text'],
+SELECT isnt_strict('ts_outliers', ARRAY['double precision[]', 'double precision', 'text', 'text'],
                    'ts_outliers is not STRICT: NULL arguments raise an error');
 SELECT volatility_is('ts_device_info', ARRAY[]::text[], 'volatile', 'ts_device_info is VOLATILE');
 SELECT is((SELECT proparallel::text FROM pg_proc WHERE oid = 'ts_device_info()'::regprocedure),

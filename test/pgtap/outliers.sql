@@ -11,8 +11,10 @@ SELECT throws_ok($$SELECT * FROM ts_outliers(ARRAY[1, 2]::float8[], 0)$$, '22023
 SELECT throws_ok($$SELECT * FROM ts_outliers(ARRAY[1, 2]::float8[], 'NaN')$$, '22023', NULL, 'k_sigma NaN → 22023');
 SELECT throws_ok($$SELECT * FROM ts_outliers(ARRAY[1, 2]::float8[], NULL)$$, '22004', NULL, 'k_sigma NULL → 22004');
 SELECT throws_ok($$SELECT * FROM ts_outliers(ARRAY[1, 2]::float8[], 3, 'x')$$, '22023', NULL, 'unknown method → 22023');
-SELECT throws_ok($$SELECT * FROM ts_outliers(ARRAY[1, NULL]::float8[])$$, '22004', NULL, 'NULL element → 22004');
-SELECT throws_ok($$SELECT * FROM ts_outliers(ARRAY[1, 'NaN']::float8[])$$, '22000', NULL, 'NaN element → 22000');
+SELECT throws_ok($$SELECT * FROM ts_outliers(ARRAY[1, NULL]::float8[], gaps => 'error')$$, '22004', NULL,
+                 'NULL element with gaps => error → 22004');
+SELECT throws_ok($$SELECT * FROM ts_outliers(ARRAY[1, 'NaN']::float8[], gaps => 'error')$$, '22000', NULL,
+                 'NaN element with gaps => error → 22000');
 SELECT throws_ok($$SELECT * FROM ts_outliers(ARRAY[[1], [2]]::float8[])$$, '22000', NULL, '2-D array → 22000');
 SELECT throws_ok($$SELECT * FROM ts_outliers('SELECT 1, 2')$$, '42804', NULL, 'two-column query → 42804');
 SELECT throws_ok($$SELECT * FROM ts_outliers('SELECT now()')$$, '42804', NULL, 'non-numeric query → 42804');

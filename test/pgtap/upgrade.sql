@@ -12,7 +12,7 @@ BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 DROP EXTENSION IF EXISTS tsmine;
-SELECT plan(19);
+SELECT plan(22);
 
 -- The catalogue of the installed tsmine, one text row per fact.
 CREATE FUNCTION pg_temp.tsmine_catalogue() RETURNS SETOF text LANGUAGE sql AS $$
@@ -71,6 +71,10 @@ CREATE VIEW reading_discords AS
   FROM ts_discords((SELECT array_agg(v ORDER BY pos) FROM readings), 20, 2) d;
 CREATE VIEW reading_discords_query AS
   SELECT d.rank, d.pos, d.distance FROM ts_discords('SELECT v FROM readings ORDER BY pos', 20, 2) d;
+CREATE VIEW reading_profile AS
+  SELECT p.pos, p.distance, p.neighbor FROM ts_matrix_profile((SELECT array_agg(v ORDER BY pos) FROM readings), 20) p;
+CREATE VIEW reading_outliers AS
+  SELECT o.pos, o.value, o.zscore FROM ts_outliers('SELECT v FROM readings ORDER BY pos', 2.0) o;
 
 CREATE TABLE shapes (id int PRIMARY KEY, part text NOT NULL, label text NOT NULL, series float8[] NOT NULL);
 INSERT INTO shapes
@@ -91,6 +95,10 @@ CREATE INDEX shapes_spike_distance ON shapes ((ts_shapelet_distance(ARRAY[0.5, 1
 
 CREATE TEMP TABLE before_discords AS SELECT * FROM reading_discords;
 CREATE TEMP TABLE before_discords_query AS SELECT * FROM reading_discords_query;
+CREATE TEMP TABLE before_profile AS SELECT * FROM reading_profile;
+CREATE TEMP TABLE before_outliers AS SELECT * FROM reading_outliers;
+CREATE TEMP TABLE before_oids AS
+  SELECT p.oid FROM pg_proc p WHERE p.proname IN ('ts_discords', 'ts_matrix_profile', 'ts_outliers');
 CREATE TEMP TABLE before_classified AS SELECT * FROM shapes_classified;
 SELECT is((SELECT count(*)::int FROM before_classified WHERE label = predicted), 4,
           'on 0.1.0 the stored model classifies the held-out series');
@@ -109,6 +117,10 @@ SELECT is((SELECT pos FROM reading_discords WHERE rank = 1), 300::bigint, '... t
 SELECT results_eq('SELECT * FROM reading_discords_query ORDER BY rank',
                   'SELECT * FROM before_discords_query ORDER BY rank',
                   'the view over the query form gives the same discords');
+SELECT results_eq('SELECT * FROM reading_profile ORDER BY pos', 'SELECT * FROM before_profile ORDER BY pos',
+                  'the view over ts_matrix_profile gives the same profile');
+SELECT results_eq('SELECT * FROM reading_outliers ORDER BY pos', 'SELECT * FROM before_outliers ORDER BY pos',
+                  'the view over ts_outliers gives the same outliers');
 SELECT results_eq('SELECT * FROM shapes_classified ORDER BY id', 'SELECT * FROM before_classified ORDER BY id',
                   'the stored model classifies as before');
 SELECT is((SELECT count(*)::int FROM shapes_classified WHERE label = predicted), 4,
@@ -121,15 +133,21 @@ SELECT is((SELECT count(*)::int FROM shapes WHERE ts_shapelet_distance(ARRAY[0.5
           '... and finds the spikes');
 RESET enable_seqscan;
 
--- 0.1.0 signatures that 0.2.0 changed (normalized): those the views use are
--- kept for them, renamed and out of the extension; the others are dropped
-SELECT is((SELECT string_agg(p.oid::regprocedure::text, ', ' ORDER BY p.oid::regprocedure::text) FROM pg_proc p
-           WHERE p.proname LIKE 'ts\_%\_0\_1\_0'),
-          'ts_discords_0_1_0(double precision[],integer,integer,double precision,integer,text), '
-          'ts_discords_0_1_0(text,integer,integer,double precision,integer,text)',
-          'the 0.1.0 ts_discords the views use are kept, renamed; the unused old signatures are gone');
+-- 0.1.0 functions that 0.2.0 gives new arguments (normalized, gaps) keep
+-- their identity (the views depend on it) and take the new signatures
+SELECT is((SELECT string_agg(p.oid::regprocedure::text, ', ' ORDER BY p.oid::regprocedure::text)
+           FROM pg_proc p JOIN before_oids b ON b.oid = p.oid),
+          'ts_discords(double precision[],integer,integer,double precision,integer,text,boolean,text), '
+          'ts_discords(text,integer,integer,double precision,integer,text,boolean,text), '
+          'ts_matrix_profile(double precision[],integer,integer,boolean,text), '
+          'ts_matrix_profile(text,integer,integer,boolean,text), '
+          'ts_outliers(double precision[],double precision,text,text), '
+          'ts_outliers(text,double precision,text,text)',
+          'the 0.1.0 functions keep their oids, with the 0.2.0 signatures');
+SELECT is((SELECT count(*)::int FROM pg_proc p WHERE p.proname LIKE 'ts\_%\_0\_1\_0' OR p.proname LIKE 'tsmine\_%template%'),
+          0, 'no renamed old signature and no template is left');
 SELECT is((SELECT count(*)::int FROM ts_discords((SELECT array_agg(v ORDER BY pos) FROM readings), 20, 2)), 2,
-          'a call without normalized resolves to the 0.2.0 function (no ambiguity)');
+          'a call without normalized and gaps resolves to the 0.2.0 function (no ambiguity)');
 
 -- the catalogue equals a fresh install's
 SELECT set_eq('SELECT * FROM pg_temp.tsmine_catalogue()', 'SELECT fact FROM fresh_catalogue',
