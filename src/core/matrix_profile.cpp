@@ -197,6 +197,22 @@ inline int64_t task_row_end(const Sweep& S, const Task& t) {
     return std::min(std::min(t.seg * kSegRows + kSegRows, S.row->count), S.col->count - t.k0);
 }
 
+// A pair's key (core, its value's part; keep: the gap mask) into the row's
+// best (tagged with the column j: row_tag) and the column's slot (tagged with
+// the row: col_tag), for the SIDES a sweep updates.
+template <int SIDES>
+__attribute__((always_inline)) inline void merge_pair(uint64_t core, uint64_t keep, uint64_t row_tag,
+                                                      uint64_t col_tag, uint64_t& best, uint64_t& slot) {
+    if (SIDES & kRowsOnly) {
+        const uint64_t rk = (core | row_tag) & keep;
+        best = rk > best ? rk : best;
+    }
+    if (SIDES & kColsOnly) {
+        const uint64_t cc = (core | col_tag) & keep;
+        slot = cc > slot ? cc : slot;
+    }
+}
+
 // One task: diagonals [k0, k1) over the rows [r0, r1) of segment seg.  Writes
 // the best key of every row r (row_keys[r − r0]) and of every column j
 // (col_keys[j − r0 − k0]) into scratch, for the SIDES it updates; *rows_out,
@@ -263,14 +279,7 @@ __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task
                 const double v = Raw ? raw_w(c, mur, colr, mu[j], colw[j], cterm) : sweep_v(c, invr, colw[j], off);
                 const uint64_t core = v_core(v, codec);
                 const uint64_t keep = !Gaps ? ~uint64_t(0) : Raw ? gap_mask_raw(v) : gap_mask(v);
-                if (kRows) {
-                    const uint64_t rk = (core | (low - (uint64_t)j)) & keep;
-                    best = rk > best ? rk : best;
-                }
-                if (kCols) {
-                    const uint64_t cc = (core | rlow) & keep;
-                    ck[d] = cc > ck[d] ? cc : ck[d];
-                }
+                merge_pair<SIDES>(core, keep, low - (uint64_t)j, rlow, best, ck[d]);
             }
         } else {
             if (direct) direct_row(S, r, t.k0, nd, cov);
@@ -280,14 +289,7 @@ __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task
                     Raw ? raw_w(cov[d], mur, colr, mu[j], colw[j], cterm) : sweep_v(cov[d], invr, colw[j], off);
                 const uint64_t core = v_core(v, codec);
                 const uint64_t keep = !Gaps ? ~uint64_t(0) : Raw ? gap_mask_raw(v) : gap_mask(v);
-                if (kRows) {
-                    const uint64_t rk = (core | (low - (uint64_t)j)) & keep;
-                    best = rk > best ? rk : best;
-                }
-                if (kCols) {
-                    const uint64_t cc = (core | rlow) & keep;
-                    ck[d] = cc > ck[d] ? cc : ck[d];
-                }
+                merge_pair<SIDES>(core, keep, low - (uint64_t)j, rlow, best, ck[d]);
             }
         }
         if (kRows) row_keys[r - r0] = best;
