@@ -23,6 +23,9 @@
 //    DSETP and two selects) are therefore the
 //    maxima of the 64-bit keys restricted to the band; the winners are turned
 //    into full keys (mp::v_core | LOW − index) once per row / column per band
+//    Raw values: the value is a = mp::raw_d ≥ 0, whose bits order like the
+//    double too; the smallest wins, so the tags are swapped (rows e, columns
+//    0x3FF ^ e) and the winners become keys by mp::raw_core (Order).
 //    and merged into global memory by atomicMax (keys are a total order, so the
 //    result equals the CPU's whatever the order).
 //      - rows: each lane's best of its D pairs goes to a 32×33 shared buffer;
@@ -67,8 +70,9 @@
 //  * Gaps (mp_detail.h): the host fills them (mp::plan_gaps) and uploads
 //    the filled series with the per-window flags; mark_kernel gives the
 //    flagged windows NaN factors after the guard's tables, so their pairs'
-//    v are NaN and lose every comparison of the sweep (rb, col_best start at
-//    0.0), and direct_tile drops them as the CPU's gap sweep does.
+//    values are NaN and lose every comparison of the sweep (which starts
+//    from Order::none()), and direct_tile drops them as the CPU's gap sweep
+//    does.
 //  * Tiles (mp_tiles.cpp): a tile runs the tasks and the direct tiles of its
 //    units alone and copies the keys out; keys merged from tiles are loaded
 //    in place of the sweep's and finalised (DeviceCall).
@@ -78,6 +82,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -90,11 +95,26 @@ namespace tsm {
 namespace gpu {
 namespace {
 
+#ifndef TSM_ROW_CHAINS
+#define TSM_ROW_CHAINS 2
+#endif
+#ifndef TSM_SWEEP_MINMAX
+#define TSM_SWEEP_MINMAX 0
+#endif
+#ifndef TSM_Z_MINBLOCKS
+#define TSM_Z_MINBLOCKS 3
+#endif
+#ifndef TSM_RAW_MINBLOCKS
+#define TSM_RAW_MINBLOCKS 1
+#endif
 #ifndef TSM_MP_DIAGS
 #define TSM_MP_DIAGS 8
 #endif
 constexpr int D = TSM_MP_DIAGS;               // diagonals per lane (8: 168 registers, no spills)
 constexpr int kWarpsPerBlock = 4;             // independent tasks per block
+// blocks per SM the sweep is compiled for: z-normalised 3 (≤ 168 registers,
+// no spills); raw values need about 230 (forcing 3 spills and runs slower)
+constexpr int kZBlocksPerSM = 3, kRawBlocksPerSM = 1;
 constexpr int kBand = 32 * D;                 // diagonals per warp (≤ 1024: tags fit in 10 bits)
 constexpr int kGroup = 32;                    // rows per flush group (= warp size)
 constexpr int64_t kPad = kBand + 4 * kGroup;  // zero padding after the per-window arrays
@@ -118,7 +138,7 @@ struct Params {
     const double* mu_r;        // the rows' window means
     const double* df_r;        // the rows' recurrence terms (comoment_detail.h)
     const double* dg_r;
-    const double* inv_norm_r;  // the rows' 1/sqrt(Σ(x'−μ)²) (raw values: their σ², mp::raw_w)
+    const double* inv_norm_r;  // the rows' 1/sqrt(Σ(x'−μ)²) (raw values: their σ², mp::raw_d)
     const double* xs_c;        // the same of the columns' series
     const double* mu_c;
     const double* df_c;
@@ -135,7 +155,7 @@ struct Params {
     int64_t count_r, count_c;  // windows of the rows' and of the columns' series
     int64_t excl;              // the first diagonal
     int m;
-    u64 mask;  // clears the bits below the key's quantum (and keeps the rest)
+    unsigned mask_lo;  // clears the bits below the key's quantum (shift < 32: all in the low word)
     mp::KeyCodec codec;
 };
 
@@ -183,31 +203,56 @@ __device__ __forceinline__ void direct_diagonals(Lane& L, const Params& p, int64
     for (int d = 0; d < D; ++d) L.cov[d] = direct_pair(p.xs_r, p.mu_r, p.xs_c, p.mu_c, p.count_c, p.m, r, r + L.col0 + d);
 }
 
+// The order of the sweep's tagged values: z-normalised, v = ρ/4 + off, the
+// larger wins; raw values, a = mp::raw_d, the smaller wins.  A NaN (a gap, a
+// kTileDirect lane) never wins; none() loses to every other value.  Tags
+// (e = lane·D + d) sit below the key's quantum so that ties go to the
+// smaller column in a row and to the smaller row in a column.
+template <bool RAW>
+struct Order {
+    __device__ __forceinline__ static double none() { return RAW ? __longlong_as_double(0x7FF0000000000000ll) : 0.0; }
+#if TSM_SWEEP_MINMAX
+    __device__ __forceinline__ static double better(double x, double best) { return RAW ? fmin(x, best) : fmax(x, best); }
+#else
+    __device__ __forceinline__ static double better(double x, double best) {
+        return (RAW ? mp::raw_nearer(x, best) : x > best) ? x : best;
+    }
+#endif
+    __device__ __forceinline__ static unsigned row_tag(unsigned e) { return RAW ? e : 0x3FFu ^ e; }
+    __device__ __forceinline__ static unsigned row_e(double b) { return row_tag((unsigned)__double2loint(b) & 0x3FFu); }
+    __device__ __forceinline__ static unsigned col_e(double c) { return 0x3FFu ^ row_e(c); }
+    __device__ __forceinline__ static u64 core(double v, const mp::KeyCodec& c) {
+        return RAW ? mp::raw_core(v, c) : mp::v_core(v, c);
+    }
+};
+
 // One row r (step s within the group) at rotation phase U = (r − r0) mod D;
-// RAW: the pair's value is mp::raw_w (raw values), else mp::sweep_v.
+// RAW: the pair's value is mp::raw_d (raw values), else mp::sweep_v.
 template <int U, bool MASK, int SIDES, bool RAW>
 __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s) {
+    using O = Order<RAW>;
     const double dfr = L.sh->row_df[s], dgr = L.sh->row_dg[s], ivr = L.sh->row_inv[s];
     const double mur = RAW ? L.sh->row_mu[s] : 0.0;
     const double off = RAW ? p.codec.cterm : p.codec.off;
-    const u64 mask = p.mask;
     const bool upd = !MASK || r > L.r0;
-    // keys as doubles in [1, 2): compared with one DSETP and two selects, no
-    // 64-bit integer compare; the row chain goes d ascending (any order would do:
-    // the tags make the keys distinct)
-    double rb = 0.0;
+    // tagged values compared as doubles (no 64-bit integer compare); one
+    // chain per row: a NaN never wins better(), so rb never holds one
+    double rb = O::none();  // the row's best
 #pragma unroll
     for (int d = 0; d < D; ++d) {
         const int q = (d + U) % D;
         if (upd) L.cov[d] = comoment_next(L.cov[d], dfr, dgr, L.col_df[q], L.col_dg[q]);
-        const double v = RAW ? mp::raw_w(L.cov[d], mur, ivr, L.col_mu[q], L.col_inv4[q], off)
+        const double v = RAW ? mp::raw_d(L.cov[d], mur, ivr, L.col_mu[q], L.col_inv4[q], off)
                              : mp::sweep_v(L.cov[d], ivr, L.col_inv4[q], off);
-        const u64 k = ((u64)__double_as_longlong(v) & mask) | (u64)L.row_tag[d];
-        const double a = __longlong_as_double((long long)k);
-        const double c = __longlong_as_double((long long)(k ^ 0x3FFull));
+        // tagged value: v's bits below the quantum replaced by the tag; the
+        // quantum lies in the low word (shift < 32), the high word is v's own
+        const unsigned lo = ((unsigned)__double2loint(v) & p.mask_lo) | L.row_tag[d];
+        const int hi = __double2hiint(v);
+        const double x = __hiloint2double(hi, (int)lo);
+        const double c = __hiloint2double(hi, (int)(lo ^ 0x3FFu));
         if (!(MASK && r + L.col0 + d >= p.count_c)) {
-            if (SIDES & kRows) rb = a > rb ? a : rb;
-            if (SIDES & kCols) L.col_best[q] = c > L.col_best[q] ? c : L.col_best[q];
+            if (SIDES & kRows) rb = O::better(x, rb);
+            if (SIDES & kCols) L.col_best[q] = O::better(c, L.col_best[q]);
         }
     }
     if (SIDES & kRows) L.sh->row_best[s * 33 + L.lane] = rb;
@@ -224,7 +269,7 @@ __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s)
         L.col_dg[U] = L.sh->new_dg[s];
         L.col_inv4[U] = L.sh->new_inv4[s];
         if (RAW) L.col_mu[U] = L.sh->new_mu[s];
-        L.col_best[U] = 0.0;
+        L.col_best[U] = O::none();
     }
 }
 
@@ -241,8 +286,9 @@ struct Block<D, MASK, SIDES, RAW> {
     __device__ __forceinline__ static void run(Lane&, const Params&, int64_t, int) {}
 };
 
+template <bool RAW>
 __device__ __forceinline__ u64 full_key(double v, int64_t idx, const mp::KeyCodec& c) {
-    return mp::v_core(v, c) | (c.low - (u64)idx);
+    return Order<RAW>::core(v, c) | (c.low - (u64)idx);
 }
 
 // The segment of a task: seg_start[seg] ≤ task < seg_start[seg + 1].
@@ -297,8 +343,8 @@ __device__ __forceinline__ void load_columns(Lane& L, const Params& p) {
         L.col_dg[d] = __ldg(p.dg_c + j);
         L.col_inv4[d] = __ldg(p.inv4_c + j);
         if (RAW) L.col_mu[d] = __ldg(p.mu_c + j);
-        L.col_best[d] = 0.0;
-        L.row_tag[d] = 0x3FFu ^ (unsigned)(L.lane * D + d);
+        L.col_best[d] = Order<RAW>::none();
+        L.row_tag[d] = Order<RAW>::row_tag((unsigned)(L.lane * D + d));
     }
 }
 
@@ -360,10 +406,11 @@ __device__ __forceinline__ void sweep_group(Lane& L, const Params& p, int64_t rg
     }
 }
 
-// After a group: lane t reduces row rg + t's maxima and merges the column
-// retired at step t, each as a full key by one atomicMax.
-template <int SIDES>
+// After a group: lane t reduces row rg + t's best values and merges the
+// column retired at step t, each as a full key by one atomicMax.
+template <int SIDES, bool RAW>
 __device__ __forceinline__ void flush_group(const Lane& L, const Params& p, int64_t rg) {
+    using O = Order<RAW>;
     const int64_t steps = min((int64_t)kGroup, L.r1 - rg);
     if (L.lane < steps) {
         const int64_t r = rg + L.lane;
@@ -371,34 +418,27 @@ __device__ __forceinline__ void flush_group(const Lane& L, const Params& p, int6
             const double* row = L.sh->row_best + L.lane * 33;
             double b = row[0];
 #pragma unroll
-            for (int i = 1; i < 32; ++i) b = row[i] > b ? row[i] : b;
-            if (b != 0.0) {
-                const unsigned e = 0x3FFu ^ ((unsigned)__double2loint(b) & 0x3FFu);
-                atomicMax(p.best_r + r, full_key(b, r + L.k0 + e, p.codec));
-            }
+            for (int i = 1; i < 32; ++i) b = O::better(row[i], b);
+            if (b != O::none()) atomicMax(p.best_r + r, full_key<RAW>(b, r + L.k0 + O::row_e(b), p.codec));
         }
         if (SIDES & kCols) {
             const double c = L.sh->col_retired[L.lane];
-            if (c != 0.0) {
-                const unsigned e = (unsigned)__double2loint(c) & 0x3FFu;
-                atomicMax(p.best_c + (r + L.k0), full_key(c, r - e, p.codec));
-            }
+            if (c != O::none()) atomicMax(p.best_c + (r + L.k0), full_key<RAW>(c, r - O::col_e(c), p.codec));
         }
     }
 }
 
 // The columns still in flight at row r1: slot q holds diagonal d = (q − U) mod D.
+template <bool RAW>
 __device__ __forceinline__ void flush_columns_in_flight(const Lane& L, const Params& p, int64_t count) {
+    using O = Order<RAW>;
     const int ue = (int)((L.r1 - L.r0) % D);
 #pragma unroll
     for (int q = 0; q < D; ++q) {
         const double c = L.col_best[q];
-        if (c != 0.0) {
-            const int d = (q - ue + D) % D;
-            const int64_t col = L.r1 + L.col0 + d;
-            const unsigned e = (unsigned)__double2loint(c) & 0x3FFu;
-            if (col < count) atomicMax(p.best_c + col, full_key(c, col - L.k0 - e, p.codec));
-        }
+        const int64_t col = L.r1 + L.col0 + (q - ue + D) % D;
+        if (c != O::none() && col < count)
+            atomicMax(p.best_c + col, full_key<RAW>(c, col - L.k0 - O::col_e(c), p.codec));
     }
 }
 
@@ -406,7 +446,7 @@ __device__ __forceinline__ void flush_columns_in_flight(const Lane& L, const Par
 // guard_replay_kernel left unflagged, the guarded one the others; SIDES: the
 // keys it updates; RAW: raw values.
 template <bool GUARD, int SIDES, bool RAW>
-__global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
+__global__ void __launch_bounds__(32 * kWarpsPerBlock, RAW ? kRawBlocksPerSM : kZBlocksPerSM) sweep_kernel(Params p) {
     __shared__ Shared s_all[kWarpsPerBlock];
     const int warp = threadIdx.x >> 5;
     const int64_t task = p.task_lo + (int64_t)blockIdx.x * kWarpsPerBlock + warp;
@@ -445,9 +485,9 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sweep_kernel(Params p) {
         next.load(p, rg + kGroup, L.lane, new_col);  // the arrays are padded: no bound checks
         sweep_group<SIDES, RAW>(L, p, rg, r_safe);
         __syncwarp();
-        flush_group<SIDES>(L, p, rg);
+        flush_group<SIDES, RAW>(L, p, rg);
     }
-    if (SIDES & kCols) flush_columns_in_flight(L, p, count);
+    if (SIDES & kCols) flush_columns_in_flight<RAW>(L, p, count);
 }
 
 // One kTileDirect tile's pairs (rows [ra, rb), diagonals from k) directly,
@@ -459,10 +499,10 @@ __device__ void direct_tile(const Params& p, int64_t ra, int64_t rb, int64_t k) 
         u64 row_best = 0;
         for (int64_t j = r + k; j < r + k + mp::kGuardDiags && j < p.count_c; ++j) {
             const double cov = direct_comoment(p.xs_r, r, p.xs_c, j, p.m, p.mu_r[r], p.mu_c[j]);
-            const double v = c.raw ? mp::raw_w(cov, p.mu_r[r], p.inv_norm_r[r], p.mu_c[j], p.inv4_c[j], c.cterm)
+            const double v = c.raw ? mp::raw_d(cov, p.mu_r[r], p.inv_norm_r[r], p.mu_c[j], p.inv4_c[j], c.cterm)
                                    : mp::sweep_v(cov, p.inv_norm_r[r], p.inv4_c[j], c.off);
             if (mp::gap_pair(v)) continue;
-            const u64 core = mp::v_core(v, c);
+            const u64 core = c.raw ? mp::raw_core(v, c) : mp::v_core(v, c);
             row_best = max(row_best, core | (c.low - (u64)j));
             if (p.best_c) atomicMax(p.best_c + j, core | (c.low - (u64)r));
         }
@@ -986,7 +1026,10 @@ private:
     Params params(int w) const {
         const SweepSpec& sp = specs_[w];
         const SeriesArrays &R = d_.series[sp.rows], &C = d_.series[sp.cols];
-        const u64 key_mask = ~((1ull << codec_.shift) - 1ull);  // shift ≥ 10: room for the 10-bit tags
+        // shift ≥ 10: room for the 10-bit tags; shift < 32 (fewer than 2^31 windows,
+        // far beyond a GPU's memory): the quantum lies in the low word
+        if (codec_.shift >= 32) throw std::length_error("matrix profile: 2^31 windows or more on the GPU");
+        const unsigned key_mask = ~((1u << codec_.shift) - 1u);
         return Params{R.xs, R.mu, R.df, R.dg, codec_.raw ? R.inv4 : R.inv_norm, C.xs, C.mu, C.df, C.dg, C.inv4, R.guard_rows, C.guard_cols,
                       d_.sweeps[w].guarded, d_.sweeps[w].seg_start, (sp.sides & kRows) ? d_.best : nullptr,
                       (sp.sides & kCols) ? d_.best : nullptr, 0, 0, (int)seg_starts_[w].size() - 1, R.count, C.count,

@@ -217,7 +217,7 @@ __attribute__((always_inline)) inline void merge_pair(uint64_t core, uint64_t ke
 // the best key of every row r (row_keys[r − r0]) and of every column j
 // (col_keys[j − r0 − k0]) into scratch, for the SIDES it updates; *rows_out,
 // *cols_out: how many.  Variant only makes the FMA-target and the generic
-// builds two instantiations; Raw: the pair's value is raw_w (raw values, a
+// builds two instantiations; Raw: the pair's value is raw_d (raw values, a
 // self-join only), else sweep_v (mp_detail.h).  Gaps (a self-join only)
 // drops the pairs with a window that holds a gap (their value is NaN,
 // mp_detail.h: gap_mask / gap_mask_raw, branch-free), the only difference of
@@ -276,8 +276,8 @@ __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task
                 const int64_t j = jb + d;
                 const double c = comoment_next(cov[d], dfr, dgr, df[j], dg[j]);
                 cov[d] = c;
-                const double v = Raw ? raw_w(c, mur, colr, mu[j], colw[j], cterm) : sweep_v(c, invr, colw[j], off);
-                const uint64_t core = v_core(v, codec);
+                const double v = Raw ? raw_d(c, mur, colr, mu[j], colw[j], cterm) : sweep_v(c, invr, colw[j], off);
+                const uint64_t core = Raw ? raw_core(v, codec) : v_core(v, codec);
                 const uint64_t keep = !Gaps ? ~uint64_t(0) : Raw ? gap_mask_raw(v) : gap_mask(v);
                 merge_pair<SIDES>(core, keep, low - (uint64_t)j, rlow, best, ck[d]);
             }
@@ -286,8 +286,8 @@ __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task
             for (int64_t d = 0; d < nd; ++d) {
                 const int64_t j = jb + d;
                 const double v =
-                    Raw ? raw_w(cov[d], mur, colr, mu[j], colw[j], cterm) : sweep_v(cov[d], invr, colw[j], off);
-                const uint64_t core = v_core(v, codec);
+                    Raw ? raw_d(cov[d], mur, colr, mu[j], colw[j], cterm) : sweep_v(cov[d], invr, colw[j], off);
+                const uint64_t core = Raw ? raw_core(v, codec) : v_core(v, codec);
                 const uint64_t keep = !Gaps ? ~uint64_t(0) : Raw ? gap_mask_raw(v) : gap_mask(v);
                 merge_pair<SIDES>(core, keep, low - (uint64_t)j, rlow, best, ck[d]);
             }

@@ -119,7 +119,7 @@
 //    comparisons drop (a NaN never wins) and the CPU's gap sweep drops
 //    (gap_pair), so no key names it and no row of it gets one; a flagged
 //    window is neither constant nor anyone's candidate in finalize_one.  Raw
-//    values: inv4 holds σ², so raw_w's s is NaN and raw_w returns NaN for
+//    values: inv4 holds σ², so raw_d's s is NaN and raw_d returns NaN for
 //    every pair with a flagged window, dropped the same ways (the CPU's raw
 //    gap sweep by gap_mask_raw; finalize_raw sees key 0 for such a row).  A
 //    series without gaps takes none of these steps: the same bits as before.
@@ -153,7 +153,6 @@ struct KeyCodec {
     int shift = 10;           // 52 − kept mantissa bits (raw: max(B, 10))
     uint64_t low = 1;         // 2^B − 1
     double off = 1.5;         // 1.5 − 2^−(kept+1)
-    uint64_t keep = 0xFFFFFFFFFFFFFull;  // the bits of v the key keeps: the mantissa (raw: all 63)
     bool raw = false;         // raw-value distances (normalized => false, "Raw values" below)
     double cterm = 0;         // raw: −2/m, the co-moment's factor in d²/m
 };
@@ -169,8 +168,7 @@ inline KeyCodec make_codec(int64_t windows, bool raw = false, int m = 1) {
     c.off = 1.5 - std::ldexp(1.0, -(kept + 1));
     if (raw) {
         c.raw = true;
-        c.shift = b > 10 ? b : 10;  // (w >> shift) << B < 2^63; ≥ 10 low bits for the GPU's tags
-        c.keep = 0x7FFFFFFFFFFFFFFFull;
+        c.shift = b > 10 ? b : 10;  // (kRawTop − bits) >> shift << B < 2^63; ≥ 10 low bits for the GPU's tags
         c.cterm = -2.0 / (double)m;
     }
     return c;
@@ -187,10 +185,9 @@ TSM_HD uint64_t rho_core(double rho, const KeyCodec& c) {
     return ((hd::bits_of(v) & 0xFFFFFFFFFFFFFull) >> c.shift) << c.bits;
 }
 
-// The ρ part of a key from v = ρ/4 + off already computed (its bit pattern);
-// raw: the d² part from w = raw_w(...).
+// The ρ part of a key from v = ρ/4 + off already computed (its bit pattern).
 TSM_HD uint64_t v_core(double v, const KeyCodec& c) {
-    return ((hd::bits_of(v) & c.keep) >> c.shift) << c.bits;
+    return ((hd::bits_of(v) & 0xFFFFFFFFFFFFFull) >> c.shift) << c.bits;
 }
 
 // v = ρ/4 + off of the sweep's pair (row i, column j) from the co-moment C:
@@ -207,41 +204,58 @@ TSM_HD double sweep_v(double cov, double inv_i, double inv4_j, double off) {
 
 // ---- raw values (normalized => false) -------------------------------------
 //
-// The sweep's value of a pair (row r, column j) is then w, a positive finite
-// double whose bits decrease with the pair's squared Euclidean distance
-// d² = Σ(xs_r − xs_j)² = m(μ_r − μ_j)² + N_r² + N_j² − 2C (the centred form:
-// an offset cancels in μ_r − μ_j and in C, so it costs no digits), taken as
-// d²/m = fma(g, g, fma(C, −2/m, s)), g = μ_r − μ_j, s = σ_r² + σ_j² (σ² =
-// N²/m, raw_sq; s = 0: two flat windows, whose C is 0, not the rounding the
-// recurrence carries from other windows, so d²/m = g²), floored at
-// t = 2^-40·2^⌊log2 s⌋ (0 when s < 2^-982):
-//     w = from_bits(kRawTop − max(bits(|d²/m|), bits(t))).
-// Non-negative doubles order like their bits, so w orders pairs by d²
-// ascending (|·|: a d² that rounds below 0 counts as its magnitude), and the
-// key keeps w's top 63 − shift bits: d² to 2^(shift−52) relative (2^-32 at
-// 2^20 windows), ties to the smaller index as above.  The floor is the
+// The sweep's value of a pair (row r, column j) is then a = max(|d²/m|, t),
+// a non-negative double that grows with the pair's squared Euclidean
+// distance d² = Σ(xs_r − xs_j)² = m(μ_r − μ_j)² + N_r² + N_j² − 2C (the
+// centred form: an offset cancels in μ_r − μ_j and in C, so it costs no
+// digits), taken as d²/m = fma(g, g, fma(C, −2/m, s)), g = μ_r − μ_j,
+// s = σ_r² + σ_j² (σ² = N²/m, raw_sq; s = 0: two flat windows, whose C is 0,
+// not the rounding the recurrence carries from other windows, so d²/m = g²),
+// floored at t = 2^-40·2^⌊log2 s⌋ (0 when s < 2^-982; raw_floor).
+// Non-negative doubles order like their bits, so the key's part is
+//     raw_core(a) = ((kRawTop − bits(a)) >> shift) << B
+// (kRawTop − bits(a): larger for nearer pairs, so the largest key wins as in
+// the z-normalised sweep; |·|: a d² that rounds below 0 counts as its
+// magnitude): d² to 2^(shift−52) relative (2^-32 at 2^20 windows), ties to
+// the smaller index as above.  kRawTop's low 52 bits are all ones, so the
+// subtraction borrows nothing from the exponent: bits of a below the
+// quantum (the GPU's tags) never reach the key.  The GPU compares the a
+// themselves, the smallest winning (raw_nearer).  The floor is the
 // z-normalised key's resolution (ρ to ≈ 2^-40): pairs closer than it are
 // ties, so exact repeats, whose computed d² are rounding noise of different
 // sizes, tie at their common floor (the σ² of repeats differ by rounding
 // only, not in their binade) and the smaller index wins.  The co-moment, its
 // recurrence, restarts and guard are those of the z-normalised sweep
 // (C within τ·N_r·N_j, so d² within 2τ·N_r·N_j); a NaN co-moment (the GPU's
-// kTileDirect lanes) gives a NaN w, which wins no comparison.  Constant
-// windows are ordinary windows here (σ = 0).  The winner's distance is
-// recomputed directly from x (raw_direct_distance).
-constexpr uint64_t kRawTop = 0x7FEFFFFFFFFFFFFFull;  // the bits of DBL_MAX: w(0) = DBL_MAX
+// kTileDirect lanes) or a window with a gap (σ² NaN, mark_gap_window) gives
+// a NaN a, which wins no comparison.  Constant windows are ordinary windows
+// here (σ = 0).  The winner's distance is recomputed directly from x
+// (raw_direct_distance).
+constexpr uint64_t kRawTop = 0x7FEFFFFFFFFFFFFFull;  // the bits of DBL_MAX: raw_core(0) is the largest
 constexpr uint64_t kRawTieExp = uint64_t(40) << 52;    // the floor: 2^-40 (in the exponent field)
 
-TSM_HD double raw_w(double cov, double mu_r, double sq_r, double mu_j, double sq_j, double cterm) {
+// t = 2^-40·2^⌊log2 s⌋ (s ≥ 0; 0 when s < 2^-982); NaN s: a finite t (the caller's d² is NaN then).
+TSM_HD double raw_floor(double s) {
+    const uint64_t e = hd::bits_of(s) & 0x7FF0000000000000ull;
+    return hd::from_bits(e > kRawTieExp ? e - kRawTieExp : 0);
+}
+
+TSM_HD double raw_d(double cov, double mu_r, double sq_r, double mu_j, double sq_j, double cterm) {
     const double g = hd::sub(mu_r, mu_j);
     const double s = hd::add(sq_r, sq_j);
-    const double d2m = hd::fma(g, g, s > 0 ? hd::fma(cov, cterm, s) : 0.0);  // s = 0: both flat, C = 0
-    const uint64_t b = hd::bits_of(d2m) & 0x7FFFFFFFFFFFFFFFull;
-    const uint64_t e = hd::bits_of(s) & 0x7FF0000000000000ull;  // 2^⌊log2 s⌋ (s ≥ 0)
-    const uint64_t t = e > kRawTieExp ? e - kRawTieExp : 0;
-    const double w = hd::from_bits(kRawTop - (b > t ? b : t));
-    return s == s ? w : s;  // a window with a gap (σ² NaN, mark_gap_window): NaN, which no comparison keeps
+    const double d2m = hd::fma(g, g, s <= 0 ? 0.0 : hd::fma(cov, cterm, s));  // s = 0: both flat; NaN s: NaN
+    const double a = ::fabs(d2m);
+    const double t = raw_floor(s);
+    return t > a ? t : a;  // a NaN a stays NaN
 }
+
+// The d² part of a key from a = raw_d(...) (bits of a below the quantum ignored).
+TSM_HD uint64_t raw_core(double a, const KeyCodec& c) {
+    return ((kRawTop - (hd::bits_of(a) & 0x7FFFFFFFFFFFFFFFull)) >> c.shift) << c.bits;
+}
+
+// Whether a (raw_d, tags in its low bits) is nearer than b: NaN never is.
+TSM_HD bool raw_nearer(double a, double b) { return a < b; }
 
 // σ² of a window from 1/σ (0 for a flat window): the raw sweep's per-window term.
 TSM_HD double raw_sq(double inv_std) { return inv_std > 0 ? hd::div(1.0, hd::mul(inv_std, inv_std)) : 0.0; }
@@ -455,8 +469,8 @@ TSM_HD bool gap_pair(double v) { return v != v; }
 // (exponent field 0x3FF, bit 62 clear), 0 for a NaN (exponent 0x7FF).
 TSM_HD uint64_t gap_mask(double v) { return ((hd::bits_of(v) >> 62) & 1u) - 1u; }
 
-// The raw sweep's (raw_w's w is any positive double up to DBL_MAX): all ones
-// for a finite w, 0 for a NaN (exponent field 0x7FF, whatever the sign).
+// The raw sweep's (raw_d's a is any non-negative double up to DBL_MAX): all
+// ones for a finite a, 0 for a NaN (exponent field 0x7FF, whatever the sign).
 TSM_HD uint64_t gap_mask_raw(double w) {
     return uint64_t(0) - (((hd::bits_of(w) & 0x7FFFFFFFFFFFFFFFull) - 0x7FF0000000000000ull) >> 63);
 }
