@@ -44,7 +44,8 @@ SELECT rank, pos, round(distance::numeric, 4) AS distance, neighbor
 FROM ts_discords_ab('SELECT v FROM tek16 WHERE pos > 2500 ORDER BY pos', 'SELECT v FROM tek16 WHERE pos <= 2500 ORDER BY pos', 128, 2);
 
 -- raw values (normalized => false, STUMPY's aamp): the Euclidean distance of the values, for data whose
--- level matters; b is a's shape 10 higher, so z-normalised it is a's match, raw 10·sqrt(3) away
+-- level matters; b is about 10 higher: z-normalised most windows of a have an exact match in b, raw
+-- ones are far from every window of b, nearest to its lowest one (2)
 SELECT x.pos, round(x.distance::numeric, 6) AS z_distance, round(r.distance::numeric, 6) AS raw_distance, r.neighbor AS raw_neighbor
 FROM ts_matrix_profile_ab('{1,2,3,4,3,2,1,2,3}'::float8[], '{13,12,11,12,13,14}'::float8[], 3) x
 JOIN ts_matrix_profile_ab('{1,2,3,4,3,2,1,2,3}'::float8[], '{13,12,11,12,13,14}'::float8[], 3, normalized => false) r USING (pos)
@@ -127,7 +128,7 @@ SELECT rank, pos_a, pos_b, time_a, time_b FROM ts_motifs_ab(NULL::bigint, 'SELEC
                                                              'SELECT pos, v FROM ecg WHERE pos > 22500 ORDER BY pos', 256, 2);
 -- raw values and gaps with times: the rows carry the times of a's window and of b's, NULL where no neighbour
 SELECT pos, round(distance::numeric, 6) AS distance, neighbor, start_time, neighbor_time
-FROM ts_matrix_profile_ab(NULL::bigint, 'SELECT t, v FROM (VALUES (10, 1.0), (20, 2), (30, NULL), (40, 4), (50, 3)) r(t, v) ORDER BY t',
+FROM ts_matrix_profile_ab(NULL::int, 'SELECT t, v FROM (VALUES (10, 1.0), (20, 2), (30, NULL), (40, 4), (50, 3), (60, 2), (70, 1)) r(t, v) ORDER BY t',
                           'SELECT t, v FROM (VALUES (1, 5.0), (2, 4), (3, 3), (4, 2), (5, 1)) r(t, v) ORDER BY t', 3,
                           normalized => false);
 -- times and values of different lengths
