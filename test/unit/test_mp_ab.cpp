@@ -458,8 +458,10 @@ GPU_TEST(mp_ab_raw_and_gaps_gpu_equal_cpu) {
                 if (!same) std::printf("    GPU != CPU: A %s, B %s%s\n", la, lb, raw ? " (raw)" : "");
                 CHECK(same);
             }
-    // A = B on the GPU: the self-join's rows (GPU), raw and with gaps
-    const auto x = with_gaps(tsmt::random_walk(2 * 8192 + 900, 163), "every 13th");
+    // A = B on the GPU: the self-join's rows (GPU), raw, and with gaps
+    const auto w = tsmt::random_walk(2 * 8192 + 900, 163);
+    const auto x = with_gaps(w, "every 13th");
+    CHECK(ab(w, w, 8, 3, tsmt::gpu_exec(), true) == self(w, 8, 3, tsmt::gpu_exec(), true));
     CHECK(ab(x, x, 8, 3, tsmt::gpu_exec(), true) == self(x, 8, 3, tsmt::gpu_exec(), true));
     CHECK(ab(x, x, 8, 3, tsmt::gpu_exec()) == self(x, 8, 3, tsmt::gpu_exec()));
     CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
