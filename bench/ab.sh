@@ -4,7 +4,8 @@
 # (on the CPU where there is none, at a smaller n): ts_matrix_profile (the
 # self-join, n^2/2 pairs) and ts_matrix_profile_ab of two series of n values
 # (n^2 pairs) and of n against n/4 (n^2/4 pairs: A longer than B) and n/4
-# against n (B longer).  pairs/s (kernels) is the figure to compare: both
+# against n (B longer); with raw values (normalized => false) the self-join
+# and the AB-join of n against n.  pairs/s (kernels) is the figure to compare: both
 # return one row per window of the first series, whose cost is in the
 # end-to-end time.
 # usage: bench/ab.sh            (SIZES="20" on a GPU, "15" on the CPU; M="100 1024")
@@ -29,7 +30,9 @@ for e in ${SIZES:-$default_sizes}; do
     calls=("self-join, n|SELECT count(*) FROM ts_matrix_profile((SELECT a FROM bench_ab), $m)|$w * ($w - 1) / 2"
            "AB, n against n|SELECT count(*) FROM ts_matrix_profile_ab((SELECT a FROM bench_ab), (SELECT b FROM bench_ab), $m)|$w * $w"
            "AB, n against n/4|SELECT count(*) FROM ts_matrix_profile_ab((SELECT a FROM bench_ab), (SELECT b[1:$q4] FROM bench_ab), $m)|$w * $w4"
-           "AB, n/4 against n|SELECT count(*) FROM ts_matrix_profile_ab((SELECT a[1:$q4] FROM bench_ab), (SELECT b FROM bench_ab), $m)|$w4 * $w")
+           "AB, n/4 against n|SELECT count(*) FROM ts_matrix_profile_ab((SELECT a[1:$q4] FROM bench_ab), (SELECT b FROM bench_ab), $m)|$w4 * $w"
+           "raw self-join, n|SELECT count(*) FROM ts_matrix_profile((SELECT a FROM bench_ab), $m, normalized => false)|$w * ($w - 1) / 2"
+           "raw AB, n against n|SELECT count(*) FROM ts_matrix_profile_ab((SELECT a FROM bench_ab), (SELECT b FROM bench_ab), $m, normalized => false)|$w * $w")
     for c in "${calls[@]}"; do
       IFS='|' read -r what sql pairs <<<"$c"
       reps=3; [ "$backend" = cpu ] && reps=1

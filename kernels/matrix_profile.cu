@@ -732,13 +732,13 @@ struct DeviceMemory {
     }
 };
 
-// Clears a series' padded arrays; copies its values (filled, with its gap
-// flags, where it has gaps: gaps.gap not empty).
+// Clears a series' padded arrays; copies its values (mp::series_values) and
+// its gap flags where it has them (gaps.gap not empty).
 void upload(const SeriesArrays& d, const double* x, const mp::GapPlan& gaps, cudaStream_t s) {
     const size_t padded_bytes = (d.count + kPad) * sizeof(double);
     check(cudaMemsetAsync(d.xs, 0, (d.n + kPad) * sizeof(double), s), "cudaMemsetAsync");
     for (double* a : {d.mu, d.df, d.dg, d.inv_norm, d.inv4}) check(cudaMemsetAsync(a, 0, padded_bytes, s), "cudaMemsetAsync");
-    check(cudaMemcpyAsync(d.x, d.gap ? gaps.filled.data() : x, d.n * sizeof(double), cudaMemcpyHostToDevice, s),
+    check(cudaMemcpyAsync(d.x, mp::series_values(x, gaps), d.n * sizeof(double), cudaMemcpyHostToDevice, s),
           "copy series");
     if (d.gap) {
         check(cudaMemcpyAsync(d.gap, gaps.gap.data(), d.count, cudaMemcpyHostToDevice, s), "copy gap flags");
@@ -756,16 +756,29 @@ void upload(const SweepArrays& w, const std::vector<int64_t>& seg_start, cudaStr
           "copy segment table");
 }
 
-// The preparation of one series on the device: the rescaling (with the
-// host's series_samples), xs, window statistics, constant flags, per-window
-// factors, the guard's tables, next_const.
+// A series' minimum and maximum into d.lohi.
+void series_range(const SeriesArrays& d, unsigned char* scratch, size_t scratch_bytes, cudaStream_t s) {
+    size_t bytes = scratch_bytes;
+    check(cub::DeviceReduce::Min(scratch, bytes, d.x, d.lohi, d.n, s), "series minimum");
+    bytes = scratch_bytes;
+    check(cub::DeviceReduce::Max(scratch, bytes, d.x, d.lohi + 1, d.n, s), "series maximum");
+}
+
+// The range of two series (mp::joint_range) into both one's lohi (the
+// AB-join's raw values: one rescaling for both).
+__global__ void joint_range_kernel(double* lohi_a, double* lohi_b) {
+    double lo, hi;
+    mp::joint_range(lohi_a[0], lohi_a[1], lohi_b[0], lohi_b[1], &lo, &hi);
+    lohi_a[0] = lohi_b[0] = lo;
+    lohi_a[1] = lohi_b[1] = hi;
+}
+
+// The preparation of one series on the device after series_range: the
+// rescaling (with the host's series_samples), xs, window statistics,
+// constant flags, per-window factors, the guard's tables, next_const.
 void prepare_on_device(const SeriesArrays& d, unsigned char* scratch, size_t scratch_bytes, int m, bool raw,
                        const mp::CentreSamples& samples, cudaStream_t s) {
     const int64_t n = d.n, count = d.count;
-    size_t bytes = scratch_bytes;
-    check(cub::DeviceReduce::Min(scratch, bytes, d.x, d.lohi, n, s), "series minimum");
-    bytes = scratch_bytes;
-    check(cub::DeviceReduce::Max(scratch, bytes, d.x, d.lohi + 1, n, s), "series maximum");
     scale_kernel<<<1, 1, 0, s>>>(d.lohi, samples, d.scale);
     check(cudaGetLastError(), "matrix profile scale launch");
     shift_kernel<<<blocks_for(n, 256), 256, 0, s>>>(d.x, n, d.scale, d.xs);
@@ -785,7 +798,7 @@ void prepare_on_device(const SeriesArrays& d, unsigned char* scratch, size_t scr
     }
     reverse_const_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.constant, count, d.const_scan);
     check(cudaGetLastError(), "matrix profile constant launch");
-    bytes = scratch_bytes;
+    size_t bytes = scratch_bytes;
     check(cub::DeviceScan::InclusiveScan(scratch, bytes, d.const_scan, d.const_scan, MinI64(), count, s),
           "constant windows scan");
     next_const_kernel<<<blocks_for(count + 1, 256), 256, 0, s>>>(d.const_scan, count, d.next_const);
@@ -824,16 +837,21 @@ void launch_sweep(const Params& p, unsigned blocks, cudaStream_t s) {
     check(cudaGetLastError(), "matrix profile guarded kernel launch");
 }
 
-// Raw values: the self-join's sides only.
-void launch_sweep(const Params& p, int sides, unsigned blocks, cudaStream_t s) {
+template <int SIDES>
+void launch_sweep(const Params& p, unsigned blocks, cudaStream_t s) {
     if (p.codec.raw)
-        launch_sweep<kBoth, true>(p, blocks, s);
-    else if (sides == kBoth)
-        launch_sweep<kBoth, false>(p, blocks, s);
-    else if (sides == kRows)
-        launch_sweep<kRows, false>(p, blocks, s);
+        launch_sweep<SIDES, true>(p, blocks, s);
     else
-        launch_sweep<kCols, false>(p, blocks, s);
+        launch_sweep<SIDES, false>(p, blocks, s);
+}
+
+void launch_sweep(const Params& p, int sides, unsigned blocks, cudaStream_t s) {
+    if (sides == kBoth)
+        launch_sweep<kBoth>(p, blocks, s);
+    else if (sides == kRows)
+        launch_sweep<kRows>(p, blocks, s);
+    else
+        launch_sweep<kCols>(p, blocks, s);
 }
 
 // One GPU's share of a sweep (that updates `sides`): its tasks [first, last)
@@ -926,21 +944,26 @@ public:
     DeviceCall(const double* x, int64_t n, int m, int64_t excl, int device, TsExec* ex, bool raw)
         : DeviceCall({SeriesIn{x, n, excl}}, {SweepSpec{0, 0, kBoth}}, m, device, ex, raw) {}
 
-    // raw: raw-value distances (the self-join only).  A series with gaps
-    // (the self-join's) is filled on the host (mp::plan_gaps) and uploaded so.
+    // raw: raw-value distances (an AB-join's series then take one
+    // rescaling: mp::joint_range, mp::joint_samples).  A series with gaps is
+    // filled on the host (mp::plan_gaps; an AB-join's: mp::ab_gap_plans) and
+    // uploaded so.
     DeviceCall(const std::vector<SeriesIn>& in, const std::vector<SweepSpec>& sweeps, int m, int device, TsExec* ex,
                bool raw = false)
         : ex_(ex), device_(device), t_start_(start_device(device, ex)), count_(in[0].n - m + 1),
           n_series_((int)in.size()), m_(m), codec_(mp::make_codec(max_count(in, m), raw, m)), specs_(sweeps),
           seg_starts_(segment_tables(in, sweeps, m)), gaps_(gap_plans(in, m)), d_(in, m, seg_starts_, gaps_),
           timer_(s_) {
-        std::vector<mp::CentreSamples> samples;
-        for (size_t i = 0; i < in.size(); ++i)
-            samples.push_back(mp::series_samples(gaps_[i].gap.empty() ? in[i].x : gaps_[i].filled.data(), in[i].n));
+        std::vector<mp::CentreSamples> samples = centre_samples(in, raw);
         for (size_t i = 0; i < in.size(); ++i) upload(d_.series[i], in[i].x, gaps_[i], s_);
         for (size_t w = 0; w < specs_.size(); ++w) upload(d_.sweeps[w], seg_starts_[w], s_);
         check(cudaMemsetAsync(d_.best, 0, count_ * sizeof(u64), s_), "cudaMemsetAsync");
         timer_.start();
+        for (size_t i = 0; i < in.size(); ++i) series_range(d_.series[i], d_.scratch, d_.scratch_bytes, s_);
+        if (raw && in.size() == 2) {
+            joint_range_kernel<<<1, 1, 0, s_>>>(d_.series[0].lohi, d_.series[1].lohi);
+            check(cudaGetLastError(), "matrix profile joint range launch");
+        }
         for (size_t i = 0; i < in.size(); ++i)
             prepare_on_device(d_.series[i], d_.scratch, d_.scratch_bytes, m, raw, samples[i], s_);
     }
@@ -981,9 +1004,9 @@ public:
         on();
         const SeriesArrays& A = d_.series[0];
         const SeriesArrays& B = d_.series[n_series_ - 1];
-        const mp::FinalizeArgs fin{A.x, A.scale, A.xs, A.mu, A.inv_std, A.constant, B.xs, B.mu, B.inv_std, B.constant,
-                                   B.next_const, /*first_const: next_const[0], read on the device*/ B.count,
-                                   B.count, excl, m_, codec_, A.gap, A.next_ok};
+        const mp::FinalizeArgs fin{A.x, B.x, A.scale, A.xs, A.mu, A.inv_std, A.constant, B.xs, B.mu, B.inv_std,
+                                   B.constant, B.next_const, /*first_const: next_const[0], read on the device*/ B.count,
+                                   B.count, excl, m_, codec_, A.gap, B.next_ok};
         const unsigned finalize_blocks = (unsigned)((count_ + kFinalizeThreads - 1) / kFinalizeThreads);
         finalize_kernel<<<finalize_blocks, kFinalizeThreads, 0, s_>>>(fin, count_, d_.best, d_.dist, d_.index);
         check(cudaGetLastError(), "matrix profile finalize launch");
@@ -1012,8 +1035,19 @@ private:
     }
     static std::vector<mp::GapPlan> gap_plans(const std::vector<SeriesIn>& in, int m) {
         std::vector<mp::GapPlan> plans(in.size());
-        for (size_t i = 0; i < in.size(); ++i) mp::plan_gaps(in[i].x, in[i].n, m, plans[i]);
+        if (in.size() == 2)
+            mp::ab_gap_plans(in[0].x, in[0].n, in[1].x, in[1].n, m, plans[0], plans[1]);
+        else
+            mp::plan_gaps(in[0].x, in[0].n, m, plans[0]);
         return plans;
+    }
+    // Each series' samples (series_samples of its values); raw values of an
+    // AB-join: mp::joint_samples of both, for both.
+    std::vector<mp::CentreSamples> centre_samples(const std::vector<SeriesIn>& in, bool raw) const {
+        std::vector<mp::CentreSamples> q;
+        for (size_t i = 0; i < in.size(); ++i) q.push_back(mp::series_samples(mp::series_values(in[i].x, gaps_[i]), in[i].n));
+        if (raw && in.size() == 2) q[0] = q[1] = mp::joint_samples(q[0], in[0].n, q[1], in[1].n);
+        return q;
     }
     static std::vector<std::vector<int64_t>> segment_tables(const std::vector<SeriesIn>& in,
                                                             const std::vector<SweepSpec>& sweeps, int m) {
@@ -1138,13 +1172,13 @@ void matrix_profile_finish(const double* x, int64_t n, int m, int64_t excl, cons
 }
 
 void matrix_profile_ab(const double* a, int64_t na, const double* b, int64_t nb, int m, int64_t excl, TsExec* ex,
-                       double* dist, int64_t* index) {
+                       double* dist, int64_t* index, bool raw) {
     const int64_t ca = na - m + 1, cb = nb - m + 1;
     ex->kernel_ms = 0;
     // A gives the columns of the lower sweep, B those of the upper one (mp_detail.h)
     DeviceCall call({SeriesIn{a, na, mp::ab_first_diagonal(excl, ca, true)},
                      SeriesIn{b, nb, mp::ab_first_diagonal(excl, cb, false)}},
-                    {SweepSpec{0, 1, kRows}, SweepSpec{1, 0, kCols}}, m, ex->gpu_device, ex);
+                    {SweepSpec{0, 1, kRows}, SweepSpec{1, 0, kCols}}, m, ex->gpu_device, ex, raw);
     std::vector<std::unique_ptr<Sweep>> sweeps = call.sweep_all();
     run_sweeps(sweeps, ex);
     call.finalize(excl, dist, index);

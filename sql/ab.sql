@@ -43,13 +43,64 @@ FROM ts_motifs_ab('SELECT v FROM ecg WHERE pos <= 22500 ORDER BY pos', 'SELECT v
 SELECT rank, pos, round(distance::numeric, 4) AS distance, neighbor
 FROM ts_discords_ab('SELECT v FROM tek16 WHERE pos > 2500 ORDER BY pos', 'SELECT v FROM tek16 WHERE pos <= 2500 ORDER BY pos', 128, 2);
 
+-- raw values (normalized => false, STUMPY's aamp): the Euclidean distance of the values, for data whose
+-- level matters; b is about 10 higher: z-normalised most windows of a have an exact match in b, raw
+-- ones are far from every window of b, nearest to its lowest one (2)
+SELECT x.pos, round(x.distance::numeric, 6) AS z_distance, round(r.distance::numeric, 6) AS raw_distance, r.neighbor AS raw_neighbor
+FROM ts_matrix_profile_ab('{1,2,3,4,3,2,1,2,3}'::float8[], '{13,12,11,12,13,14}'::float8[], 3) x
+JOIN ts_matrix_profile_ab('{1,2,3,4,3,2,1,2,3}'::float8[], '{13,12,11,12,13,14}'::float8[], 3, normalized => false) r USING (pos)
+ORDER BY pos;
+-- a = b with an exclusion zone: the raw self-join's rows, bit for bit (TEK16, m = 128)
+SELECT e, (SELECT count(*) FROM ts_matrix_profile_ab(t.a, t.a, 128, e, normalized => false) x
+             FULL JOIN ts_matrix_profile(t.a, 128, e, normalized => false) y USING (pos)
+             WHERE x.neighbor IS DISTINCT FROM y.neighbor OR x.distance IS DISTINCT FROM y.distance) AS differ
+FROM (SELECT array_agg(v ORDER BY pos) AS a FROM tek16) t, (VALUES (1), (128)) v(e) ORDER BY e;
+-- raw discords and motifs of the ECG halves (distances in millivolts)
+SELECT rank, pos, round(distance::numeric, 4) AS distance, neighbor
+FROM ts_discords_ab('SELECT v FROM ecg WHERE pos <= 22500 ORDER BY pos', 'SELECT v FROM ecg WHERE pos > 22500 ORDER BY pos', 256, 2,
+                    normalized => false);
+SELECT rank, pos_a, pos_b, round(distance::numeric, 4) AS distance
+FROM ts_motifs_ab('SELECT v FROM ecg WHERE pos <= 22500 ORDER BY pos', 'SELECT v FROM ecg WHERE pos > 22500 ORDER BY pos', 256, 2,
+                  normalized => false);
+
+-- gaps (NULL, NaN, ±Infinity): a window of a holding one has NULLs, a window of b holding one is no neighbour
+SELECT pos, round(distance::numeric, 6) AS distance, neighbor
+FROM ts_matrix_profile_ab('{1,2,3,NULL,3,2,1,2,3}'::float8[], '{3,2,NaN,2,3,4,3,2,1,Infinity,1,2}'::float8[], 3);
+-- and with raw values
+SELECT pos, round(distance::numeric, 6) AS distance, neighbor
+FROM ts_matrix_profile_ab('{1,2,3,NULL,3,2,1,2,3}'::float8[], '{3,2,NaN,2,3,4,3,2,1,Infinity,1,2}'::float8[], 3, normalized => false);
+-- TEK16 halves as queries, a NULL every 100th row of a and a run of NULLs in b (b's rows 500..550)
+SELECT count(*) AS windows, count(distance) AS with_distance,
+       count(*) FILTER (WHERE neighbor BETWEEN 500 - 63 AND 550) AS to_the_run
+FROM ts_matrix_profile_ab('SELECT CASE WHEN pos % 100 = 0 THEN NULL ELSE v END FROM tek16 WHERE pos <= 2500 ORDER BY pos',
+                          'SELECT CASE WHEN pos BETWEEN 3000 AND 3050 THEN NULL ELSE v END FROM tek16 WHERE pos > 2500 ORDER BY pos', 64);
+SELECT rank, pos, round(distance::numeric, 4) AS distance, neighbor
+FROM ts_discords_ab('SELECT CASE WHEN pos % 100 = 0 THEN NULL ELSE v END FROM tek16 WHERE pos > 2500 ORDER BY pos',
+                    'SELECT CASE WHEN pos BETWEEN 1000 AND 1050 THEN ''NaN'' ELSE v END FROM tek16 WHERE pos <= 2500 ORDER BY pos', 64, 2);
+SELECT rank, pos_a, pos_b, round(distance::numeric, 4) AS distance
+FROM ts_motifs_ab('SELECT CASE WHEN pos % 100 = 0 THEN NULL ELSE v END FROM tek16 WHERE pos > 2500 ORDER BY pos',
+                  'SELECT CASE WHEN pos BETWEEN 1000 AND 1050 THEN ''NaN'' ELSE v END FROM tek16 WHERE pos <= 2500 ORDER BY pos', 64, 2,
+                  normalized => false);
+-- all gaps in a or in b: no distances, no discords, no motifs, no error
+SELECT count(*) AS windows, count(distance) AS with_distance
+FROM ts_matrix_profile_ab('{NULL,NULL,NULL,NULL}'::float8[], '{1,2,3,4}'::float8[], 3);
+SELECT count(*) AS windows, count(distance) AS with_distance
+FROM ts_matrix_profile_ab('{1,2,3,4}'::float8[], '{NaN,NaN,NaN,NaN}'::float8[], 3, normalized => false);
+SELECT count(*) AS discords FROM ts_discords_ab('{1,2,3,4}'::float8[], '{NaN,NaN,NaN,NaN}'::float8[], 3, NULL, 0);
+SELECT count(*) AS motifs FROM ts_motifs_ab('{NULL,NULL,NULL}'::float8[], '{1,2,3,4}'::float8[], 3, normalized => false);
+
 -- errors
 SELECT * FROM ts_matrix_profile_ab('{1,2,3,4,5,6}'::float8[], '{1,2,3}'::float8[], 4);
 SELECT * FROM ts_matrix_profile_ab('{1,2}'::float8[], '{1,2,3,4,5,6}'::float8[], 4);
 SELECT * FROM ts_matrix_profile_ab('{1,2,3,4,5,6}'::float8[], '{1,2,3,4,5,6}'::float8[], 2);
 SELECT * FROM ts_matrix_profile_ab('{1,2,3,4,5,6}'::float8[], '{1,2,3,4,5,6}'::float8[], 3, -1);
 SELECT * FROM ts_matrix_profile_ab(NULL, '{1,2,3,4,5,6}'::float8[], 3);
-SELECT * FROM ts_matrix_profile_ab('{1,2,3,4,5,6}'::float8[], '{1,2,NaN,4,5,6}'::float8[], 3);
+SELECT * FROM ts_matrix_profile_ab('{1,2,3,4,5,6}'::float8[], '{1,2,NaN,4,5,6}'::float8[], 3, gaps => 'error');
+SELECT * FROM ts_discords_ab('SELECT v FROM (VALUES (1.0), (NULL), (3), (4)) t(v)', '{1,2,3,4,5,6}', 3, gaps => 'error');
+SELECT * FROM ts_motifs_ab('{1,2,3,4,5,6}'::float8[], '{1,2,3,4,5,Infinity}'::float8[], 3, gaps => 'error');
+SELECT * FROM ts_motifs_ab('{1,2,3,4,5,6}'::float8[], '{1,2,3,4,5,6}'::float8[], 3, gaps => 'sometimes');
+-- raw values past the float64 range: 22003
+SELECT * FROM ts_matrix_profile_ab('{1e308,-1e308,1e308,-1e308}'::float8[], '{-1e308,-1e308,-1e308,-1e308}'::float8[], 3, normalized => false);
 SELECT * FROM ts_discords_ab('{1,2,3,4,5,6}'::float8[], '{1,2,3,4,5,6}'::float8[], 3, 0);
 SELECT * FROM ts_discords_ab('{1,2,3,4,5,6}'::float8[], '{1,2,3,4,5,6}'::float8[], 3, NULL);
 SELECT * FROM ts_motifs_ab('{1,2,3,4,5,6}'::float8[], '{1,2,3,4,5,6}'::float8[], 3, NULL);
@@ -75,5 +126,10 @@ SELECT count(*) AS differ FROM (
                                                                'SELECT v FROM ecg WHERE pos > 22500 ORDER BY pos', 256, 2)) d;
 SELECT rank, pos_a, pos_b, time_a, time_b FROM ts_motifs_ab(NULL::bigint, 'SELECT pos, v FROM ecg WHERE pos <= 22500 ORDER BY pos',
                                                              'SELECT pos, v FROM ecg WHERE pos > 22500 ORDER BY pos', 256, 2);
+-- raw values and gaps with times: the rows carry the times of a's window and of b's, NULL where no neighbour
+SELECT pos, round(distance::numeric, 6) AS distance, neighbor, start_time, neighbor_time
+FROM ts_matrix_profile_ab(NULL::int, 'SELECT t, v FROM (VALUES (10, 1.0), (20, 2), (30, NULL), (40, 4), (50, 3), (60, 2), (70, 1)) r(t, v) ORDER BY t',
+                          'SELECT t, v FROM (VALUES (1, 5.0), (2, 4), (3, 3), (4, 2), (5, 1)) r(t, v) ORDER BY t', 3,
+                          normalized => false);
 -- times and values of different lengths
 SELECT * FROM ts_matrix_profile_ab('{1,2,3}'::bigint[], '{1,2,3,4}'::float8[], '{1,2,3,4}'::bigint[], '{1,2,3,4}'::float8[], 3);

@@ -117,12 +117,13 @@ int			tsm_discords_from_tiles(const double *x, int64_t n, const int64_t *merged,
  * profile's distance descending, ties to the smaller position; top-k mode
  * skips a window overlapping (|i − j| < m) one ranked before it, range mode
  * (min_distance not NaN) takes every window at min_distance or more (at most
- * k; k TS_ARG_NULL: all).  neighbor: the window of b.  Errors:
- * tsm_matrix_profile_ab's, and k and min_distance as tsm_discords'.
+ * k; k TS_ARG_NULL: all).  neighbor: the window of b.  normalize and gaps:
+ * as tsm_matrix_profile_ab (a window of a with a gap is never a discord).
+ * Errors: tsm_matrix_profile_ab's, and k and min_distance as tsm_discords'.
  */
 int			tsm_discords_ab(const double *a, int64_t na, const double *b, int64_t nb, int32_t m, int64_t k,
-							double min_distance, int64_t exclusion, TsExec *ex, TsDiscords *out,
-							TsStatus *st) TSM_NOEXCEPT;
+							double min_distance, int64_t exclusion, int32_t normalize, TsExec *ex,
+							TsDiscords *out, TsStatus *st) TSM_NOEXCEPT;
 
 #ifdef __cplusplus
 }

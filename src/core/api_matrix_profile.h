@@ -47,13 +47,18 @@ int			tsm_matrix_profile(const double *x, int64_t n, int32_t m, int64_t exclusio
  * window i = 0 .. na−m of a, the z-normalised Euclidean distance to its
  * nearest window j of b (0 .. nb−m) and that j; with exclusion > 0 (a and b
  * parts of one series, positions aligned) only j with |i − j| >= exclusion.
+ * normalize = 0: the Euclidean distance of the raw windows instead (STUMPY's
+ * aamp(T_A, m, T_B, ignore_trivial=False)), as tsm_matrix_profile's.
  * Ties, constant windows, +inf/−1: as tsm_matrix_profile (out->count = na−m+1).
- * exclusion TS_ARG_NULL: none (0).  Errors (22023): a or b NULL with a length
- * > 0, a negative length, NaN or infinite values, m < 3, m > na or m > nb,
- * exclusion < 0.
+ * NaN and ±Infinity values are gaps, as in tsm_matrix_profile: a window of a
+ * that holds one has dist +inf and index −1, a window of b that holds one is
+ * no window's neighbour.  exclusion TS_ARG_NULL: none (0).  Errors (22023):
+ * a or b NULL with a length > 0, a negative length, m < 3, m > na or m > nb,
+ * exclusion < 0; 22003 (normalize = 0): a distance beyond the float64 range.
  */
 int			tsm_matrix_profile_ab(const double *a, int64_t na, const double *b, int64_t nb, int32_t m,
-								  int64_t exclusion, TsExec *exec, TsProfile *out, TsStatus *st) TSM_NOEXCEPT;
+								  int64_t exclusion, int32_t normalize, TsExec *exec, TsProfile *out,
+								  TsStatus *st) TSM_NOEXCEPT;
 
 /*
  * About how long tsm_matrix_profile would take (ms) for n values and window m

@@ -119,10 +119,12 @@ int			tsm_match(const double *x, int64_t n, const double *pattern, int32_t m,
  * distance, ties to the smaller i; a later pair's window of a does not
  * overlap (|i − i'| < m) an earlier one's.  pos_a: the window of a, pos_b:
  * of b (pos_a < pos_b does not hold here).  At most k (>= 1) pairs.
- * Errors: tsm_matrix_profile_ab's, k < 1 (22023) or TS_ARG_NULL (22004).
+ * normalize and gaps: as tsm_matrix_profile_ab (a window with a gap is in no
+ * pair).  Errors: tsm_matrix_profile_ab's, k < 1 (22023) or TS_ARG_NULL (22004).
  */
 int			tsm_motifs_ab(const double *a, int64_t na, const double *b, int64_t nb, int32_t m, int64_t k,
-						  int64_t exclusion, TsExec *ex, TsMotifs *out, TsStatus *st) TSM_NOEXCEPT;
+						  int64_t exclusion, int32_t normalize, TsExec *ex, TsMotifs *out,
+						  TsStatus *st) TSM_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,7 @@ namespace mp {
 FinalizeArgs Prepared::finalize_args() const {
     FinalizeArgs a;
     a.x = x;
+    a.x_b = x;
     a.scale = &scale;
     a.xs = xs.data();
     a.mu = mu.data();
@@ -74,6 +75,20 @@ bool plan_gaps(const double* x, int64_t n, int m, GapPlan& g) {
     return true;
 }
 
+void plan_no_gaps(int64_t n, int m, GapPlan& g) {
+    const int64_t count = n - m + 1;
+    g.filled.clear();
+    g.gap.assign(count, 0);
+    g.next_ok.resize(count + 1);
+    for (int64_t i = 0; i <= count; ++i) g.next_ok[i] = i;
+}
+
+void ab_gap_plans(const double* a, int64_t na, const double* b, int64_t nb, int m, GapPlan& ga, GapPlan& gb) {
+    const bool in_a = plan_gaps(a, na, m, ga), in_b = plan_gaps(b, nb, m, gb);
+    if (in_a && !in_b) plan_no_gaps(nb, m, gb);
+    if (in_b && !in_a) plan_no_gaps(na, m, ga);
+}
+
 namespace {
 
 // The guard's tables (mp_detail.h), from the per-window factors.
@@ -108,27 +123,64 @@ CentreSamples series_samples(const double* x, int64_t n) {
     return q;
 }
 
+CentreSamples joint_samples(const CentreSamples& a, int64_t na, const CentreSamples& b, int64_t nb) {
+    CentreSamples q;
+    q.q1 = std::min(a.q1, b.q1);
+    q.med = nb > na ? b.med : a.med;
+    q.q7 = std::max(a.q7, b.q7);
+    return q;
+}
+
+namespace {
+
+// The minimum and maximum of x[0..n).
+void series_range(const double* x, int64_t n, double* lo, double* hi) {
+    *lo = *hi = x[0];
+    for (int64_t i = 1; i < n; ++i) {
+        *lo = std::min(*lo, x[i]);
+        *hi = std::max(*hi, x[i]);
+    }
+}
+
+}  // namespace
+
+const double* series_values(const double* x, const GapPlan& g) { return g.filled.empty() ? x : g.filled.data(); }
+
+SeriesScale own_scale(const double* x, int64_t n) {
+    double lo, hi;
+    series_range(x, n, &lo, &hi);
+    return series_scale(lo, hi, series_samples(x, n));
+}
+
+SeriesScale joint_scale(const double* a, int64_t na, const double* b, int64_t nb) {
+    double lo_a, hi_a, lo_b, hi_b, lo, hi;
+    series_range(a, na, &lo_a, &hi_a);
+    series_range(b, nb, &lo_b, &hi_b);
+    joint_range(lo_a, hi_a, lo_b, hi_b, &lo, &hi);
+    return series_scale(lo, hi, joint_samples(series_samples(a, na), na, series_samples(b, nb), nb));
+}
+
 void prepare(const double* series, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p, bool raw) {
     GapPlan gaps;
-    const double* x = series;
-    if (plan_gaps(series, n, m, gaps)) {  // the filled series; the flags after the guard's tables
-        p.filled.swap(gaps.filled);
-        x = p.filled.data();
-        p.gap.swap(gaps.gap);
-        p.next_ok.swap(gaps.next_ok);
-    }
-    p.x = x;
+    plan_gaps(series, n, m, gaps);
+    const double* x = series_values(series, gaps);
+    prepare_planned(series, n, m, excl, ex, gaps, own_scale(x, n), p, raw);
+}
+
+void prepare_planned(const double* series, int64_t n, int m, int64_t excl, const TsExec* ex, GapPlan& gaps,
+                     const SeriesScale& scale, Prepared& p, bool raw) {
+    // the filled series, where filled; the flags after the guard's tables
+    p.x = series_values(series, gaps);
+    p.filled.swap(gaps.filled);
+    p.gap.swap(gaps.gap);
+    p.next_ok.swap(gaps.next_ok);
+    const double* x = p.x;
     p.n = n;
     p.m = m;
     p.excl = excl;
     p.count = n - m + 1;
     const int64_t count = p.count;
-    double lo = x[0], hi = x[0];
-    for (int64_t i = 1; i < n; ++i) {
-        lo = std::min(lo, x[i]);
-        hi = std::max(hi, x[i]);
-    }
-    p.scale = series_scale(lo, hi, series_samples(x, n));
+    p.scale = scale;
     p.xs.resize(n);
     for (int64_t i = 0; i < n; ++i) p.xs[i] = scaled_value(x[i], p.scale);
 
@@ -217,11 +269,11 @@ __attribute__((always_inline)) inline void merge_pair(uint64_t core, uint64_t ke
 // the best key of every row r (row_keys[r − r0]) and of every column j
 // (col_keys[j − r0 − k0]) into scratch, for the SIDES it updates; *rows_out,
 // *cols_out: how many.  Variant only makes the FMA-target and the generic
-// builds two instantiations; Raw: the pair's value is raw_d (raw values, a
-// self-join only), else sweep_v (mp_detail.h).  Gaps (a self-join only)
-// drops the pairs with a window that holds a gap (their value is NaN,
-// mp_detail.h: gap_mask / gap_mask_raw, branch-free), the only difference of
-// the series with gaps.
+// builds two instantiations; Raw: the pair's value is raw_d (raw values),
+// else sweep_v (mp_detail.h).  Gaps (rows and columns both with gap flags:
+// mp_detail.h, AB-join) drops the pairs with a window that holds a gap
+// (their value is NaN, mp_detail.h: gap_mask / gap_mask_raw, branch-free),
+// the only difference of the series with gaps.
 template <int Variant, int SIDES, bool Raw, bool Gaps>
 __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task& t, uint64_t* row_keys,
                                                       uint64_t* col_keys, double* cov, int64_t* rows_out,
@@ -323,13 +375,16 @@ SweepFn sweep_fn() {
     return &sweep_generic<SIDES, Raw, Gaps>;
 }
 
-// raw: raw-value distances, gaps: a series with gaps (the self-join's sides only).
+template <int SIDES>
+SweepFn sweep_fn(bool raw, bool gaps) {
+    if (raw) return gaps ? sweep_fn<SIDES, true, true>() : sweep_fn<SIDES, true, false>();
+    return gaps ? sweep_fn<SIDES, false, true>() : sweep_fn<SIDES, false, false>();
+}
+
+// raw: raw-value distances, gaps: series with gap flags.
 SweepFn sweep_fn(int sides, bool raw, bool gaps) {
-    if (raw) return gaps ? sweep_fn<kBothSides, true, true>() : sweep_fn<kBothSides, true, false>();
-    if (gaps) return sweep_fn<kBothSides, false, true>();
-    return sides == kBothSides ? sweep_fn<kBothSides, false, false>()
-                               : sides == kRowsOnly ? sweep_fn<kRowsOnly, false, false>()
-                                                    : sweep_fn<kColsOnly, false, false>();
+    return sides == kBothSides ? sweep_fn<kBothSides>(raw, gaps)
+                               : sides == kRowsOnly ? sweep_fn<kRowsOnly>(raw, gaps) : sweep_fn<kColsOnly>(raw, gaps);
 }
 
 inline void atomic_max(std::atomic<uint64_t>& a, uint64_t v) {
@@ -433,9 +488,6 @@ void cpu_finalize(const FinalizeArgs& a, const TsExec* ex, const uint64_t* keys,
 
 }  // namespace mp
 
-namespace {
-
-// Raw values: a distance past the float64 range is an error, not +inf.
 void check_raw_distances(const double* dist, const int64_t* index, int64_t count) {
     for (int64_t i = 0; i < count; ++i)
         if (index[i] >= 0 && std::isinf(dist[i]))
@@ -446,8 +498,6 @@ void check_raw_distances(const double* dist, const int64_t* index, int64_t count
                         "Scale the series down (a power of two changes every distance by the same factor), "
                         "or use normalized => true.");
 }
-
-}  // namespace
 
 void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, double* dist,
                     int64_t* index, bool raw) {

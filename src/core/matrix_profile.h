@@ -35,15 +35,22 @@ int64_t check_profile_args(const double* x, int64_t n, int m, int64_t exclusion)
 void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec* ex, double* dist,
                     int64_t* index, bool raw = false);
 
+// Raw values: a distance past the float64 range (index ≥ 0, dist +inf) is
+// an Error (22003), not +inf.
+void check_raw_distances(const double* dist, const int64_t* index, int64_t count);
+
 // The AB-join (mp_ab.cpp): for every window i of a (na values), the minimum
 // over the windows j of b (nb values) with |i − j| ≥ exclusion (0: every j)
-// of the z-normalised Euclidean distance, and that j (−1 with +inf when
-// none).  dist and index hold na − m + 1 entries.  Requires 1 ≤ m ≤ na, nb
-// and exclusion ≥ 0 (throws Error on misuse).  Dispatches as matrix_profile
-// does, for a self-join of as many pairs.
+// of the z-normalised Euclidean distance (raw: of the raw windows, as
+// matrix_profile), and that j (−1 with +inf when none).  NaN and ±Infinity
+// are gaps (mp_detail.h): a window of a with one has +inf and −1, a window
+// of b with one is no window's neighbour.  dist and index hold na − m + 1
+// entries.  Requires 1 ≤ m ≤ na, nb and exclusion ≥ 0 (throws Error on
+// misuse).  Dispatches as matrix_profile does, for a self-join of as many
+// pairs.
 void matrix_profile_ab(const double* a, int64_t na, const double* b, int64_t nb, int m, int64_t exclusion,
-                       TsExec* ex, double* dist, int64_t* index);
-// Its checks (22023 with a hint): 3 ≤ m ≤ na, m ≤ nb, exclusion ≥ 0, finite values.
+                       TsExec* ex, double* dist, int64_t* index, bool raw = false);
+// Its checks (22023 with a hint): 3 ≤ m ≤ na, m ≤ nb, exclusion ≥ 0.
 void check_profile_ab_args(const double* a, int64_t na, const double* b, int64_t nb, int m, int64_t exclusion);
 
 namespace mp {
@@ -92,14 +99,34 @@ struct GapPlan {
 };
 // False (and g left empty) when x[0..n) holds no gap: the common case costs one scan.
 bool plan_gaps(const double* x, int64_t n, int m, GapPlan& g);
+// The plan of a series without gaps whose windows need flags all the same
+// (an AB-join whose other series has gaps): none set, filled empty.
+void plan_no_gaps(int64_t n, int m, GapPlan& g);
+// The AB-join's plans: each series' (plan_gaps), and where one of them has
+// gaps, plan_no_gaps for the other, so both have flags or neither has.
+void ab_gap_plans(const double* a, int64_t na, const double* b, int64_t nb, int m, GapPlan& ga, GapPlan& gb);
+// The values the profile works on: x, or the filled series of its plan.
+const double* series_values(const double* x, const GapPlan& g);
 
+// The preparation of a series with its own rescaling (and its gap plan).
 void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p, bool raw = false);
+// The same with its gap plan (taken: left empty) and a rescaling given (the
+// AB-join's raw values: joint_scale).
+void prepare_planned(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, GapPlan& gaps,
+                     const SeriesScale& scale, Prepared& p, bool raw);
 
 // The samples series_scale (mp_detail.h) chooses the centre by: quantiles of
 // kCentreSamples evenly spaced values (of all of them when n is smaller), each
 // an element of x.  The same on both paths (the GPU path passes them on).
 constexpr int64_t kCentreSamples = 255;
 CentreSamples series_samples(const double* x, int64_t n);
+// The samples of two series (a, na values; b, nb) for one rescaling of both
+// (the AB-join's raw values): the wider quantiles 1/8 and 7/8, the median of
+// the longer series (a's on a tie), so a = b gives a's own.
+CentreSamples joint_samples(const CentreSamples& a, int64_t na, const CentreSamples& b, int64_t nb);
+// The rescaling of x's values (series_values), and the one of a's and b's together.
+SeriesScale own_scale(const double* x, int64_t n);
+SeriesScale joint_scale(const double* a, int64_t na, const double* b, int64_t nb);
 
 // ---- tiles of the sweep (ts_matrix_profile_tile, mp_tiles.cpp) ----
 // The sweep's work is cut into units: segment s (rows from s·kSegRows, where
@@ -139,6 +166,9 @@ void cpu_sweep(const Prepared& P, const TsExec* ex, const UnitRange& units, std:
 // (ab_first_diagonal: A's for the lower part, B's for the upper), the codec
 // of the longer series; the best key of every window of A (its index: B's).
 int64_t ab_first_diagonal(int64_t excl, int64_t count, bool lower);
+// A and B of an AB-join prepared so (ab_gap_plans; raw: joint_scale).
+void prepare_ab(const double* a, int64_t na, const double* b, int64_t nb, int m, int64_t excl, const TsExec* ex,
+                bool raw, Prepared& A, Prepared& B);
 void cpu_sweep_ab(const Prepared& A, const Prepared& B, const KeyCodec& codec, const TsExec* ex,
                   std::vector<uint64_t>& keys);
 // The finalisation of A's windows against B's (the self-join: finalize_args).
@@ -174,7 +204,7 @@ void matrix_profile_finish(const double* x, int64_t n, int m, int64_t excl, cons
                            double* dist, int64_t* index, bool raw);
 // The AB-join on the device (as tsm::matrix_profile_ab).
 void matrix_profile_ab(const double* a, int64_t na, const double* b, int64_t nb, int m, int64_t excl, TsExec* ex,
-                       double* dist, int64_t* index);
+                       double* dist, int64_t* index, bool raw);
 }  // namespace gpu
 #endif
 

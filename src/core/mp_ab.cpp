@@ -15,7 +15,6 @@
 #include "args.h"
 #include "dispatch.h"
 #include "error.h"
-#include "finite.h"
 #include "matrix_profile.h"
 #include "parallel.h"
 
@@ -23,7 +22,8 @@ namespace tsm {
 namespace mp {
 
 FinalizeArgs finalize_args_ab(const Prepared& A, const Prepared& B, int64_t excl, const KeyCodec& codec) {
-    FinalizeArgs a = A.finalize_args();
+    FinalizeArgs a = A.finalize_args();  // A's gap flags
+    a.x_b = B.x;
     a.xs_b = B.xs.data();
     a.mu_b = B.mu.data();
     a.inv_std_b = B.inv_std.data();
@@ -33,7 +33,19 @@ FinalizeArgs finalize_args_ab(const Prepared& A, const Prepared& B, int64_t excl
     a.count = B.count;
     a.excl = excl;
     a.codec = codec;
+    a.next_ok = B.has_gaps() ? B.next_ok.data() : nullptr;  // B's windows without a gap
     return a;
+}
+
+void prepare_ab(const double* a, int64_t na, const double* b, int64_t nb, int m, int64_t excl, const TsExec* ex,
+                bool raw, Prepared& A, Prepared& B) {
+    GapPlan ga, gb;
+    ab_gap_plans(a, na, b, nb, m, ga, gb);
+    const double *xa = series_values(a, ga), *xb = series_values(b, gb);
+    const SeriesScale sa = raw ? joint_scale(xa, na, xb, nb) : own_scale(xa, na);
+    const SeriesScale sb = raw ? sa : own_scale(xb, nb);
+    prepare_planned(a, na, m, ab_first_diagonal(excl, na - m + 1, true), ex, ga, sa, A, raw);
+    prepare_planned(b, nb, m, ab_first_diagonal(excl, nb - m + 1, false), ex, gb, sb, B, raw);
 }
 
 int64_t ab_first_diagonal(int64_t excl, int64_t count, bool lower) {
@@ -69,29 +81,27 @@ void check_profile_ab_args(const double* a, int64_t na, const double* b, int64_t
     if (exclusion < 0)
         invalid(format("exclusion_zone must be at least 0, not %lld", (long long)exclusion),
                 "NULL is no exclusion zone; give one when a and b are parts of one series, positions aligned.");
-    require_finite(a, na, "series a", "Remove or interpolate NaN and infinite values first.");
-    require_finite(b, nb, "series b", "Remove or interpolate NaN and infinite values first.");
 }
 
 void matrix_profile_ab(const double* a, int64_t na, const double* b, int64_t nb, int m, int64_t exclusion,
-                       TsExec* ex, double* dist, int64_t* index) {
+                       TsExec* ex, double* dist, int64_t* index, bool raw) {
     if (m < 1 || na < m || nb < m || exclusion < 0)
         throw Error(TS_INTERNAL, kInternal, "matrix_profile_ab: bad arguments");
     const int64_t ca = na - m + 1, cb = nb - m + 1;
     if (use_gpu(ex, TS_WORK_MATRIX_PROFILE, equivalent_length(na, nb, m), m)) {
 #ifdef TSMINE_WITH_CUDA
-        gpu::matrix_profile_ab(a, na, b, nb, m, exclusion, ex, dist, index);
+        gpu::matrix_profile_ab(a, na, b, nb, m, exclusion, ex, dist, index, raw);
 #endif
-        return;
+    } else {
+        mp::Prepared A, B;
+        mp::prepare_ab(a, na, b, nb, m, exclusion, ex, raw, A, B);
+        const mp::KeyCodec codec = mp::make_codec(std::max(ca, cb), raw, m);
+        std::vector<uint64_t> keys;
+        mp::cpu_sweep_ab(A, B, codec, ex, keys);
+        check_interrupt(ex);
+        mp::cpu_finalize(mp::finalize_args_ab(A, B, exclusion, codec), ex, keys.data(), ca, dist, index);
     }
-    mp::Prepared A, B;
-    mp::prepare(a, na, m, mp::ab_first_diagonal(exclusion, ca, true), ex, A);
-    mp::prepare(b, nb, m, mp::ab_first_diagonal(exclusion, cb, false), ex, B);
-    const mp::KeyCodec codec = mp::make_codec(std::max(ca, cb));
-    std::vector<uint64_t> keys;
-    mp::cpu_sweep_ab(A, B, codec, ex, keys);
-    check_interrupt(ex);
-    mp::cpu_finalize(mp::finalize_args_ab(A, B, exclusion, codec), ex, keys.data(), ca, dist, index);
+    if (raw) check_raw_distances(dist, index, ca);
 }
 
 namespace {
@@ -129,21 +139,21 @@ namespace {
 
 // The AB profile into result memory (the checks first; exclusion
 // TS_ARG_NULL: none).
-void profile_ab(const double* a, int64_t na, const double* b, int64_t nb, int32_t m, int64_t exclusion, TsExec* ex,
-                TsProfile* out) {
+void profile_ab(const double* a, int64_t na, const double* b, int64_t nb, int32_t m, int64_t exclusion,
+                int32_t normalize, TsExec* ex, TsProfile* out) {
     std::memset(out, 0, sizeof *out);
     if (exclusion == TS_ARG_NULL) exclusion = 0;
     tsm::check_profile_ab_args(a, na, b, nb, m, exclusion);
     const int64_t count = na - m + 1;
     out->dist = tsm::alloc_result<double>(ex, count);
     out->index = tsm::alloc_result<int64_t>(ex, count);
-    tsm::matrix_profile_ab(a, na, b, nb, m, exclusion, ex, out->dist, out->index);
+    tsm::matrix_profile_ab(a, na, b, nb, m, exclusion, ex, out->dist, out->index, normalize == 0);
     out->count = count;
 }
 
 // k of the discords (TS_ARG_NULL: all, in range mode only; returns −1 for
 // all) and min_distance (NaN: top-k mode), as ts_discords checks them.
-int64_t check_k_and_distance(int64_t k, double min_distance) {
+int64_t check_k_and_distance(int64_t k, double min_distance, int32_t normalize) {
     const bool range = !std::isnan(min_distance);
     if (range)
         k = tsm::args::k_or_all(k);
@@ -152,25 +162,27 @@ int64_t check_k_and_distance(int64_t k, double min_distance) {
                                 "min_distance for all range discords.");
     if (range && (!(min_distance >= 0) || !std::isfinite(min_distance)))
         tsm::invalid("min_distance must be a finite number >= 0, not " + tsm::number_text(min_distance),
-                     "min_distance is a z-normalised Euclidean distance, between 0 and 2 sqrt(m).");
+                     normalize ? "min_distance is a z-normalised Euclidean distance, between 0 and 2 sqrt(m)."
+                               : "min_distance is the Euclidean distance of the raw values, in the data's units.");
     return k == TS_ARG_NULL ? -1 : k;
 }
 
 }  // namespace
 
 extern "C" int tsm_matrix_profile_ab(const double* a, int64_t na, const double* b, int64_t nb, int32_t m,
-                                     int64_t exclusion, TsExec* ex, TsProfile* out, TsStatus* st) noexcept {
-    return tsm::run_entry(ex, st, [&] { profile_ab(a, na, b, nb, m, exclusion, ex, out); });
+                                     int64_t exclusion, int32_t normalize, TsExec* ex, TsProfile* out,
+                                     TsStatus* st) noexcept {
+    return tsm::run_entry(ex, st, [&] { profile_ab(a, na, b, nb, m, exclusion, normalize, ex, out); });
 }
 
 extern "C" int tsm_discords_ab(const double* a, int64_t na, const double* b, int64_t nb, int32_t m, int64_t k,
-                               double min_distance, int64_t exclusion, TsExec* ex, TsDiscords* out,
-                               TsStatus* st) noexcept {
+                               double min_distance, int64_t exclusion, int32_t normalize, TsExec* ex,
+                               TsDiscords* out, TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
-        k = check_k_and_distance(k, min_distance);
+        k = check_k_and_distance(k, min_distance, normalize);
         TsProfile p;
-        profile_ab(a, na, b, nb, m, exclusion, ex, &p);
+        profile_ab(a, na, b, nb, m, exclusion, normalize, ex, &p);
         const std::vector<int64_t> rows = tsm::rank_ab_windows(p.dist, p.index, p.count, m, k, min_distance, true);
         const int64_t c = (int64_t)rows.size();
         out->pos = tsm::alloc_result<int64_t>(ex, c);
@@ -186,12 +198,13 @@ extern "C" int tsm_discords_ab(const double* a, int64_t na, const double* b, int
 }
 
 extern "C" int tsm_motifs_ab(const double* a, int64_t na, const double* b, int64_t nb, int32_t m, int64_t k,
-                             int64_t exclusion, TsExec* ex, TsMotifs* out, TsStatus* st) noexcept {
+                             int64_t exclusion, int32_t normalize, TsExec* ex, TsMotifs* out,
+                             TsStatus* st) noexcept {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         tsm::args::top_k(k, "Give how many motif pairs to return.");
         TsProfile p;
-        profile_ab(a, na, b, nb, m, exclusion, ex, &p);
+        profile_ab(a, na, b, nb, m, exclusion, normalize, ex, &p);
         const std::vector<int64_t> rows = tsm::rank_ab_windows(p.dist, p.index, p.count, m, k, NAN, false);
         const int64_t c = (int64_t)rows.size();
         out->pos_a = tsm::alloc_result<int64_t>(ex, c);

@@ -101,8 +101,12 @@
 //    the self-join's segments, guard tiles and keys (the key's index is B's
 //    window; the codec is that of the longer series).  With A = B and
 //    excl ≥ 1 this computes every co-moment of the self-join with the same
-//    operations, so both give the same profile bit for bit.  The AB-join's
-//    distances are z-normalised only (raw values: the self-join's).
+//    operations, so both give the same profile bit for bit.  Raw values:
+//    both series take one rescaling (joint_range: raw distances compare
+//    values of A with values of B), the same as A's own when A = B.  Gaps in
+//    either series: both are prepared with gap flags (mp::ab_gap_plans; none
+//    set in a series without gaps), so the sweep's gap instantiation and
+//    finalize_one (A's flags, B's next_ok) see both.
 //  * Gaps (NaN, ±Infinity; a NULL arrives as NaN), as STUMPY: a window that
 //    holds one is at infinite distance from everything, so it has no
 //    distance, no neighbour, and is no one's neighbour.  The preparation then
@@ -353,13 +357,23 @@ TSM_HD double scale_any(double v, int e) {
     return times_pow2_up(v, e);
 }
 
-// The raw Euclidean distance of windows i and j of x ("raw values" above),
-// directly in float64 on x·2^e1 (the rescaling's first step; rawdist_detail.h,
-// the arithmetic every method shares), scaled back by 2^−e1: the same for x
-// and 2^k·x, bit for bit, unless the result over- or underflows; +inf where
-// the distance itself exceeds the float64 range.
-TSM_HD double raw_direct_distance(const double* x, int64_t i, int64_t j, int m, int e1) {
-    return scale_any(hd::sqrt(rawd::sumsq_bounded(x + i, x + j, m, e1, INFINITY)), -e1);
+// The raw Euclidean distance of window i of xi and window j of xj ("raw
+// values" above; the self-join's xi = xj, the AB-join's A and B, rescaled
+// alike: joint_range), directly in float64 on x·2^e1 (the rescaling's first
+// step; rawdist_detail.h, the arithmetic every method shares), scaled back by
+// 2^−e1: the same for x and 2^k·x, bit for bit, unless the result over- or
+// underflows; +inf where the distance itself exceeds the float64 range.
+TSM_HD double raw_direct_distance(const double* xi, int64_t i, const double* xj, int64_t j, int m, int e1) {
+    return scale_any(hd::sqrt(rawd::sumsq_bounded(xi + i, xj + j, m, e1, INFINITY)), -e1);
+}
+
+// The AB-join with raw values compares values of A with values of B, so both
+// series take one rescaling: series_scale of the range of both (this, from
+// each one's minimum and maximum, on host and device alike) and of
+// mp::joint_samples.  For A = B it is the series' own range, bit for bit.
+TSM_HD void joint_range(double lo_a, double hi_a, double lo_b, double hi_b, double* lo, double* hi) {
+    *lo = lo_b < lo_a ? lo_b : lo_a;
+    *hi = hi_b > hi_a ? hi_b : hi_a;
 }
 
 // ---- preparation (host: matrix_profile.cpp; device: kernels/matrix_profile.cu)
@@ -513,11 +527,13 @@ TSM_HD int guard_tile(double* err, bool first, const GuardStat& rows, const Guar
 //   next_const[q]: smallest constant window of B ≥ q (count when none), for q in [0, count]
 //   first_const:   smallest constant window of B (count when none)
 //   count:         B's windows; a candidate j needs |p − j| ≥ excl (0: every j)
-//   gap, next_ok:  a self-join with gaps only (else null; the AB-join's series
-//                  have none): the windows that hold a gap, and the smallest
-//                  window ≥ q that holds none (count when none)
+//   gap, next_ok:  with gaps only (else null): the windows of A that hold a
+//                  gap, and the smallest window of B ≥ q that holds none
+//                  (count when none); an AB-join with gaps in one series
+//                  gives the other flags too (mp::ab_gap_plans), none set
 struct FinalizeArgs {
     const double* x;            // A (raw values: the winner's distance)
+    const double* x_b;          // B (raw values)
     const SeriesScale* scale;   // its rescaling (raw values: e1)
     const double* xs;           // A
     const double* mu;
@@ -556,7 +572,7 @@ TSM_HD void finalize_raw(const FinalizeArgs& a, int64_t p, uint64_t key, double*
     }
     const int64_t j = key_index(key, a.codec.low);
     *index = j;
-    *dist = raw_direct_distance(a.x, p, j, a.m, a.scale->e1);
+    *dist = raw_direct_distance(a.x, p, a.x_b, j, a.m, a.scale->e1);
 }
 
 TSM_HD void finalize_one(const FinalizeArgs& a, int64_t p, uint64_t key, double* dist, int64_t* index) {

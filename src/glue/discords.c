@@ -54,9 +54,9 @@ array8_with_nulls(const void *data, int64 n, Oid elemtype, const bool *null)
 }
 
 /* One row per window: (pos, distance, neighbor), NULLs where none; with
- * times (not NULL), (start_time, neighbor_time) after them. */
+ * times (not NULL), (start_time, neighbor_time from times_b) after them. */
 void
-tsm_put_profile_rows(ReturnSetInfo *rsinfo, const TsProfile *p, const TsmTimes *times)
+tsm_put_profile_rows(ReturnSetInfo *rsinfo, const TsProfile *p, const TsmTimes *times, const TsmTimes *times_b)
 {
 	for (int64 i = 0; i < p->count; i++)
 	{
@@ -71,7 +71,7 @@ tsm_put_profile_rows(ReturnSetInfo *rsinfo, const TsProfile *p, const TsmTimes *
 		if (times)
 		{
 			values[3] = tsm_time_at(times, i);
-			values[4] = nulls[2] ? (Datum) 0 : tsm_time_at(times, p->index[i]);
+			values[4] = nulls[2] ? (Datum) 0 : tsm_time_at(times_b, p->index[i]);
 			nulls[4] = nulls[2];
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -188,7 +188,7 @@ matrix_profile_common(FunctionCallInfo fcinfo, bool query, bool timed, bool as_a
 	else if (as_arrays)
 		put_profile_arrays(rsinfo, &p, &times);
 	else
-		tsm_put_profile_rows(rsinfo, &p, times.key ? &times : NULL);
+		tsm_put_profile_rows(rsinfo, &p, times.key ? &times : NULL, &times);
 	return (Datum) 0;
 }
 
@@ -210,9 +210,9 @@ TSM_SERIES_FORMS(ts_matrix_profile_arrays, matrix_profile_arrays)
 /* ---- ts_discords ------------------------------------------------------- */
 
 /* One row per discord: (rank, pos, distance, neighbor); with times (not
- * NULL), (start_time, neighbor_time) after them. */
+ * NULL), (start_time, neighbor_time from times_b) after them. */
 void
-tsm_put_discord_rows(ReturnSetInfo *rsinfo, const TsDiscords *d, const TsmTimes *times)
+tsm_put_discord_rows(ReturnSetInfo *rsinfo, const TsDiscords *d, const TsmTimes *times, const TsmTimes *times_b)
 {
 	for (int64 i = 0; i < d->count; i++)
 	{
@@ -227,7 +227,7 @@ tsm_put_discord_rows(ReturnSetInfo *rsinfo, const TsDiscords *d, const TsmTimes 
 		if (times)
 		{
 			values[4] = tsm_time_at(times, d->pos[i]);
-			values[5] = nulls[3] ? (Datum) 0 : tsm_time_at(times, d->neighbor[i]);
+			values[5] = nulls[3] ? (Datum) 0 : tsm_time_at(times_b, d->neighbor[i]);
 			nulls[5] = nulls[3];
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -257,7 +257,7 @@ discords_common(FunctionCallInfo fcinfo, bool query, bool timed)
 	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
 	tsm_discords(s.x, s.n, m, k, r, excl, method, normalize, &ex, &d, &st);
 	tsm_exec_finish("ts_discords", &ex, s.n, &st, t0);
-	tsm_put_discord_rows(rsinfo, &d, timed ? &times : NULL);
+	tsm_put_discord_rows(rsinfo, &d, timed ? &times : NULL, &times);
 	return (Datum) 0;
 }
 

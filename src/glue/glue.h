@@ -125,13 +125,16 @@ struct TsMotifs;
  * with TSM_RESULT_PREFIX bytes in front: the block becomes its body, uncopied. */
 extern ArrayType *tsm_array8_around(void *body, int64 n, Oid elemtype);
 /* Rows of a materialised SRF: a profile (pos, distance, neighbor), discords
- * (rank, pos, distance, neighbor), motif pairs (rank, pos_a, pos_b, distance). */
+ * (rank, pos, distance, neighbor), motif pairs (rank, pos_a, pos_b, distance);
+ * with times (not NULL), the times of pos (pos_a) from times and of neighbor
+ * (pos_b) from times_b after them (the same in one series; b's in an AB-join). */
 struct TsmTimes;
-extern void tsm_put_profile_rows(struct ReturnSetInfo *rsinfo, const TsProfile *p, const struct TsmTimes *times);
+extern void tsm_put_profile_rows(struct ReturnSetInfo *rsinfo, const TsProfile *p, const struct TsmTimes *times,
+								 const struct TsmTimes *times_b);
 extern void tsm_put_discord_rows(struct ReturnSetInfo *rsinfo, const struct TsDiscords *d,
-								 const struct TsmTimes *times);
+								 const struct TsmTimes *times, const struct TsmTimes *times_b);
 extern void tsm_put_motif_rows(struct ReturnSetInfo *rsinfo, const struct TsMotifs *mo,
-							   const struct TsmTimes *times);
+							   const struct TsmTimes *times, const struct TsmTimes *times_b);
 
 /* ---- input (input.c) ---- */
 typedef struct TsmSeries
@@ -218,9 +221,6 @@ extern void tsm_form_series(FunctionCallInfo fcinfo, bool query, bool timed, Tsm
 /* tsm_form_series, with the series' gaps when skip_gaps (tsm_series_with_gaps). */
 extern void tsm_form_series_gaps(FunctionCallInfo fcinfo, bool query, bool timed, bool skip_gaps, TsmSeries *s,
 								 TsmTimes *times);
-/* A (time, value) query read like tsm_series_from_query, with its times. */
-extern void tsm_timed_series_from_query(text *sql, const char *argname, Oid time_type, TsmSeries *out,
-										TsmTimes *times);
 /* A query of (value) or (time, value) rows, times of any type a time may have
  * (times->key NULL without them); NULL, NaN and ±Infinity values pass as gaps
  * (ts_plot draws them as breaks). */

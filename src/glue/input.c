@@ -404,12 +404,6 @@ tsm_series_from_query(text *sql, const char *argname, TsmSeries *out)
 }
 
 void
-tsm_timed_series_from_query(text *sql, const char *argname, Oid time_type, TsmSeries *out, TsmTimes *times)
-{
-	series_from_query(sql, argname, times, time_type, false, false, out);
-}
-
-void
 tsm_series_maybe_timed_from_query(text *sql, const char *argname, TsmSeries *out, TsmTimes *times)
 {
 	series_from_query(sql, argname, times, InvalidOid, true, true, out);

@@ -10,9 +10,9 @@
 #include "api_motifs.h"
 
 /* One row per motif pair: (rank, pos_a, pos_b, distance); with times
- * (not NULL), (time_a, time_b) after them. */
+ * (not NULL), (time_a, time_b from times_b) after them. */
 void
-tsm_put_motif_rows(ReturnSetInfo *rsinfo, const TsMotifs *mo, const TsmTimes *times)
+tsm_put_motif_rows(ReturnSetInfo *rsinfo, const TsMotifs *mo, const TsmTimes *times, const TsmTimes *times_b)
 {
 	for (int64 i = 0; i < mo->count; i++)
 	{
@@ -26,7 +26,7 @@ tsm_put_motif_rows(ReturnSetInfo *rsinfo, const TsMotifs *mo, const TsmTimes *ti
 		if (times)
 		{
 			values[4] = tsm_time_at(times, mo->pos_a[i]);
-			values[5] = tsm_time_at(times, mo->pos_b[i]);
+			values[5] = tsm_time_at(times_b, mo->pos_b[i]);
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -55,7 +55,7 @@ motifs_common(FunctionCallInfo fcinfo, bool query, bool timed)
 	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
 	tsm_motifs(s.x, s.n, m, k, excl, method, refs, normalize, &ex, &mo, &st);
 	tsm_exec_finish("ts_motifs", &ex, s.n, &st, t0);
-	tsm_put_motif_rows(rsinfo, &mo, timed ? &times : NULL);
+	tsm_put_motif_rows(rsinfo, &mo, timed ? &times : NULL, &times);
 	return (Datum) 0;
 }
 

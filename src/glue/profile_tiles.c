@@ -166,7 +166,7 @@ ts_matrix_profile_from_tiles(PG_FUNCTION_ARGS)
 	tsm_matrix_profile_from_tiles(s.x, s.n, merged.data, merged.words, &ex, &p, &m, &excl, &normalize, &st);
 	tsm_exec_finish("ts_matrix_profile_from_tiles", &ex, s.n, &st, t0);
 	InitMaterializedSRF(fcinfo, 0);
-	tsm_put_profile_rows((ReturnSetInfo *) fcinfo->resultinfo, &p, NULL);
+	tsm_put_profile_rows((ReturnSetInfo *) fcinfo->resultinfo, &p, NULL, NULL);
 	return (Datum) 0;
 }
 
@@ -188,7 +188,7 @@ ts_discords_from_tiles(PG_FUNCTION_ARGS)
 	tsm_discords_from_tiles(s.x, s.n, merged.data, merged.words, k, r, &ex, &d, &st);
 	tsm_exec_finish("ts_discords_from_tiles", &ex, s.n, &st, t0);
 	InitMaterializedSRF(fcinfo, 0);
-	tsm_put_discord_rows((ReturnSetInfo *) fcinfo->resultinfo, &d, NULL);
+	tsm_put_discord_rows((ReturnSetInfo *) fcinfo->resultinfo, &d, NULL, NULL);
 	return (Datum) 0;
 }
 
@@ -209,6 +209,6 @@ ts_motifs_from_tiles(PG_FUNCTION_ARGS)
 	tsm_motifs_from_tiles(s.x, s.n, merged.data, merged.words, k, &ex, &mo, &st);
 	tsm_exec_finish("ts_motifs_from_tiles", &ex, s.n, &st, t0);
 	InitMaterializedSRF(fcinfo, 0);
-	tsm_put_motif_rows((ReturnSetInfo *) fcinfo->resultinfo, &mo, NULL);
+	tsm_put_motif_rows((ReturnSetInfo *) fcinfo->resultinfo, &mo, NULL, NULL);
 	return (Datum) 0;
 }

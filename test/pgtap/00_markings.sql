@@ -117,27 +117,27 @@ SELECT is(
    FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
      JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
    WHERE p.proname LIKE '%\_ab'),
-  'ts_discords_ab(anyarray,double precision[],anyarray,double precision[],integer,integer,double precision,integer) ssfalse, '
-  'ts_discords_ab(anynonarray,text,text,integer,integer,double precision,integer) vufalse, '
-  'ts_discords_ab(double precision[],double precision[],integer,integer,double precision,integer) isfalse, '
-  'ts_discords_ab(text,text,integer,integer,double precision,integer) vufalse, '
-  'ts_matrix_profile_ab(anyarray,double precision[],anyarray,double precision[],integer,integer) ssfalse, '
-  'ts_matrix_profile_ab(anynonarray,text,text,integer,integer) vufalse, '
-  'ts_matrix_profile_ab(double precision[],double precision[],integer,integer) isfalse, '
-  'ts_matrix_profile_ab(text,text,integer,integer) vufalse, '
-  'ts_motifs_ab(anyarray,double precision[],anyarray,double precision[],integer,integer,integer) ssfalse, '
-  'ts_motifs_ab(anynonarray,text,text,integer,integer,integer) vufalse, '
-  'ts_motifs_ab(double precision[],double precision[],integer,integer,integer) isfalse, '
-  'ts_motifs_ab(text,text,integer,integer,integer) vufalse',
+  'ts_discords_ab(anyarray,double precision[],anyarray,double precision[],integer,integer,double precision,integer,boolean,text) ssfalse, '
+  'ts_discords_ab(anynonarray,text,text,integer,integer,double precision,integer,boolean,text) vufalse, '
+  'ts_discords_ab(double precision[],double precision[],integer,integer,double precision,integer,boolean,text) isfalse, '
+  'ts_discords_ab(text,text,integer,integer,double precision,integer,boolean,text) vufalse, '
+  'ts_matrix_profile_ab(anyarray,double precision[],anyarray,double precision[],integer,integer,boolean,text) ssfalse, '
+  'ts_matrix_profile_ab(anynonarray,text,text,integer,integer,boolean,text) vufalse, '
+  'ts_matrix_profile_ab(double precision[],double precision[],integer,integer,boolean,text) isfalse, '
+  'ts_matrix_profile_ab(text,text,integer,integer,boolean,text) vufalse, '
+  'ts_motifs_ab(anyarray,double precision[],anyarray,double precision[],integer,integer,integer,boolean,text) ssfalse, '
+  'ts_motifs_ab(anynonarray,text,text,integer,integer,integer,boolean,text) vufalse, '
+  'ts_motifs_ab(double precision[],double precision[],integer,integer,integer,boolean,text) isfalse, '
+  'ts_motifs_ab(text,text,integer,integer,integer,boolean,text) vufalse',
   'the AB-join functions: array forms IMMUTABLE PARALLEL SAFE, timed array forms STABLE PARALLEL SAFE, query forms VOLATILE PARALLEL UNSAFE, none STRICT');
 SELECT is(
   (SELECT string_agg(p.proname || ':' || array_to_string(p.proargnames, ','), '; ' ORDER BY p.oid::regprocedure::text)
    FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
      JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
    WHERE p.proname LIKE '%\_ab' AND p.proargnames[1] = 'a'),
-  'ts_discords_ab:a,b,m,k,min_distance,exclusion_zone,rank,pos,distance,neighbor; '
-  'ts_matrix_profile_ab:a,b,m,exclusion_zone,pos,distance,neighbor; '
-  'ts_motifs_ab:a,b,m,k,exclusion_zone,rank,pos_a,pos_b,distance',
+  'ts_discords_ab:a,b,m,k,min_distance,exclusion_zone,normalized,gaps,rank,pos,distance,neighbor; '
+  'ts_matrix_profile_ab:a,b,m,exclusion_zone,normalized,gaps,pos,distance,neighbor; '
+  'ts_motifs_ab:a,b,m,k,exclusion_zone,normalized,gaps,rank,pos_a,pos_b,distance',
   'the AB-join functions'' arguments and columns');
 
 SELECT * FROM finish();

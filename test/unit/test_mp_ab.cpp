@@ -1,10 +1,14 @@
 // The AB-join (tsm_matrix_profile_ab, discords and motifs of A against B):
 // CPU against a brute-force oracle (unequal lengths both ways, several
-// segments, constant windows, an exclusion zone, hostile scales of A and B),
-// A = B against the self-join bit for bit, errors; GPU = CPU bit for bit.
+// segments, constant windows, an exclusion zone, hostile scales of A and B;
+// raw values; gaps at the start, middle, end, every k-th value and
+// everywhere, in A, in B and in both, with either distance), A = B against
+// the self-join bit for bit (z-normalised, raw, with gaps), errors; GPU = CPU
+// bit for bit.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "api_discords.h"
@@ -16,12 +20,23 @@ namespace {
 
 using ld = long double;
 
-// The z-normalised windows of x (empty: a constant window), in long double.
-std::vector<std::vector<ld>> znorm(const std::vector<double>& x, int m) {
+// The z-normalised windows of x (empty: a constant window, or one with a
+// gap), in long double; raw: the values themselves (empty: a gap).  gap[i]:
+// window i holds a NaN or an infinity.
+std::vector<std::vector<ld>> znorm(const std::vector<double>& x, int m, bool raw, std::vector<uint8_t>& gap) {
     std::vector<std::vector<ld>> z(x.size() - m + 1);
+    gap.assign(z.size(), 0);
     for (size_t i = 0; i < z.size(); ++i) {
         bool constant = true;
-        for (int t = 1; t < m; ++t) constant &= x[i + t] == x[i];
+        for (int t = 0; t < m; ++t) {
+            constant &= x[i + t] == x[i];
+            gap[i] |= !std::isfinite(x[i + t]);
+        }
+        if (gap[i]) continue;
+        if (raw) {
+            z[i].assign(x.begin() + i, x.begin() + i + m);
+            continue;
+        }
         if (constant) continue;
         const ld ref = x[i];
         ld s = 0;
@@ -36,12 +51,18 @@ std::vector<std::vector<ld>> znorm(const std::vector<double>& x, int m) {
     return z;
 }
 
-// d(window i of A, window j of B) under STUMPY's rule for constant windows.
+// d(window i of A, window j of B) under STUMPY's rule for constant windows
+// (raw: the Euclidean distance of the values); windows with a gap are at
+// infinite distance from everything.
 struct AbOracle {
+    std::vector<uint8_t> gap_a, gap_b;  // (before za, zb: znorm fills them)
     std::vector<std::vector<ld>> za, zb;
     int m;
-    AbOracle(const std::vector<double>& a, const std::vector<double>& b, int m_) : za(znorm(a, m_)), zb(znorm(b, m_)), m(m_) {}
+    bool raw;
+    AbOracle(const std::vector<double>& a, const std::vector<double>& b, int m_, bool raw_ = false)
+        : za(znorm(a, m_, raw_, gap_a)), zb(znorm(b, m_, raw_, gap_b)), m(m_), raw(raw_) {}
     ld d(size_t i, size_t j) const {
+        if (gap_a[i] || gap_b[j]) return INFINITY;
         if (za[i].empty() || zb[j].empty()) return za[i].empty() && zb[j].empty() ? 0 : std::sqrt((ld)m);
         ld s = 0;
         for (int t = 0; t < m; ++t) s += (za[i][t] - zb[j][t]) * (za[i][t] - zb[j][t]);
@@ -73,32 +94,34 @@ Profile to_profile(const TsProfile& p, const TsStatus& st) {
     return r;
 }
 
-Profile ab(const std::vector<double>& a, const std::vector<double>& b, int m, int64_t excl, TsExec ex) {
+Profile ab(const std::vector<double>& a, const std::vector<double>& b, int m, int64_t excl, TsExec ex,
+           bool raw = false) {
     TsProfile p;
     TsStatus st;
-    tsm_matrix_profile_ab(a.data(), a.size(), b.data(), b.size(), m, excl, &ex, &p, &st);
+    tsm_matrix_profile_ab(a.data(), a.size(), b.data(), b.size(), m, excl, raw ? 0 : 1, &ex, &p, &st);
     CHECK_OK(st);
     return to_profile(p, st);
 }
 
-Profile self(const std::vector<double>& x, int m, int64_t excl, TsExec ex) {
+Profile self(const std::vector<double>& x, int m, int64_t excl, TsExec ex, bool raw = false) {
     TsProfile p;
     TsStatus st;
-    tsm_matrix_profile(x.data(), x.size(), m, excl, 1, &ex, &p, &st);
+    tsm_matrix_profile(x.data(), x.size(), m, excl, raw ? 0 : 1, &ex, &p, &st);
     CHECK_OK(st);
     return to_profile(p, st);
 }
 
 // Every window of A against the oracle: its distance within rel of the
-// nearest one's (1e-14·m near 0), a neighbour at that distance, admissible;
-// no neighbour (+inf, −1) exactly when the oracle has none.  How many fail.
+// nearest one's (z-normalised: 1e-14·m near 0), a neighbour at that
+// distance, admissible, without a gap; no neighbour (+inf, −1) exactly when
+// the oracle has none.  How many fail.
 int against_oracle(const std::vector<double>& a, const std::vector<double>& b, int m, int64_t excl,
-                   const Profile& got, double rel, const char* what) {
-    const AbOracle o(a, b, m);
+                   const Profile& got, double rel, const char* what, bool raw = false) {
+    const AbOracle o(a, b, m, raw);
     int bad = 0;
     CHECK_EQ(got.dist.size(), o.za.size());
-    for (int64_t i = 0; i < (int64_t)got.dist.size(); ++i) {
-        const double want = (double)o.nearest(i, excl), tol = rel * want + 1e-14 * m;
+    for (int64_t i = 0; i < (int64_t)got.dist.size() && i < (int64_t)o.za.size(); ++i) {
+        const double want = (double)o.nearest(i, excl), tol = rel * want + (raw ? 0.0 : 1e-14 * m);
         const int64_t j = got.index[i];
         bool ok;
         if (std::isinf(want))
@@ -202,7 +225,7 @@ TEST(mp_ab_discords_and_motifs_follow_the_profile) {
     TsExec ex = tsmt::cpu_exec(2);
     TsStatus st;
     TsDiscords d;
-    tsm_discords_ab(a.data(), a.size(), b.data(), b.size(), m, 3, NAN, 0, &ex, &d, &st);
+    tsm_discords_ab(a.data(), a.size(), b.data(), b.size(), m, 3, NAN, 0, 1, &ex, &d, &st);
     CHECK_OK(st);
     CHECK_EQ(d.count, 3);
     CHECK(d.pos[0] > 2000 - m && d.pos[0] < 2040);
@@ -213,7 +236,7 @@ TEST(mp_ab_discords_and_motifs_follow_the_profile) {
     }
     CHECK_EQ(d.pos[0], (int64_t)(std::max_element(p.dist.begin(), p.dist.end()) - p.dist.begin()));
     TsMotifs mo;
-    tsm_motifs_ab(a.data(), a.size(), b.data(), b.size(), m, 2, 0, &ex, &mo, &st);
+    tsm_motifs_ab(a.data(), a.size(), b.data(), b.size(), m, 2, 0, 1, &ex, &mo, &st);
     CHECK_OK(st);
     CHECK_EQ(mo.count, 2);
     CHECK_EQ(mo.pos_a[0], (int64_t)(std::min_element(p.dist.begin(), p.dist.end()) - p.dist.begin()));
@@ -221,18 +244,19 @@ TEST(mp_ab_discords_and_motifs_follow_the_profile) {
     CHECK(mo.dist[1] >= mo.dist[0] && std::llabs(mo.pos_a[1] - mo.pos_a[0]) >= m);
     // range mode: every window at min_distance or more, overlapping ones included
     const double r = d.dist[2];
-    tsm_discords_ab(a.data(), a.size(), b.data(), b.size(), m, TS_ARG_NULL, r, 0, &ex, &d, &st);
+    tsm_discords_ab(a.data(), a.size(), b.data(), b.size(), m, TS_ARG_NULL, r, 0, 1, &ex, &d, &st);
     CHECK_OK(st);
     CHECK_EQ(d.count, (int64_t)std::count_if(p.dist.begin(), p.dist.end(), [&](double v) { return v >= r; }));
 }
 
 TEST(mp_ab_errors) {
     const auto a = tsmt::random_walk(100, 61), b = tsmt::random_walk(20, 62);
-    auto code = [&](const std::vector<double>& x, const std::vector<double>& y, int m, int64_t excl, std::string* hint) {
+    auto code = [&](const std::vector<double>& x, const std::vector<double>& y, int m, int64_t excl, std::string* hint,
+                    int normalize = 1) {
         TsExec ex = tsmt::cpu_exec();
         TsProfile p;
         TsStatus st;
-        tsm_matrix_profile_ab(x.data(), x.size(), y.data(), y.size(), m, excl, &ex, &p, &st);
+        tsm_matrix_profile_ab(x.data(), x.size(), y.data(), y.size(), m, excl, normalize, &ex, &p, &st);
         if (hint) *hint = st.hint;
         return std::string(st.sqlstate);
     };
@@ -243,17 +267,163 @@ TEST(mp_ab_errors) {
     CHECK(hint.find("m <= 20") != std::string::npos);
     CHECK_EQ(code(a, b, 2, 0, nullptr), "22023");
     CHECK_EQ(code(a, b, 5, -1, nullptr), "22023");
-    auto nan_b = b;
-    nan_b[3] = NAN;
-    CHECK_EQ(code(a, nan_b, 5, 0, nullptr), "22023");
-    auto nan_a = a, inf_b = b;  // a NaN in A, an infinity in B: errors too, never a profile
+    auto nan_a = a, inf_b = b;  // a NaN in A, an infinity in B: gaps, no error
     nan_a[0] = NAN;
     inf_b[b.size() - 1] = -INFINITY;
-    CHECK_EQ(code(nan_a, b, 5, 0, nullptr), "22023");
-    CHECK_EQ(code(a, inf_b, 5, 0, nullptr), "22023");
+    CHECK_EQ(code(nan_a, b, 5, 0, nullptr), "00000");
+    CHECK_EQ(code(a, inf_b, 5, 0, nullptr, 0), "00000");
     CHECK_EQ(code(a, b, 20, 0, nullptr), "00000");  // B of exactly one window
+    // raw values: a distance past the float64 range is an error (as the self-join's)
+    const auto huge = scaled(tsmt::random_walk(100, 63), 1015, 0);
+    std::vector<double> neg(huge.size());
+    for (size_t i = 0; i < huge.size(); ++i) neg[i] = -huge[i] - std::ldexp(1.0, 1023);
+    CHECK_EQ(code(huge, neg, 10, 0, &hint, 0), "22003");
+    CHECK(hint.find("normalized => true") != std::string::npos);
+    CHECK_EQ(code(huge, neg, 10, 0, nullptr, 1), "00000");
     // exclusion TS_ARG_NULL (SQL NULL) is none: the rows of exclusion 0
     CHECK(ab(a, b, 5, TS_ARG_NULL, tsmt::cpu_exec()) == ab(a, b, 5, 0, tsmt::cpu_exec()));
+}
+
+// ---- raw values (normalize = 0: STUMPY's aamp(T_A, m, T_B, ignore_trivial=False))
+
+// The raw cases: unequal lengths both ways, an exclusion zone, two segments,
+// constant stretches (ordinary windows here), a large offset, A and B far apart.
+std::vector<Case> raw_cases() {
+    std::vector<Case> c;
+    c.push_back({tsmt::random_walk(600, 101), tsmt::random_walk(1100, 102), 16, 0, "raw, A shorter than B"});
+    c.push_back({tsmt::random_walk(1100, 103), tsmt::random_walk(600, 104), 16, 0, "raw, A longer than B"});
+    c.push_back({tsmt::random_walk(9000, 105), tsmt::random_walk(250, 106), 8, 0, "raw, A over two segments"});
+    c.push_back({tsmt::random_walk(250, 107), tsmt::random_walk(9000, 108), 8, 0, "raw, B over two segments"});
+    c.push_back({tsmt::random_walk(800, 109), tsmt::random_walk(900, 110), 24, 30, "raw, exclusion zone 30"});
+    auto fa = tsmt::random_walk(700, 111), fb = tsmt::random_walk(500, 112);
+    std::fill(fa.begin() + 100, fa.begin() + 180, 4.0);
+    std::fill(fb.begin() + 200, fb.begin() + 260, 4.0);
+    std::fill(fb.begin() + 300, fb.begin() + 360, -1.0);
+    c.push_back({fa, fb, 20, 0, "raw, constant windows"});
+    c.push_back({scaled(tsmt::random_walk(900, 113), 0, 1e6), scaled(tsmt::random_walk(700, 114), 0, 1e6), 30, 0,
+                 "raw, offset 1e6 in both"});
+    c.push_back({tsmt::random_walk(500, 115), scaled(tsmt::random_walk(400, 116), 0, 50), 12, 0, "raw, B 50 above A"});
+    return c;
+}
+
+TEST(mp_ab_raw_matches_brute_force) {
+    for (const Case& c : raw_cases()) {
+        const Profile got = ab(c.a, c.b, c.m, c.excl, tsmt::cpu_exec(2), true);
+        CHECK_EQ(against_oracle(c.a, c.b, c.m, c.excl, got, 1e-9, c.what.c_str(), true), 0);
+        CHECK(ab(c.a, c.b, c.m, c.excl, tsmt::cpu_exec(1), true) == got);
+    }
+    // raw and z-normalised differ where the level matters: B is A 1000 higher
+    const auto a = tsmt::random_walk(400, 117);
+    const auto b = scaled(a, 0, 1000);
+    const Profile z = ab(a, b, 16, 0, tsmt::cpu_exec(2)), r = ab(a, b, 16, 0, tsmt::cpu_exec(2), true);
+    int bad = 0;
+    for (size_t i = 0; i < z.dist.size(); ++i) bad += !(z.dist[i] < 1e-6 && r.dist[i] > 100);
+    CHECK_EQ(bad, 0);
+}
+
+TEST(mp_ab_raw_of_a_series_with_itself_is_the_raw_self_join) {
+    auto glitchy = tsmt::random_walk(3000, 121);
+    glitchy[1500] = 1e12;
+    auto flat = tsmt::random_walk(2500, 122);
+    std::fill(flat.begin() + 400, flat.begin() + 520, 3.0);
+    const std::vector<std::pair<std::vector<double>, int>> series = {{tsmt::random_walk(2 * 8192 + 700, 123), 8},
+                                                                     {glitchy, 10},
+                                                                     {flat, 30},
+                                                                     {scaled(tsmt::random_walk(600, 124), 0, 1e8), 3}};
+    for (const auto& s : series)
+        for (int64_t excl : {int64_t(1), int64_t((s.second + 3) / 4 + 1), int64_t(s.second)})
+            CHECK(ab(s.first, s.first, s.second, excl, tsmt::cpu_exec(2), true) ==
+                  self(s.first, s.second, excl, tsmt::cpu_exec(2), true));
+}
+
+// ---- gaps (NaN, ±Infinity): a window of A with one has no distance, a window of B with one is no neighbour
+
+// x with gaps laid out as `layout` says.
+std::vector<double> with_gaps(std::vector<double> x, const std::string& layout) {
+    const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+    const int64_t n = (int64_t)x.size();
+    if (layout == "start") x[0] = x[1] = nan;
+    if (layout == "middle") {
+        x[n / 2] = inf;
+        x[n / 3] = nan;
+    }
+    if (layout == "end") x[n - 1] = -inf;
+    if (layout == "every 13th")
+        for (int64_t i = 4; i < n; i += 13) x[i] = nan;
+    if (layout == "all") std::fill(x.begin(), x.end(), nan);
+    return x;
+}
+
+const char* const kLayouts[] = {"none", "start", "middle", "end", "every 13th", "all"};
+
+TEST(mp_ab_gaps_match_brute_force) {
+    const auto a0 = tsmt::random_walk(500, 131), b0 = tsmt::random_walk(700, 132);
+    for (const char* la : kLayouts)
+        for (const char* lb : kLayouts)
+            for (bool raw : {false, true}) {
+                const auto a = with_gaps(a0, la), b = with_gaps(b0, lb);
+                const std::string what = std::string("A: ") + la + ", B: " + lb + (raw ? " (raw)" : "");
+                for (int64_t excl : {int64_t(0), int64_t(9)}) {
+                    const Profile got = ab(a, b, 12, excl, tsmt::cpu_exec(2), raw);
+                    CHECK_EQ(against_oracle(a, b, 12, excl, got, 1e-9, what.c_str(), raw), 0);
+                    // and the other way round: B's windows against A's (B longer than A)
+                    const Profile back = ab(b, a, 12, excl, tsmt::cpu_exec(2), raw);
+                    CHECK_EQ(against_oracle(b, a, 12, excl, back, 1e-9, ("reversed " + what).c_str(), raw), 0);
+                }
+            }
+}
+
+TEST(mp_ab_gaps_of_a_series_with_itself_is_the_self_join) {
+    const auto x0 = tsmt::random_walk(2 * 8192 + 300, 141);
+    for (const char* layout : kLayouts)
+        for (bool raw : {false, true}) {
+            const auto x = with_gaps(x0, layout);
+            CHECK(ab(x, x, 10, 3, tsmt::cpu_exec(2), raw) == self(x, 10, 3, tsmt::cpu_exec(2), raw));
+        }
+}
+
+TEST(mp_ab_gaps_discords_and_motifs_leave_gap_windows_out) {
+    auto a = tsmt::random_walk(900, 151);
+    const auto b = with_gaps(tsmt::random_walk(800, 152), "middle");
+    for (int i = 300; i < 340; ++i) a[i] += 3 * std::sin(i * 1.3);  // a discord of A, then a gap in it
+    a[320] = std::nan("");
+    const int m = 20;
+    for (int normalize : {1, 0}) {
+        const Profile p = ab(a, b, m, 0, tsmt::cpu_exec(2), normalize == 0);
+        TsExec ex = tsmt::cpu_exec(2);
+        TsStatus st;
+        TsDiscords d;
+        tsm_discords_ab(a.data(), a.size(), b.data(), b.size(), m, 5, NAN, 0, normalize, &ex, &d, &st);
+        CHECK_OK(st);
+        CHECK_EQ(d.count, 5);
+        for (int64_t r = 0; r < d.count; ++r) {
+            CHECK(d.pos[r] < 320 - m + 1 || d.pos[r] > 320);  // no window with the gap
+            CHECK_EQ(d.dist[r], p.dist[d.pos[r]]);
+            CHECK_EQ(d.neighbor[r], p.index[d.pos[r]]);
+        }
+        TsMotifs mo;
+        tsm_motifs_ab(a.data(), a.size(), b.data(), b.size(), m, 3, 0, normalize, &ex, &mo, &st);
+        CHECK_OK(st);
+        CHECK_EQ(mo.count, 3);
+        for (int64_t r = 0; r < mo.count; ++r) {
+            CHECK(mo.pos_a[r] < 320 - m + 1 || mo.pos_a[r] > 320);
+            CHECK(mo.pos_b[r] >= 0 && p.index[mo.pos_a[r]] == mo.pos_b[r]);
+        }
+        // all gaps in A or in B: no discords, no motifs, no error
+        const auto none = with_gaps(a, "all");
+        for (int side = 0; side < 2; ++side) {
+            const auto &x = side ? a : none, &y = side ? none : b;
+            tsm_discords_ab(x.data(), x.size(), y.data(), y.size(), m, 3, NAN, 0, normalize, &ex, &d, &st);
+            CHECK_OK(st);
+            CHECK_EQ(d.count, 0);
+            tsm_discords_ab(x.data(), x.size(), y.data(), y.size(), m, TS_ARG_NULL, 0.0, 0, normalize, &ex, &d, &st);
+            CHECK_OK(st);
+            CHECK_EQ(d.count, 0);
+            tsm_motifs_ab(x.data(), x.size(), y.data(), y.size(), m, 3, 0, normalize, &ex, &mo, &st);
+            CHECK_OK(st);
+            CHECK_EQ(mo.count, 0);
+        }
+    }
 }
 
 GPU_TEST(mp_ab_gpu_equals_cpu) {
@@ -270,4 +440,29 @@ GPU_TEST(mp_ab_gpu_equals_cpu) {
     const auto a = tsmt::random_walk(20000, 72), b = tsmt::random_walk(11000, 73);
     CHECK(ab(a, b, 64, 0, tsmt::gpu_exec()) == ab(a, b, 64, 0, tsmt::cpu_exec(2)));
     CHECK(ab(b, a, 64, 0, tsmt::gpu_exec()) == ab(b, a, 64, 0, tsmt::cpu_exec(2)));
+}
+
+GPU_TEST(mp_ab_raw_and_gaps_gpu_equal_cpu) {
+    for (const Case& c : raw_cases()) {
+        const bool same = ab(c.a, c.b, c.m, c.excl, tsmt::gpu_exec(), true) == ab(c.a, c.b, c.m, c.excl, tsmt::cpu_exec(2), true);
+        if (!same) std::printf("    GPU != CPU: %s\n", c.what.c_str());
+        CHECK(same);
+    }
+    const auto a0 = tsmt::random_walk(20000, 161), b0 = tsmt::random_walk(11000, 162);
+    for (const char* la : kLayouts)
+        for (const char* lb : {"none", "every 13th", "all"})
+            for (bool raw : {false, true}) {
+                const auto a = with_gaps(a0, la), b = with_gaps(b0, lb);
+                const bool same = ab(a, b, 10, 0, tsmt::gpu_exec(), raw) == ab(a, b, 10, 0, tsmt::cpu_exec(2), raw) &&
+                                  ab(b, a, 10, 7, tsmt::gpu_exec(), raw) == ab(b, a, 10, 7, tsmt::cpu_exec(2), raw);
+                if (!same) std::printf("    GPU != CPU: A %s, B %s%s\n", la, lb, raw ? " (raw)" : "");
+                CHECK(same);
+            }
+    // A = B on the GPU: the self-join's rows (GPU), raw, and with gaps
+    const auto w = tsmt::random_walk(2 * 8192 + 900, 163);
+    const auto x = with_gaps(w, "every 13th");
+    CHECK(ab(w, w, 8, 3, tsmt::gpu_exec(), true) == self(w, 8, 3, tsmt::gpu_exec(), true));
+    CHECK(ab(x, x, 8, 3, tsmt::gpu_exec(), true) == self(x, 8, 3, tsmt::gpu_exec(), true));
+    CHECK(ab(x, x, 8, 3, tsmt::gpu_exec()) == self(x, 8, 3, tsmt::gpu_exec()));
+    CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
 }
