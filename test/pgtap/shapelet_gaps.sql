@@ -4,12 +4,14 @@
 -- windows without one (checked against ts_shapelet_distance on every
 -- gap-free window alone), NULL when there is none; such a series falls on
 -- the far side of every split; gaps => 'error' keeps the errors, a shapelet
--- with a gap is an error either way.  Every form: array, query, timed.
+-- with a gap is an error either way.  Every form: array, query, timed.  On
+-- GunPoint with gaps, the CPU gives the configured backend's shapelets and
+-- tree (on a GPU host run with tsmine.backend = gpu: the GPU's).
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
-SELECT plan(21);
+SELECT plan(23);
 
 -- 16 series of 60 values, two classes (a bump or a dip at a place of their
 -- own), with gaps: NULLs at the start, in the middle, at the end, a NaN, an
@@ -105,6 +107,30 @@ SELECT throws_ok($$SELECT ts_shapelet_distance('{1,NULL,3}', '{1,2,3,4}')$$, '22
                  'a shapelet with a NULL is an error whatever gaps says');
 SELECT throws_ok($$SELECT ts_shapelet_distance('{1,2,3}', '{1,2,3,4}', 'interpolate')$$, '22023',
                  'unknown gaps "interpolate"', 'gaps must be skip or error');
+
+-- GunPoint with gaps (every 19th value, and a run of 15 in every fourth
+-- series): the CPU against the configured backend
+CREATE TEMP TABLE gp (id bigserial, line text);
+\copy gp (line) FROM '../shared/data/ucr/GunPoint/GunPoint_TRAIN.tsv' WITH (FORMAT text, DELIMITER '|')
+CREATE TEMP TABLE gp_gaps AS
+  SELECT id, split_part(line, E'\t', 1)::float8::int::text AS label,
+         (SELECT array_agg(CASE WHEN i % 19 = 0 OR (id % 4 = 0 AND i BETWEEN 40 AND 54) THEN NULL ELSE v END
+                           ORDER BY i)
+          FROM unnest((string_to_array(line, E'\t'))[2:]::float8[]) WITH ORDINALITY AS u(v, i)) AS series
+  FROM gp;
+CREATE TEMP TABLE d_shp AS SELECT * FROM ts_shapelets('SELECT label, series FROM gp_gaps ORDER BY id', 10, 150, 10, 5);
+CREATE TEMP TABLE d_tree AS
+  SELECT ts_shapelet_tree('SELECT label, series FROM gp_gaps ORDER BY id', 10, 150, 10, logical => true) AS m;
+SELECT set_config('tsmine.backend', 'cpu', true);
+SELECT is((SELECT count(*)::int FROM ts_shapelets('SELECT label, series FROM gp_gaps ORDER BY id', 10, 150, 10, 5) c
+           FULL JOIN d_shp g USING (rank)
+           WHERE c.source_row IS DISTINCT FROM g.source_row OR c.start IS DISTINCT FROM g.start
+              OR c.length IS DISTINCT FROM g.length OR c.info_gain IS DISTINCT FROM g.info_gain
+              OR c.threshold IS DISTINCT FROM g.threshold OR c.gap IS DISTINCT FROM g.gap), 0,
+          'GunPoint with gaps, shapelets: CPU = configured backend');
+SELECT is((SELECT ts_shapelet_tree('SELECT label, series FROM gp_gaps ORDER BY id', 10, 150, 10, logical => true)::text
+                  = m::text FROM d_tree),
+          true, 'GunPoint with gaps, logical tree: CPU = configured backend');
 
 SELECT * FROM finish();
 ROLLBACK;
