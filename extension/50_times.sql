@@ -112,11 +112,11 @@ COMMENT ON FUNCTION ts_outliers(anynonarray, text, float8, text, text) IS
 'ts_outliers over the (time, value) rows that series_sql returns (ordered by time, of the type of time_type): each outlier also carries its time.';
 
 CREATE FUNCTION ts_shapelets(time_type anynonarray, training_sql text, min_length int, max_length int, step int DEFAULT 1,
-                             k int DEFAULT 1)
+                             k int DEFAULT 1, gaps text DEFAULT 'skip')
 RETURNS TABLE (rank int, source_row bigint, start int, length int, threshold float8, info_gain float8,
                gap float8, shapelet float8[], start_time anynonarray)
 AS 'MODULE_PATHNAME', 'ts_shapelets_timed'
 LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 10;
 
-COMMENT ON FUNCTION ts_shapelets(anynonarray, text, int, int, int, int) IS
-'ts_shapelets over a training set whose series come with their times: training_sql returns (label, times, series float8[]) rows, times an array of the type of time_type (e.g. NULL::timestamptz), one per value, strictly increasing. Each shapelet also carries the time it starts at in its source series.';
+COMMENT ON FUNCTION ts_shapelets(anynonarray, text, int, int, int, int, text) IS
+'ts_shapelets over a training set whose series come with their times: training_sql returns (label, times, series float8[]) rows, times an array of the type of time_type (e.g. NULL::timestamptz), one per value, strictly increasing. Each shapelet also carries the time it starts at in its source series. gaps: as in ts_shapelets.';

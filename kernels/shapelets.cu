@@ -46,6 +46,10 @@
 // distances; launches queue up without host round trips, with tsm::gpu::wait
 // after about kLaunchCost cell updates (tens of ms) of them.  Window statistics
 // are computed on the device (stats_kernel, the host's chunks).
+// Gaps (shapelets_detail.h): the host's filled series go up as the series,
+// and, only when some series has gaps, the prefix counts of its gaps, by
+// which stats_kernel marks the windows that hold one (mark_gap_window); the
+// other kernels see them through their NaN 1/σ alone.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -105,15 +109,16 @@ struct Item {
 
 // ---- device arguments -------------------------------------------------------------
 
-// The training series, concatenated: as given, and in their frames (y, what
-// the screen reads; shapelets_detail.h).
+// The training series, concatenated: as given (gaps filled), and in their
+// frames (y, what the screen reads; shapelets_detail.h).
 struct SeriesArgs {
     const double* values;
     const double* scaled;
-    const int64_t* offset;  // per series: its first value
-    const int64_t* length;  // per series: its number of values
-    const int32_t* frame;   // per series: its frame
-    int count;              // N
+    const int64_t* offset;       // per series: its first value
+    const int64_t* length;       // per series: its number of values
+    const int32_t* frame;        // per series: its frame
+    const int32_t* gaps_before;  // null without gaps; else series j's n + 1 prefix counts at offset[j] + j
+    int count;                   // N
 };
 
 // The windows of one length group: length index li (relative to the group) of
@@ -209,10 +214,12 @@ __global__ void stats_kernel(SeriesArgs series, WindowArgs win) {
         const int li = (int)(q / N), j = (int)(q % N);
         const int L = win.lengths[li];
         const double *x = series.values + series.offset[j], *y = series.scaled + series.offset[j];
+        const int32_t* gaps = series.gaps_before ? series.gaps_before + series.offset[j] + j : nullptr;
         const int64_t count = series.length[j] - L + 1;
         bool any_flat = false;
         for (int64_t u = lane; u < count; u += 32) {
             screen_stats(x + u, L, series.frame[j], win.mean + o + u, win.inv_sd + o + u, win.frames + o + u);
+            mark_gap_window(gaps, u, L, win.inv_sd + o + u);
             any_flat |= pivot_is_flat(win.inv_sd[o + u]);
             win.terms[o + u] = make_double2(u > 0 ? step_span(y, u, L) : 0.0, own_span(y, u, L));
         }
@@ -225,7 +232,7 @@ __global__ void stats_kernel(SeriesArgs series, WindowArgs win) {
             win.restart[o] = 0;
             for (int64_t u = 1; u < count; ++u) {
                 const double2 sp = win.terms[o + u];
-                const bool r = restart_step(peak, sp.x, sp.y, pivot_is_flat(win.inv_sd[o + u]));
+                const bool r = restart_step(peak, sp.x, sp.y, !pivot_is_candidate(win.inv_sd[o + u]));
                 win.restart[o + u] = r ? 1 : 0;
                 if (r) list[n++] = (int32_t)u;
             }
@@ -725,12 +732,12 @@ __global__ void gain_kernel(const Item* items, int n_items, int64_t n_pivots, co
         const Item& it = items[idx];  // fields read where used (72 registers rather than 80)
         const int64_t p = pv - it.pivot_base;
         long long best = -1;
-        if (!pivot_is_flat(inv_sd[window_offset[(int64_t)it.length_index * N + it.source] + p])) {
+        if (pivot_is_candidate(inv_sd[window_offset[(int64_t)it.length_index * N + it.source] + p])) {
             load_pivot(g, dist, stride, pv, w, lane);
             sort_order_line(N, w, lane);
             best = split_gains(g, w, lane);
         }
-        // flat, no valid split, or (best-k lists) a gain below the list's last entry:
+        // flat or holding a gap, no valid split, or (best-k lists) a gain below the list's last entry:
         // not a candidate (a candidate needs a gain >= that of the entry it would replace)
         if (best < 0 || (list && worst >= 0 && best < worst)) {
             if (lane == 0 && !list) out.gain[pv] = -1;
@@ -832,6 +839,7 @@ DeviceLimits device_limits() {
 struct SeriesLayout {
     std::vector<int64_t> offset, length;
     int64_t total = 0, longest = 0;
+    bool gaps = false;  // some series has gaps: their prefix counts go up too
 };
 
 SeriesLayout series_layout(const Subset& d) {
@@ -841,6 +849,7 @@ SeriesLayout series_layout(const Subset& d) {
         sl.length.push_back(d.n[j]);
         sl.total += d.n[j];
         sl.longest = std::max(sl.longest, d.n[j]);
+        sl.gaps = sl.gaps || d.scaled[j]->gaps() != nullptr;
     }
     return sl;
 }
@@ -857,9 +866,10 @@ size_t count_items(const Subset& d, const std::vector<int>& lengths) {
 // (offsets into both).  Per length (index into `lengths`, N entries per
 // length for the first two): see WindowArgs and StartTableArgs.
 struct Upload {
-    size_t values, scaled, frame, offset, length, labels, entropy, class_total, items, partner;
+    size_t values, scaled, gaps_before, frame, offset, length, labels, entropy, class_total, items, partner;
     size_t window_offset, window_start, lengths, windows, length_offset, first_block;
     size_t end;
+    bool gaps;  // gaps_before holds the series' prefix counts of gaps (else nothing)
 };
 
 Upload reserve_upload(tsm::gpu::Arena& ar, const Subset& d, const SeriesLayout& sl, size_t entropy_size,
@@ -868,6 +878,8 @@ Upload reserve_upload(tsm::gpu::Arena& ar, const Subset& d, const SeriesLayout& 
     Upload up;
     up.values = ar.take<double>(sl.total);
     up.scaled = ar.take<double>(sl.total);
+    up.gaps_before = ar.take<int32_t>(sl.gaps ? sl.total + N : 0);
+    up.gaps = sl.gaps;
     up.frame = ar.take<int32_t>(N);
     up.offset = ar.take<int64_t>(N);
     up.length = ar.take<int64_t>(N);
@@ -894,8 +906,16 @@ struct Staged {
     int64_t *windows, *length_offset, *first_block;
 };
 
-// Writes the series, labels, gain tables, partner and the lengths with their
-// window counts into the staging buffer.
+// Series j's prefix counts of gaps at entry `at` (offset[j] + j) of the
+// concatenation: its own, or zeros for a series without gaps.
+void put_gaps_before(unsigned char* dst, int64_t at, const Scaled& sc, int64_t n) {
+    int32_t* out = reinterpret_cast<int32_t*>(dst) + at;
+    if (sc.gaps()) std::memcpy(out, sc.gaps(), (size_t)(n + 1) * sizeof(int32_t));
+    else std::memset(out, 0, (size_t)(n + 1) * sizeof(int32_t));
+}
+
+// Writes the series, labels, gain tables, partner, gap counts and the lengths
+// with their window counts into the staging buffer.
 Staged stage_inputs(unsigned char* stage, const Upload& up, const Subset& d, const SeriesLayout& sl,
                     const GainTables& gt, const Partner& partner, const std::vector<int>& lengths) {
     const size_t N = d.x.size();
@@ -905,6 +925,7 @@ Staged stage_inputs(unsigned char* stage, const Upload& up, const Subset& d, con
         put(up.values + (size_t)sl.offset[j] * sizeof(double), d.x[j], (size_t)d.n[j] * sizeof(double));
         put(up.scaled + (size_t)sl.offset[j] * sizeof(double), d.scaled[j]->y.data(), (size_t)d.n[j] * sizeof(double));
         frames[j] = d.scaled[j]->frame;
+        if (sl.gaps) put_gaps_before(stage + up.gaps_before, sl.offset[j] + (int64_t)j, *d.scaled[j], d.n[j]);
     }
     put(up.frame, frames.data(), N * sizeof(int32_t));
     put(up.offset, sl.offset.data(), N * sizeof(int64_t));
@@ -1143,7 +1164,8 @@ Device allocate_device(tsm::gpu::Arena& ar, const Upload& up, const Plan& plan, 
     dev.zero_end = zero_end;
     dev.series = SeriesArgs{ar.at<const double>(up.values), ar.at<const double>(up.scaled),
                             ar.at<const int64_t>(up.offset), ar.at<const int64_t>(up.length),
-                            ar.at<const int32_t>(up.frame), (int)N};
+                            ar.at<const int32_t>(up.frame),
+                            up.gaps ? ar.at<const int32_t>(up.gaps_before) : nullptr, (int)N};
     dev.gain = GainArgs{(int)N, d.C, ar.at<const int32_t>(up.labels), ar.at<const int64_t>(up.entropy),
                         ar.at<const int64_t>(up.class_total), gt.base,
                         partner.d ? ar.at<const double>(up.partner) : nullptr, partner.op};

@@ -11,13 +11,9 @@
 -- updated install equals that of a fresh 0.2.0 install.
 --
 -- 0.2.0 keeps 0.1.0's functions and markings (the series functions gain
--- parameters, normalized and gaps: see the end of this file); ts_shapelet_tree's
--- training query may carry times:
-
-COMMENT ON FUNCTION ts_shapelet_tree(text, int, int, int, int, boolean) IS
-'A shapelet decision tree (Algorithm 2 of the GPU shapelet paper) over the training set of training_sql (label, series float8[]), or (label, times, series float8[]) with times one per value, strictly increasing, of type timestamptz, timestamp, date, bigint or integer, whose shapelets then carry the start_time where they start: each split holds the best shapelet of its subset and a distance threshold (near side: distance <= threshold goes left); leaves hold the majority label and the class counts. With logical, a split may hold two shapelets combined by AND (max of the distances) or OR (min). max_depth NULL grows until the leaves are pure or no split gains. Returns the model as jsonb for ts_shapelet_classify.';
-
--- and 0.2.0 adds:
+-- parameters, normalized and gaps, and the shapelet functions gaps: see the
+-- end of this file; ts_shapelet_tree's training query may carry times, which
+-- its comment there says), and 0.2.0 adds:
 
 -- ---------------------------------------------------------------------------
 -- Series with their times: the timed forms
@@ -133,14 +129,14 @@ COMMENT ON FUNCTION ts_outliers(anynonarray, text, float8, text, text) IS
 'ts_outliers over the (time, value) rows that series_sql returns (ordered by time, of the type of time_type): each outlier also carries its time.';
 
 CREATE FUNCTION ts_shapelets(time_type anynonarray, training_sql text, min_length int, max_length int, step int DEFAULT 1,
-                             k int DEFAULT 1)
+                             k int DEFAULT 1, gaps text DEFAULT 'skip')
 RETURNS TABLE (rank int, source_row bigint, start int, length int, threshold float8, info_gain float8,
                gap float8, shapelet float8[], start_time anynonarray)
 AS 'MODULE_PATHNAME', 'ts_shapelets_timed'
 LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 10;
 
-COMMENT ON FUNCTION ts_shapelets(anynonarray, text, int, int, int, int) IS
-'ts_shapelets over a training set whose series come with their times: training_sql returns (label, times, series float8[]) rows, times an array of the type of time_type (e.g. NULL::timestamptz), one per value, strictly increasing. Each shapelet also carries the time it starts at in its source series.';
+COMMENT ON FUNCTION ts_shapelets(anynonarray, text, int, int, int, int, text) IS
+'ts_shapelets over a training set whose series come with their times: training_sql returns (label, times, series float8[]) rows, times an array of the type of time_type (e.g. NULL::timestamptz), one per value, strictly increasing. Each shapelet also carries the time it starts at in its source series. gaps: as in ts_shapelets.';
 -- ---------------------------------------------------------------------------
 -- Pictures
 -- ---------------------------------------------------------------------------
@@ -419,8 +415,8 @@ COMMENT ON FUNCTION ts_motifs_ab(anynonarray, text, text, int, int, int, boolean
 -- install's.  The timed forms above are new in 0.2.0 and carry the parameter.
 
 -- New last parameters of the functions of 0.1.0: normalized boolean DEFAULT
--- true (raw-value distances, issue 11 item 4; not ts_outliers) and gaps text
--- DEFAULT 'skip' (issue 11 item 2)
+-- true (raw-value distances, issue 11 item 4; not ts_outliers nor the
+-- shapelet functions) and gaps text DEFAULT 'skip' (issue 11 item 2)
 -- ---------------------------------------------------------------------------
 -- A new parameter changes a function's signature, and dropping the 0.1.0
 -- function would drop (or, without CASCADE, refuse to drop) the views and
@@ -498,13 +494,41 @@ RETURNS TABLE (rank int, pos bigint, distance float8)
 AS 'MODULE_PATHNAME', 'ts_match_query'
 LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 10;
 
+CREATE FUNCTION tsmine_new_args_template_12(training_sql text, min_length int, max_length int, step int DEFAULT 1, k int DEFAULT 1,
+                             gaps text DEFAULT 'skip')
+RETURNS TABLE (rank int, source_row bigint, start int, length int, threshold float8, info_gain float8,
+               gap float8, shapelet float8[])
+AS 'MODULE_PATHNAME', 'ts_shapelets'
+LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 10;
+
+CREATE FUNCTION tsmine_new_args_template_13(shapelet float8[], series float8[], gaps text DEFAULT 'skip')
+RETURNS float8
+AS 'MODULE_PATHNAME', 'ts_shapelet_distance'
+LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT;
+
+CREATE FUNCTION tsmine_new_args_template_14(training_sql text, min_length int, max_length int, step int DEFAULT 1,
+                                 max_depth int DEFAULT NULL, logical boolean DEFAULT false, gaps text DEFAULT 'skip')
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'ts_shapelet_tree'
+LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT;
+
+CREATE FUNCTION tsmine_new_args_template_15(model jsonb, series float8[], gaps text DEFAULT 'skip')
+RETURNS text
+AS 'MODULE_PATHNAME', 'ts_shapelet_classify'
+LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT;
+
+CREATE FUNCTION tsmine_new_args_template_16(model jsonb, series_sql text, gaps text DEFAULT 'skip')
+RETURNS TABLE (row_number bigint, id text, label text)
+AS 'MODULE_PATHNAME', 'ts_shapelet_classify_query'
+LANGUAGE C VOLATILE PARALLEL UNSAFE CALLED ON NULL INPUT ROWS 100;
+
 DO $$
 DECLARE
   t record;
   old oid;
 BEGIN
   FOR t IN SELECT p.oid, p.proname, p.proargtypes, f.name, f.added
-           FROM pg_catalog.pg_proc p JOIN (VALUES ('tsmine_new_args_template_0', 'ts_outliers', 1), ('tsmine_new_args_template_1', 'ts_outliers', 1), ('tsmine_new_args_template_2', 'ts_matrix_profile', 2), ('tsmine_new_args_template_3', 'ts_matrix_profile', 2), ('tsmine_new_args_template_4', 'ts_matrix_profile_arrays', 2), ('tsmine_new_args_template_5', 'ts_matrix_profile_arrays', 2), ('tsmine_new_args_template_6', 'ts_discords', 2), ('tsmine_new_args_template_7', 'ts_discords', 2), ('tsmine_new_args_template_8', 'ts_motifs', 2), ('tsmine_new_args_template_9', 'ts_motifs', 2), ('tsmine_new_args_template_10', 'ts_match', 2), ('tsmine_new_args_template_11', 'ts_match', 2)) AS f(template, name, added) ON f.template = p.proname
+           FROM pg_catalog.pg_proc p JOIN (VALUES ('tsmine_new_args_template_0', 'ts_outliers', 1), ('tsmine_new_args_template_1', 'ts_outliers', 1), ('tsmine_new_args_template_2', 'ts_matrix_profile', 2), ('tsmine_new_args_template_3', 'ts_matrix_profile', 2), ('tsmine_new_args_template_4', 'ts_matrix_profile_arrays', 2), ('tsmine_new_args_template_5', 'ts_matrix_profile_arrays', 2), ('tsmine_new_args_template_6', 'ts_discords', 2), ('tsmine_new_args_template_7', 'ts_discords', 2), ('tsmine_new_args_template_8', 'ts_motifs', 2), ('tsmine_new_args_template_9', 'ts_motifs', 2), ('tsmine_new_args_template_10', 'ts_match', 2), ('tsmine_new_args_template_11', 'ts_match', 2), ('tsmine_new_args_template_12', 'ts_shapelets', 1), ('tsmine_new_args_template_13', 'ts_shapelet_distance', 1), ('tsmine_new_args_template_14', 'ts_shapelet_tree', 1), ('tsmine_new_args_template_15', 'ts_shapelet_classify', 1), ('tsmine_new_args_template_16', 'ts_shapelet_classify', 1)) AS f(template, name, added) ON f.template = p.proname
            WHERE p.pronamespace = (SELECT e.extnamespace FROM pg_catalog.pg_extension e WHERE e.extname = 'tsmine')
   LOOP
     -- the 0.1.0 function: the template's name and arguments without the last `added` (the new ones)
@@ -522,6 +546,21 @@ BEGIN
   END LOOP;
 END
 $$;
+
+COMMENT ON FUNCTION ts_shapelets(text, int, int, int, int, text) IS
+'The k best shapelets of a labelled training set: training_sql returns (label, series float8[]) rows (labels of any type, compared as text). Every subsequence of every series with length min_length..max_length (by step) is a candidate; its quality is the information gain (bits) of the best split of the series by their distance to it (Definition 1: the minimum z-normalised, length-normalised Euclidean distance, in [0, 2]); ties by separation gap, then shorter length, smaller source_row, smaller start. source_row and start are 1-based; threshold is the split point. gaps: ''skip'' (the default): NULL, NaN and infinite values of the series are gaps: a window holding one is no candidate, and the distance of a shapelet to a series is the minimum over its windows without one (2, the largest distance, when it has none: the far side of every split); ''error'' rejects such values.';
+
+COMMENT ON FUNCTION ts_shapelet_distance(float8[], float8[], text) IS
+'Definition 1: the minimum over positions of the z-normalised, length-normalised Euclidean distance sqrt(sum (z_a - z_b)^2 / L) = sqrt(2 (1 - rho)) between shapelet and the windows of series; in [0, 2]. A flat window against a non-flat one counts as distance 1, two flat ones as 0. gaps: ''skip'' (the default): the windows of series holding a NULL, NaN or infinite value are left out, and the distance is NULL when every window holds one; ''error'' rejects such values. A shapelet with one is an error either way.';
+
+COMMENT ON FUNCTION ts_shapelet_tree(text, int, int, int, int, boolean, text) IS
+'A shapelet decision tree (Algorithm 2 of the GPU shapelet paper) over the training set of training_sql (label, series float8[]), or (label, times, series float8[]) with times one per value, strictly increasing, of type timestamptz, timestamp, date, bigint or integer, whose shapelets then carry the start_time where they start: each split holds the best shapelet of its subset and a distance threshold (near side: distance <= threshold goes left); leaves hold the majority label and the class counts. With logical, a split may hold two shapelets combined by AND (max of the distances) or OR (min). max_depth NULL grows until the leaves are pure or no split gains. Returns the model as jsonb for ts_shapelet_classify. gaps: as in ts_shapelets.';
+
+COMMENT ON FUNCTION ts_shapelet_classify(jsonb, float8[], text) IS
+'The label that a ts_shapelet_tree model predicts for series (the model is parsed once per query while it stays the same). gaps: ''skip'' (the default): the windows of series holding a NULL, NaN or infinite value are left out, and a series with no window of a shapelet''s length free of them is at distance 2 from it (the far side of its split); ''error'' rejects such values.';
+
+COMMENT ON FUNCTION ts_shapelet_classify(jsonb, text, text) IS
+'Batch prediction: series_sql returns (series float8[]) or (id, series float8[]); one row per input row (1-based row_number in the query''s order, id as text, predicted label), classified on all CPU threads. gaps: as in the scalar form.';
 
 COMMENT ON FUNCTION ts_outliers(float8[], float8, text, text) IS
 'Values beyond k_sigma: method ''sigma'' flags |x - mean| > k_sigma * std (population std, two-pass); ''mad'' flags |0.6745 (x - median) / MAD| > k_sigma (if MAD = 0: |x - median| / (1.253314 MeanAD) > k_sigma; if that is 0 too, none). Returns 1-based positions in series order, the value and its (modified) z-score. gaps: ''skip'' (the default) leaves NULL, NaN and infinite values out (no outliers, not in the mean, spread or median; positions still count them), ''error'' rejects them.';

@@ -17,6 +17,14 @@
  *  - Distance of a pivot to a series (Definition 1): minimum over all windows of
  *    the series.  Its own source series: exactly 0.  A series shorter than L
  *    (possible with unequal lengths): 2, the largest possible distance.
+ *  - Gaps: NaN and ±Infinity values of a series (training, classification,
+ *    tsm_shapelet_distance) are gaps (shapelets_detail.h): a window that
+ *    holds one is never a pivot and is left out of the minimum; a series with
+ *    no window of length L free of gaps is at distance 2 from the pivot, as
+ *    one shorter than L (the far side of every split, whose threshold lies
+ *    below 2), and tsm_shapelet_distance gives NaN for it (SQL NULL).  A
+ *    training series of gaps alone is allowed (it offers no pivot).  The
+ *    glue rejects gaps itself under gaps => 'error'.
  *    Distances below 2^-18 are 0 (shapelets_detail.h: the rounding level of
  *    the training's recurrence); identical windows are at exactly 0, and a
  *    window's distance depends on the two windows compared alone (each is
@@ -70,14 +78,17 @@ typedef struct TsShapelets
  * lengths[i] values, class_ids[i] in 0..n_classes-1.  SQL defaults: step 1,
  * k 1.  Errors (22023): min_length < 2, max_length < min_length, step < 1 (in
  * this order, before the training set's), k < 1 (TS_ARG_NULL: 22004), fewer
- * than two series or classes, a series shorter than min_length.
+ * than two series or classes, a series shorter than min_length (gaps count
+ * as values).
  */
 int			tsm_shapelets(const double *const *series, const int64_t *lengths,
 						  const int32_t *class_ids, int64_t n_series, int32_t n_classes,
 						  int32_t min_length, int32_t max_length, int32_t step, int64_t k,
 						  TsExec *exec, TsShapelets *out, TsStatus *st) TSM_NOEXCEPT;
 
-/* Definition 1 distance of a shapelet (length L >= 1) to a series (n >= L). */
+/* Definition 1 distance of a shapelet (length L >= 1, finite values) to a
+ * series (n >= L; NaN and ±Infinity are gaps): *out is NaN when every window
+ * of the series holds a gap. */
 int			tsm_shapelet_distance(const double *shapelet, int32_t length,
 								  const double *series, int64_t n, double *out,
 								  TsStatus *st) TSM_NOEXCEPT;

@@ -14,6 +14,7 @@
 #include "dispatch.h"
 #include "error.h"
 #include "finite.h"
+#include "matrix_profile.h"
 #include "parallel.h"
 #include "progress.h"
 
@@ -67,8 +68,23 @@ std::vector<int> pivot_lengths(const Subset& d, int min_length, int max_length, 
     return out;
 }
 
-Scaled scaled_series(const double* x, int64_t n) {
+bool gap_prefix(const double* x, int64_t n, std::vector<int32_t>& out) {
+    out.clear();
+    const int64_t first = first_nonfinite(x, n);
+    if (first < 0) return false;
+    out.assign(n + 1, 0);
+    for (int64_t i = first; i < n; ++i) out[i + 1] = out[i] + (std::isfinite(x[i]) ? 0 : 1);
+    return true;
+}
+
+Scaled scaled_series(const double* x_in, int64_t n) {
     Scaled sc;
+    if (gap_prefix(x_in, n, sc.gaps_before)) {  // computed on the filled series (mp::plan_gaps, m = 1)
+        mp::GapPlan plan;
+        mp::plan_gaps(x_in, n, 1, plan);
+        sc.filled = std::move(plan.filled);
+    }
+    const double* x = sc.values(x_in);
     sc.frame = series_frame(x, n);
     sc.screenable = series_screenable(x, n, sc.frame);
     const double unit = frames::pow2(-sc.frame);
@@ -97,10 +113,12 @@ void length_stats(const Subset& d, int L, LengthStats& out) {
         out.restarts_begin[j] = (int64_t)out.restarts.size();
         if (out.off[j] < 0) continue;
         const double *x = d.x[j], *y = d.scaled[j]->y.data();
+        const int32_t* gaps = d.scaled[j]->gaps();
         const int64_t U = d.n[j] - L + 1, o = out.off[j];
         double *mean = out.mean.data() + o, *inv_sd = out.inv_sd.data() + o;
         for (int64_t u = 0; u < U; ++u) {
             screen_stats(x + u, L, d.scaled[j]->frame, &mean[u], &inv_sd[u], &out.frames[o + u]);
+            mark_gap_window(gaps, u, L, &inv_sd[u]);
             out.has_flat[j] |= pivot_is_flat(inv_sd[u]) ? 1 : 0;
         }
         for (int64_t u = 1; u < U; ++u) local_terms(y, mean, L, u, &out.df[o + u], &out.dg[o + u]);
@@ -243,7 +261,9 @@ void rows_to_target_generic(const Subset& d, const LengthStats& st, int64_t s, i
 void rows_to_target(const Subset& d, const LengthStats& st, int64_t s, int64_t j, int64_t g0, int64_t r0, int64_t r1,
                     double* out, int64_t stride, RowScratch& sc) {
     if (!d.scaled[s]->screenable || !d.scaled[j]->screenable) {
-        for (int64_t p = r0; p < r1; ++p) out[(p - r0) * stride] = shapelet_distance(d.x[s] + p, st.L, d.x[j], d.n[j]);
+        for (int64_t p = r0; p < r1; ++p)
+            out[(p - r0) * stride] =
+                no_window_as_largest(shapelet_distance(d.x[s] + p, st.L, d.x[j], d.n[j], d.scaled[j]->gaps()));
         return;
     }
 #if defined(__x86_64__)
@@ -329,7 +349,7 @@ void score_row_group(const Subset& d, const LengthStats& st, const GainTables& g
     row_group_distances(d, st, rg, D);
     SplitScratch sc;
     for (int64_t p = rg.g0; p < rg.g1; ++p) {
-        if (pivot_is_flat(st.inv_sd[st.off[rg.s] + p])) continue;  // not a candidate
+        if (!pivot_is_candidate(st.inv_sd[st.off[rg.s] + p])) continue;  // flat, or holding a gap
         const double* dist = D.data() + (p - rg.g0) * N;
         if (partner.d) {
             for (int64_t j = 0; j < N; ++j) combined[j] = combine_distances(dist[j], partner.d[j], partner.op);
@@ -383,16 +403,17 @@ std::vector<double> pivot_distances(const Subset& d, int s, int p, int L) {
 // Direct Definition 1 distance: every window's frame and z-values on its own
 // (shapelets_detail.h), so identical windows give exactly 0 and nothing
 // outside the two windows compared matters.  The minimum is taken over
-// squared distances, with one square root at the end (the same value).
-double shapelet_distance(const double* a, int L, const double* x, int64_t n) {
-    if (n < L) return kShorterDistance;
+// squared distances, with one square root at the end (the same value); the
+// windows that hold a gap are left out (never read).
+double shapelet_distance(const double* a, int L, const double* x, int64_t n, const int32_t* gaps_before) {
     const WindowFrame fa = window_frame(a, L);
     double best = std::numeric_limits<double>::infinity();  // squared
     for (int64_t u = 0; u + L <= n && best > 0.0; ++u) {
+        if (window_has_gap(gaps_before, u, L)) continue;
         const double sq = exact_squared_distance(a, fa, x + u, window_frame(x + u, L), L);
         if (sq < best) best = sq;
     }
-    return distance_from_squared(best);
+    return best < std::numeric_limits<double>::infinity() ? distance_from_squared(best) : best;
 }
 
 // ---- discovery dispatch and trees -----------------------------------------------
@@ -459,8 +480,6 @@ void validate(const Input& in, int32_t min_length, int32_t max_length, int32_t s
                     "Lower min_length or leave the short series out of the training query.");
         if (in.n[i] > std::numeric_limits<int32_t>::max())
             invalid(format("training row %lld is too long for shapelet discovery", (long long)i + 1));
-        require_finite(in.x[i], in.n[i], format("training row %lld", (long long)i + 1).c_str(),
-                       "Remove or interpolate missing values before training.");
     }
     int present = 0;
     for (int64_t c : cnt) present += c > 0;
@@ -472,7 +491,7 @@ Subset make_subset(const Input& in, const std::vector<int64_t>& rows) {
     Subset s;
     s.C = in.C;
     for (int64_t r : rows) {
-        s.x.push_back(in.x[r]);
+        s.x.push_back(in.scaled[r].values(in.x[r]));
         s.scaled.push_back(&in.scaled[r]);
         s.n.push_back(in.n[r]);
         s.y.push_back(in.y[r]);
@@ -623,24 +642,30 @@ void check_tree(const TsShapeletNode* nodes, int32_t n_nodes, int32_t C) {
     }
 }
 
+// The class of series x (NaN and ±Infinity are gaps; a series with no window
+// of a shapelet's length free of gaps is at kNoWindowDistance from it).
 int32_t classify_one(const TsShapeletNode* nodes, const double* x, int64_t n) {
+    std::vector<int32_t> gaps_before;
+    const int32_t* gaps = gap_prefix(x, n, gaps_before) ? gaps_before.data() : nullptr;
+    auto distance = [&](const TsShapeletNode& nd, int k) {
+        return no_window_as_largest(shapelet_distance(nd.values[k], nd.length[k], x, n, gaps));
+    };
     int32_t i = 0;
     for (;;) {
         const TsShapeletNode& nd = nodes[i];
         if (nd.kind == TS_SHAPELET_LEAF) return nd.class_id;
-        double d = shapelet_distance(nd.values[0], nd.length[0], x, n);
-        if (nd.n_shapelets == 2) {
-            double d2 = shapelet_distance(nd.values[1], nd.length[1], x, n);
-            d = combine_distances(d, d2, nd.op);
-        }
+        double d = distance(nd, 0);
+        if (nd.n_shapelets == 2) d = combine_distances(d, distance(nd, 1), nd.op);
         i = d <= nd.threshold ? nd.left : nd.right;
     }
 }
 
-void check_series(const double* x, int64_t n, const char* what) {
+// A series to classify or measure: not NULL, not empty (NaN and ±Infinity
+// are gaps); a shapelet must be finite as well.
+void check_series(const double* x, int64_t n, const char* what, bool finite = false) {
     if (!x && n > 0) invalid(format("%s is NULL", what));
     if (n < 1) invalid(format("%s is empty", what));
-    require_finite(x, n, what);
+    if (finite) require_finite(x, n, what);
 }
 
 }  // namespace
@@ -687,12 +712,15 @@ extern "C" int tsm_shapelet_distance(const double* shapelet, int32_t length, con
     return guard(st, [&] {
         *out = 0;
         if (length < 1 || !shapelet) invalid("the shapelet is empty");
-        check_series(shapelet, length, "the shapelet");
+        check_series(shapelet, length, "the shapelet", true);
         if (n < length)
             invalid(format("the series (%lld values) is shorter than the shapelet (%d values)", (long long)n, length),
                     "The distance is the minimum over windows of the shapelet's length; the series has none.");
         check_series(series, n, "the series");
-        *out = shapelet_distance(shapelet, length, series, n);
+        std::vector<int32_t> gaps_before;
+        const int32_t* gaps = gap_prefix(series, n, gaps_before) ? gaps_before.data() : nullptr;
+        const double d = shapelet_distance(shapelet, length, series, n, gaps);
+        *out = d < std::numeric_limits<double>::infinity() ? d : std::numeric_limits<double>::quiet_NaN();
     });
 }
 

@@ -17,17 +17,28 @@ namespace shp {
 
 // A training series in its frame (shapelets_detail.h): frame E of its
 // largest magnitude, the values times 2^−E (what the screen reads) and
-// whether the screen takes it.
+// whether the screen takes it.  With gaps (shapelets_detail.h, "Gaps"): the
+// filled series, on which all of this is computed, and the prefix count of
+// its gaps; both empty without gaps.
 struct Scaled {
     int frame = 0;
     bool screenable = true;
     std::vector<double> y;
+    std::vector<double> filled;
+    std::vector<int32_t> gaps_before;  // n + 1 entries
+    // The values the engine computes on: the filled series, or x itself.
+    const double* values(const double* x) const { return filled.empty() ? x : filled.data(); }
+    const int32_t* gaps() const { return gaps_before.empty() ? nullptr : gaps_before.data(); }
 };
 Scaled scaled_series(const double* x, int64_t n);
 
+// The prefix count of the gaps of x[0..n) (n + 1 entries) into out; false
+// (out left empty) when x holds none.
+bool gap_prefix(const double* x, int64_t n, std::vector<int32_t>& out);
+
 // The series a discovery runs on (a tree node's subset), local ids 0..N-1.
 struct Subset {
-    std::vector<const double*> x;
+    std::vector<const double*> x;       // the values the engine computes on (Scaled::values)
     std::vector<const Scaled*> scaled;  // the same series in their frames
     std::vector<int64_t> n;
     std::vector<int32_t> y;
@@ -101,8 +112,11 @@ Tuning& tuning();
 std::vector<double> pivot_distances(const Subset& d, int s, int p, int L);
 
 // Definition 1 distance, computed directly (classification, SQL function, and
-// the training pairs of a series the screen does not take).
-double shapelet_distance(const double* shp, int L, const double* x, int64_t n);
+// the training pairs of a series the screen does not take): the minimum over
+// the windows of x that hold no gap (gaps_before: gap_prefix's counts, null
+// when x has none); +inf when there is none (x shorter than L, or a gap in
+// every window).
+double shapelet_distance(const double* shp, int L, const double* x, int64_t n, const int32_t* gaps_before);
 
 }  // namespace shp
 }  // namespace tsm

@@ -70,6 +70,28 @@
 //    1e150 glitch among ordinary values) is not: the CPU computes the
 //    distances of its pairs directly (exact_squared_distance, window by
 //    window); the GPU declines the call (TS_GPU_LIMIT: auto runs it on the CPU).
+//  * Gaps (NaN, ±Infinity; a NULL arrives as NaN), as STUMPY and the matrix
+//    profile (mp_detail.h): a window that holds one is at infinite distance
+//    from everything.  A training series with gaps is filled on the host
+//    (mp::plan_gaps: each gap replaced by the last finite value before it,
+//    the first finite value for leading gaps, 0 when none is finite) and
+//    every quantity — frames, window statistics, the recurrence, restarts —
+//    is computed on the filled values, so everything stays finite and the
+//    recurrence runs through the gaps as through any value; gaps_before, a
+//    prefix count of the gaps (n + 1 entries), says which windows hold one
+//    (window_has_gap).  mark_gap_window then sets such a window's 1/σ to NaN:
+//    as a target, every C·(1/σ_u) with it is NaN, which no comparison keeps
+//    (keep_larger, the CPU's row maximum), so the distance of a pivot to a
+//    series is the minimum over its windows without a gap; as a pivot, it is
+//    no candidate (pivot_is_candidate), its screened distance is NaN, which
+//    floored_square turns into 4 (distance 2, never settled), and it never
+//    restarts (restart_windows: neither do flat windows).  A series with no
+//    window of the length free of gaps (shorter than it, or a gap in every
+//    window) is at kNoWindowDistance = 2, the largest distance there is: on
+//    the far side of every split (a threshold lies below a larger distance,
+//    so below 2), in training and classification alike.  A series without
+//    gaps takes none of these steps (gaps_before null): the same bits as
+//    before, and nothing new in the hot loops.
 //  * Gains in fixed point, so that every order of summation gives the same
 //    value: G = round(2^32 n gain) from the table T[c] = round(2^32 c log2 c);
 //    G(split) = base − (T[n_left] − Σ_c T[left_c]) − (T[n_right] − Σ_c T[right_c]).
@@ -103,8 +125,9 @@ constexpr double kVerifyBelow = 0x1p-6;
 constexpr double kRestartRatio = 1024.0;
 // The smallest σ of a non-flat window (in its series' frame) the screen takes.
 constexpr double kScreenFloor = 0x1p-470;
-// Distance of a pivot to a series shorter than the pivot (largest possible).
-constexpr double kShorterDistance = 2.0;
+// Distance of a pivot to a series with no window of its length free of gaps
+// (shorter than the pivot, or a gap in every window): the largest possible.
+constexpr double kNoWindowDistance = 2.0;
 // Correlation used for a flat target window (distance 1).
 constexpr double kFlatRho = 0.5;
 
@@ -196,8 +219,23 @@ TSM_HD void screen_stats(const double* x, int L, int series_frame, double* mean,
     *inv_sd = f.flat ? 0.0 : hd::div(1.0, frames::times_pow2_down(f.sd, shift));
 }
 
-// A pivot window with 1/σ = 0 is flat: not a candidate.
+// A window with 1/σ = 0 is flat.
 TSM_HD bool pivot_is_flat(double inv_sd) { return inv_sd == 0.0; }
+// A candidate pivot: neither flat (1/σ = 0) nor holding a gap (1/σ NaN).
+TSM_HD bool pivot_is_candidate(double inv_sd) { return inv_sd > 0.0; }
+
+// ---- gaps (the header says how) ---------------------------------------------------
+
+// Whether window u of length L holds a gap (gaps_before: null for a series
+// without gaps, else the number of gaps before each position, n + 1 entries).
+TSM_HD bool window_has_gap(const int32_t* gaps_before, int64_t u, int L) {
+    return gaps_before && gaps_before[u + L] > gaps_before[u];
+}
+
+// After screen_stats: a window that holds a gap gets 1/σ = NaN.
+TSM_HD void mark_gap_window(const int32_t* gaps_before, int64_t u, int L, double* inv_sd) {
+    if (window_has_gap(gaps_before, u, L)) *inv_sd = hd::from_bits(0x7FF8000000000000ull);
+}
 
 // The span (largest minus smallest) of y[i0 .. i1).
 TSM_HD double span_of(const double* y, int64_t i0, int64_t i1) {
@@ -226,22 +264,23 @@ TSM_HD bool restart_step(double& peak, double step, double own, bool flat) {
 
 // Restart flags of the U = n − L + 1 windows of y (restart[0] = 0: column 0
 // and the first row of a group are direct anyway); inv_sd: the screen's 1/σ
-// (0: flat, never restarted).
+// (a window that is no candidate, flat or holding a gap, never restarts).
 TSM_HD void restart_windows(const double* y, int64_t U, int L, const double* inv_sd, uint8_t* restart) {
     if (U < 1) return;
     double peak = own_span(y, 0, L);
     restart[0] = 0;
     for (int64_t w = 1; w < U; ++w)
-        restart[w] = restart_step(peak, step_span(y, w, L), own_span(y, w, L), inv_sd[w] == 0.0) ? 1 : 0;
+        restart[w] =
+            restart_step(peak, step_span(y, w, L), own_span(y, w, L), !pivot_is_candidate(inv_sd[w])) ? 1 : 0;
 }
 
 // ---- co-moments and distances -------------------------------------------------
 
 // The distance of a pivot of source s to target j that needs no computation:
-// 0 to its own series, kShorterDistance to a series shorter than the pivot.
+// 0 to its own series, kNoWindowDistance to a series shorter than the pivot.
 TSM_HD bool fixed_distance(int64_t s, int64_t j, int64_t target_length, int L, double* v) {
     if (j == s) { *v = 0.0; return true; }
-    if (target_length < L) { *v = kShorterDistance; return true; }
+    if (target_length < L) { *v = kNoWindowDistance; return true; }
     return false;
 }
 
@@ -287,9 +326,10 @@ TSM_HD void keep_larger(double& best, int& at, double c, double inv_sd_b, int u)
     }
 }
 
-// A squared distance in [0, 4] with the floor applied: below kDistanceFloor², 0.
+// A squared distance in [0, 4] with the floor applied: below kDistanceFloor², 0;
+// NaN (a pivot that holds a gap: its 1/σ is NaN) gives 4.
 TSM_HD double floored_square(double t) {
-    if (!(t >= hd::mul(kDistanceFloor, kDistanceFloor))) return 0.0;
+    if (t < hd::mul(kDistanceFloor, kDistanceFloor)) return 0.0;
     return t < 4.0 ? t : 4.0;
 }
 // Definition 1's distance from a correlation, squared: 2 (1 − ρ), floored.
@@ -331,6 +371,10 @@ TSM_HD bool needs_settling(double screened) { return screened < kVerifyBelow; }
 TSM_HD double direct_distance(const double* a, const StoredFrame& fa, const double* b, const StoredFrame& fb, int L) {
     return distance_from_squared(exact_squared_distance(a, window_frame_of(a, fa), b, window_frame_of(b, fb), L));
 }
+
+// A direct distance (shapelet_distance: +inf when the series has no window
+// free of gaps) as training and classification take it: at most kNoWindowDistance.
+TSM_HD double no_window_as_largest(double d) { return d < kNoWindowDistance ? d : kNoWindowDistance; }
 
 // Logical shapelets: the combined distance of two shapelets, max for AND, min
 // for OR (op: TsShapeletOp).

@@ -178,6 +178,9 @@ extern void tsm_array_reject_nulls(ArrayType *arr, int64 n, const char *argname,
 /* The array must be 1-D float8 without NULL, NaN or infinity (ERROR naming
  * the position otherwise); read in place.  argname is used in messages. */
 extern void tsm_series_from_array(ArrayType *arr, const char *argname, TsmSeries *out);
+/* The same, or with skip_gaps with its gaps: NULL, NaN and ±Infinity pass (a
+ * NULL as NaN) for the core (tsm_series_with_gaps' rule). */
+extern void tsm_series_from_array_gaps(ArrayType *arr, const char *argname, bool skip_gaps, TsmSeries *out);
 /* Runs query (SPI connected) read-only: it must be one SELECT, and nothing it
  * calls may write (ERROR 25006 otherwise, nothing changed); rows go to dest
  * (NULL: SPI_tuptable).  Returns the SPI result code. */

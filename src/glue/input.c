@@ -106,6 +106,12 @@ tsm_series_from_array(ArrayType *arr, const char *argname, TsmSeries *out)
 	series_from_array(arr, argname, false, out);
 }
 
+void
+tsm_series_from_array_gaps(ArrayType *arr, const char *argname, bool skip_gaps, TsmSeries *out)
+{
+	series_from_array(arr, argname, skip_gaps, out);
+}
+
 /* ---- the query form ---------------------------------------------------- */
 
 static void

@@ -50,9 +50,10 @@ spi_select_series(const char *query, const char *argname, int min_cols, int max_
 }
 
 /* The series in the last column of SPI result row i (0-based), checked (no
- * NULL, NaN or infinity) and copied into memory of context `into`. */
+ * NULL, NaN or infinity; with skip_gaps, NULL elements as NaN, and NaN and
+ * ±Infinity pass as gaps) and copied into memory of context `into`. */
 static const double *
-spi_copy_series(TupleDesc desc, int64 i, const char *argname, MemoryContext into, int64 *len)
+spi_copy_series(TupleDesc desc, int64 i, const char *argname, bool skip_gaps, MemoryContext into, int64 *len)
 {
 	bool		isnull;
 	Datum		d = SPI_getbinval(SPI_tuptable->vals[i], desc, desc->natts, &isnull);
@@ -65,7 +66,7 @@ spi_copy_series(TupleDesc desc, int64 i, const char *argname, MemoryContext into
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("%s returned a NULL series at row %lld", argname, (long long) (i + 1))));
 	snprintf(what, sizeof(what), "the series of row %lld of %s", (long long) (i + 1), argname);
-	tsm_series_from_array(DatumGetArrayTypeP(d), what, &s);
+	tsm_series_from_array_gaps(DatumGetArrayTypeP(d), what, skip_gaps, &s);
 	copy = MemoryContextAllocExtended(into, sizeof(double) * Max(s.n, 1), MCXT_ALLOC_HUGE);
 	memcpy(copy, s.x, sizeof(double) * s.n);
 	*len = s.n;
@@ -121,9 +122,9 @@ spi_read_times(TupleDesc desc, int64 i, Oid time_type, int64 len, TsmTimes *out)
 /* Runs training_sql and reads it into memory of the current context: its
  * rows are (label, series float8[]), or (label, times, series float8[]) with
  * a time_type (the times' type) or when times_optional (any type a time may
- * have). */
+ * have); skip_gaps: the series' NULL, NaN and ±Infinity values are gaps. */
 static void
-read_training(text *sql, Oid time_type, bool times_optional, TrainingSet *t)
+read_training(text *sql, Oid time_type, bool times_optional, bool skip_gaps, TrainingSet *t)
 {
 	char	   *query = text_to_cstring(sql);
 	MemoryContext outer = CurrentMemoryContext;
@@ -156,7 +157,7 @@ read_training(text *sql, Oid time_type, bool times_optional, TrainingSet *t)
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("training_sql returned a NULL label at row %lld", (long long) (i + 1))));
 		row_labels[i] = pstrdup(label);
-		t->x[i] = spi_copy_series(desc, i, "training_sql", outer, &t->len[i]);
+		t->x[i] = spi_copy_series(desc, i, "training_sql", skip_gaps, outer, &t->len[i]);
 		if (t->times)
 			spi_read_times(desc, i, time_type, t->len[i], &t->times[i]);
 		t->total_values += t->len[i];
@@ -227,7 +228,7 @@ shapelets_common(FunctionCallInfo fcinfo, bool timed)
 		time_type = getBaseType(get_fn_expr_argtype(fcinfo->flinfo, 0));
 		tsm_time_type_check(time_type, "time_type");
 	}
-	read_training(PG_GETARG_TEXT_PP(TSM_AT(timed, 0)), time_type, false, &t);
+	read_training(PG_GETARG_TEXT_PP(TSM_AT(timed, 0)), time_type, false, tsm_gaps_arg(fcinfo, TSM_AT(timed, 5)), &t);
 	InitMaterializedSRF(fcinfo, 0);
 	tsm_exec_prepare(&ex, "ts_shapelets");
 	tsm_shapelets(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step, k, &ex, &out, &st);
@@ -269,6 +270,8 @@ ts_shapelets_timed(PG_FUNCTION_ARGS)
 
 /* ---- ts_shapelet_distance ---------------------------------------------- */
 
+/* ts_shapelet_distance(shapelet, series, gaps): NULL when every window of
+ * the series holds a gap (the core's NaN). */
 PG_FUNCTION_INFO_V1(ts_shapelet_distance);
 Datum
 ts_shapelet_distance(PG_FUNCTION_ARGS)
@@ -282,7 +285,7 @@ ts_shapelet_distance(PG_FUNCTION_ARGS)
 	TSM_REQUIRE_ARG(fcinfo, 0, "shapelet");
 	TSM_REQUIRE_ARG(fcinfo, 1, "series");
 	tsm_series_from_array(PG_GETARG_ARRAYTYPE_P(0), "shapelet", &sh);
-	tsm_series_from_array(PG_GETARG_ARRAYTYPE_P(1), "series", &s);
+	tsm_series_from_array_gaps(PG_GETARG_ARRAYTYPE_P(1), "series", tsm_gaps_arg(fcinfo, 2), &s);
 	memset(&ex, 0, sizeof(ex));
 	ex.used_backend = TS_BACKEND_CPU;
 	if (sh.n > PG_INT32_MAX)
@@ -290,6 +293,8 @@ ts_shapelet_distance(PG_FUNCTION_ARGS)
 	tsm_shapelet_distance(sh.x, (int32) sh.n, s.x, s.n, &d, &st);
 	if (st.code != TS_OK)
 		tsm_exec_finish("ts_shapelet_distance", &ex, s.n, &st, 0);
+	if (isnan(d))
+		PG_RETURN_NULL();
 	PG_RETURN_FLOAT8(d);
 }
 
@@ -378,7 +383,7 @@ ts_shapelet_tree(PG_FUNCTION_ARGS)
 	depth = TSM_ARG_INT_OR_NULL(fcinfo, 4);
 	TSM_REQUIRE_ARG(fcinfo, 5, "logical");
 	logical = PG_GETARG_BOOL(5);
-	read_training(PG_GETARG_TEXT_PP(0), InvalidOid, true, &t);
+	read_training(PG_GETARG_TEXT_PP(0), InvalidOid, true, tsm_gaps_arg(fcinfo, 6), &t);
 	tsm_exec_prepare(&ex, "ts_shapelet_tree");
 	tsm_shapelet_tree(t.x, t.len, t.y, t.n, t.n_classes, minL, maxL, step, depth,
 									   logical ? 1 : 0, &ex, &tree, &st);
@@ -604,7 +609,7 @@ ts_shapelet_classify(PG_FUNCTION_ARGS)
 	TSM_REQUIRE_ARG(fcinfo, 0, "model");
 	TSM_REQUIRE_ARG(fcinfo, 1, "series");
 	m = get_model(fcinfo, PG_GETARG_JSONB_P(0));
-	tsm_series_from_array(PG_GETARG_ARRAYTYPE_P(1), "series", &s);
+	tsm_series_from_array_gaps(PG_GETARG_ARRAYTYPE_P(1), "series", tsm_gaps_arg(fcinfo, 2), &s);
 	tsm_shapelet_classify(m->nodes, m->n_nodes, m->n_classes, s.x, s.n, &cls, &st);
 	if (st.code != TS_OK)
 	{
@@ -633,9 +638,10 @@ batch_alloc(Batch *b, int64 n)
 }
 
 /* series_sql's rows (series) or (id, series); an array literal there is one
- * series, without an id (tsm_array_literal). */
+ * series, without an id (tsm_array_literal); skip_gaps: NULL, NaN and
+ * ±Infinity values are gaps. */
 static void
-read_batch(text *sql, Batch *b)
+read_batch(text *sql, bool skip_gaps, Batch *b)
 {
 	MemoryContext outer = CurrentMemoryContext;
 	ArrayType  *literal = tsm_array_literal(sql);
@@ -645,7 +651,7 @@ read_batch(text *sql, Batch *b)
 	{
 		TsmSeries	s;
 
-		tsm_series_from_array(literal, "series", &s);
+		tsm_series_from_array_gaps(literal, "series", skip_gaps, &s);
 		batch_alloc(b, 1);
 		b->x[0] = s.x;
 		b->len[0] = s.n;
@@ -656,7 +662,7 @@ read_batch(text *sql, Batch *b)
 	batch_alloc(b, (int64) SPI_processed);
 	for (int64 i = 0; i < b->n; i++)
 	{
-		b->x[i] = spi_copy_series(desc, i, "series_sql", outer, &b->len[i]);
+		b->x[i] = spi_copy_series(desc, i, "series_sql", skip_gaps, outer, &b->len[i]);
 		if (desc->natts == 2)
 		{
 			char	   *id = SPI_getvalue(SPI_tuptable->vals[i], desc, 1);
@@ -683,7 +689,7 @@ ts_shapelet_classify_query(PG_FUNCTION_ARGS)
 	TSM_REQUIRE_ARG(fcinfo, 0, "model");
 	TSM_REQUIRE_ARG(fcinfo, 1, "series_sql");
 	m = get_model(fcinfo, PG_GETARG_JSONB_P(0));
-	read_batch(PG_GETARG_TEXT_PP(1), &b);
+	read_batch(PG_GETARG_TEXT_PP(1), tsm_gaps_arg(fcinfo, 2), &b);
 	cls = palloc0(sizeof(int32) * Max(b.n, 1));
 	tsm_input_ms = tsm_now_ms() - t0;	/* ts_last_run's input_ms */
 

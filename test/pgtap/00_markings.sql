@@ -66,10 +66,10 @@ SELECT is((SELECT format('%s %s %s %s', a.aggtransfn::regprocedure, a.aggcombine
 -- pure functions of their arguments are IMMUTABLE
 SELECT is(
   (SELECT string_agg(provolatile::text || proparallel::text, ',' ORDER BY oid) FROM pg_proc
-   WHERE oid IN ('ts_shapelet_distance(float8[], float8[])'::regprocedure, 'ts_shapelet_classify(jsonb, float8[])'::regprocedure)),
+   WHERE oid IN ('ts_shapelet_distance(float8[], float8[], text)'::regprocedure, 'ts_shapelet_classify(jsonb, float8[], text)'::regprocedure)),
   'is,is', 'ts_shapelet_distance and ts_shapelet_classify(model, series) are IMMUTABLE PARALLEL SAFE');
 SELECT is(
-  (SELECT provolatile::text || proparallel::text FROM pg_proc WHERE oid = 'ts_shapelet_classify(jsonb, text)'::regprocedure),
+  (SELECT provolatile::text || proparallel::text FROM pg_proc WHERE oid = 'ts_shapelet_classify(jsonb, text, text)'::regprocedure),
   'vu', 'the batch ts_shapelet_classify runs a query: VOLATILE PARALLEL UNSAFE');
 
 -- markings: the timed array forms are STABLE PARALLEL SAFE, the timed query forms VOLATILE PARALLEL UNSAFE
