@@ -152,6 +152,7 @@ struct Params {
     u64* best_c;               // best key per column window (index: the row), if SIDES has kCols
     int64_t task_lo, task_hi;  // the tasks of this launch
     int n_seg;
+    bool nan_free;             // no window holds a gap: the plain sweep meets no NaN
     int64_t count_r, count_c;  // windows of the rows' and of the columns' series
     int64_t excl;              // the first diagonal
     int m;
@@ -227,17 +228,22 @@ struct Order {
 };
 
 // One row r (step s within the group) at rotation phase U = (r − r0) mod D;
-// RAW: the pair's value is mp::raw_d (raw values), else mp::sweep_v.
-template <int U, bool MASK, int SIDES, bool RAW>
+// RAW: the pair's value is mp::raw_d (raw values), else mp::sweep_v;
+// NAN_FREE: no pair's value can be NaN.
+template <int U, bool MASK, int SIDES, bool RAW, bool NAN_FREE>
 __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s) {
     using O = Order<RAW>;
     const double dfr = L.sh->row_df[s], dgr = L.sh->row_dg[s], ivr = L.sh->row_inv[s];
     const double mur = RAW ? L.sh->row_mu[s] : 0.0;
     const double off = RAW ? p.codec.cterm : p.codec.off;
     const bool upd = !MASK || r > L.r0;
-    // tagged values compared as doubles (no 64-bit integer compare); one
-    // chain per row: a NaN never wins better(), so rb never holds one
-    double rb = O::none();  // the row's best
+    // tagged values compared as doubles (no 64-bit integer compare).  A NaN
+    // (a gap, a kTileDirect lane) never wins better() as its first operand:
+    // one chain from none() never holds one; NAN_FREE (the plain sweep of
+    // series without gaps, where no value is NaN) reduces the row as a tree,
+    // a shorter dependency chain
+    double a[D];             // NAN_FREE: the row's D tagged values, reduced as a tree
+    double rb = O::none();   // otherwise: the row's best, one chain
 #pragma unroll
     for (int d = 0; d < D; ++d) {
         const int q = (d + U) % D;
@@ -250,12 +256,21 @@ __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s)
         const int hi = __double2hiint(v);
         const double x = __hiloint2double(hi, (int)lo);
         const double c = __hiloint2double(hi, (int)(lo ^ 0x3FFu));
-        if (!(MASK && r + L.col0 + d >= p.count_c)) {
-            if (SIDES & kRows) rb = O::better(x, rb);
-            if (SIDES & kCols) L.col_best[q] = O::better(c, L.col_best[q]);
-        }
+        const bool live = !(MASK && r + L.col0 + d >= p.count_c);
+        if (NAN_FREE) a[d] = live ? x : O::none();
+        else if ((SIDES & kRows) && live) rb = O::better(x, rb);
+        if ((SIDES & kCols) && live) L.col_best[q] = O::better(c, L.col_best[q]);
     }
-    if (SIDES & kRows) L.sh->row_best[s * 33 + L.lane] = rb;
+    if (SIDES & kRows) {
+        if (NAN_FREE) {  // a NaN here would win as better()'s second operand: none can occur
+#pragma unroll
+            for (int w = 1; w < D; w *= 2)
+#pragma unroll
+                for (int d = 0; d + w < D; d += 2 * w) a[d] = O::better(a[d + w], a[d]);
+            rb = a[0];
+        }
+        L.sh->row_best[s * 33 + L.lane] = rb;
+    }
     // retire diagonal 0's column (slot U): lane 0 to shared memory, the others
     // pass it (data and running maximum) to the lane below
     if ((SIDES & kCols) && L.lane == 0) L.sh->col_retired[s] = L.col_best[U];
@@ -273,16 +288,16 @@ __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s)
     }
 }
 
-template <int U, bool MASK, int SIDES, bool RAW>
+template <int U, bool MASK, int SIDES, bool RAW, bool NAN_FREE>
 struct Block {
     __device__ __forceinline__ static void run(Lane& L, const Params& p, int64_t rb, int sb) {
         if (MASK && rb + U >= L.r1) return;
-        step<U, MASK, SIDES, RAW>(L, p, rb + U, sb + U);
-        Block<U + 1, MASK, SIDES, RAW>::run(L, p, rb, sb);
+        step<U, MASK, SIDES, RAW, NAN_FREE>(L, p, rb + U, sb + U);
+        Block<U + 1, MASK, SIDES, RAW, NAN_FREE>::run(L, p, rb, sb);
     }
 };
-template <bool MASK, int SIDES, bool RAW>
-struct Block<D, MASK, SIDES, RAW> {
+template <bool MASK, int SIDES, bool RAW, bool NAN_FREE>
+struct Block<D, MASK, SIDES, RAW, NAN_FREE> {
     __device__ __forceinline__ static void run(Lane&, const Params&, int64_t, int) {}
 };
 
@@ -395,14 +410,14 @@ __device__ __forceinline__ void guard_group(Lane& L, const Params& p, int64_t rg
 }
 
 // The group's rows [rg, rg + kGroup): one step per row, unrolled by D.
-template <int SIDES, bool RAW>
+template <int SIDES, bool RAW, bool NAN_FREE>
 __device__ __forceinline__ void sweep_group(Lane& L, const Params& p, int64_t rg, int64_t r_safe) {
     if (rg > L.r0 && rg + kGroup <= r_safe) {
 #pragma unroll 1
-        for (int sb = 0; sb < kGroup; sb += D) Block<0, false, SIDES, RAW>::run(L, p, rg + sb, sb);
+        for (int sb = 0; sb < kGroup; sb += D) Block<0, false, SIDES, RAW, NAN_FREE>::run(L, p, rg + sb, sb);
     } else {
 #pragma unroll 1
-        for (int sb = 0; sb < kGroup; sb += D) Block<0, true, SIDES, RAW>::run(L, p, rg + sb, sb);
+        for (int sb = 0; sb < kGroup; sb += D) Block<0, true, SIDES, RAW, NAN_FREE>::run(L, p, rg + sb, sb);
     }
 }
 
@@ -445,7 +460,7 @@ __device__ __forceinline__ void flush_columns_in_flight(const Lane& L, const Par
 // One task per warp: the plain sweep (GUARD = false) takes the tasks that
 // guard_replay_kernel left unflagged, the guarded one the others; SIDES: the
 // keys it updates; RAW: raw values.
-template <bool GUARD, int SIDES, bool RAW>
+template <bool GUARD, int SIDES, bool RAW, bool NAN_FREE = false>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock, RAW ? kRawBlocksPerSM : kZBlocksPerSM) sweep_kernel(Params p) {
     __shared__ Shared s_all[kWarpsPerBlock];
     const int warp = threadIdx.x >> 5;
@@ -483,7 +498,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, RAW ? kRawBlocksPerSM : k
         if (GUARD) guard_group(L, p, rg);
         __syncwarp();
         next.load(p, rg + kGroup, L.lane, new_col);  // the arrays are padded: no bound checks
-        sweep_group<SIDES, RAW>(L, p, rg, r_safe);
+        sweep_group<SIDES, RAW, NAN_FREE>(L, p, rg, r_safe);
         __syncwarp();
         flush_group<SIDES, RAW>(L, p, rg);
     }
@@ -831,7 +846,10 @@ void guard_columns_of_units(const mp::UnitRange& u, int64_t n_seg, int64_t tile_
 // The two launches (plain and guarded) of a chunk of tasks of a sweep that updates `sides`.
 template <int SIDES, bool RAW>
 void launch_sweep(const Params& p, unsigned blocks, cudaStream_t s) {
-    sweep_kernel<false, SIDES, RAW><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
+    if (p.nan_free)
+        sweep_kernel<false, SIDES, RAW, true><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
+    else
+        sweep_kernel<false, SIDES, RAW><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
     check(cudaGetLastError(), "matrix profile kernel launch");
     sweep_kernel<true, SIDES, RAW><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
     check(cudaGetLastError(), "matrix profile guarded kernel launch");
@@ -1066,8 +1084,12 @@ private:
         const unsigned key_mask = ~((1u << codec_.shift) - 1u);
         return Params{R.xs, R.mu, R.df, R.dg, codec_.raw ? R.inv4 : R.inv_norm, C.xs, C.mu, C.df, C.dg, C.inv4, R.guard_rows, C.guard_cols,
                       d_.sweeps[w].guarded, d_.sweeps[w].seg_start, (sp.sides & kRows) ? d_.best : nullptr,
-                      (sp.sides & kCols) ? d_.best : nullptr, 0, 0, (int)seg_starts_[w].size() - 1, R.count, C.count,
-                      C.excl, m_, key_mask, codec_};
+                      (sp.sides & kCols) ? d_.best : nullptr, 0, 0, (int)seg_starts_[w].size() - 1, nan_free(),
+                      R.count, C.count, C.excl, m_, key_mask, codec_};
+    }
+    // No series has gap flags (mp::GapPlan's gap empty): no value of the plain sweep is NaN.
+    bool nan_free() const {
+        return std::all_of(gaps_.begin(), gaps_.end(), [](const mp::GapPlan& g) { return g.gap.empty(); });
     }
     static int64_t tile_cols(const Params& p) { return (p.count_c - p.excl + mp::kGuardDiags - 1) / mp::kGuardDiags; }
     // The guard of sweep w's tile columns [e_lo, e_hi) (their direct tiles,
