@@ -406,6 +406,17 @@ TEST(shapelets_invariant_to_offset_1e8) {
                    1e-5);
 }
 
+// Every series classified alone (tsm_shapelet_classify) as in the batch (pred).
+static void single_form_agrees(const TsShapeletTree& t, const Set& S, const std::vector<int32_t>& pred) {
+    for (size_t i = 0; i < S.x.size(); ++i) {
+        int32_t c;
+        TsStatus st;
+        tsm_shapelet_classify(t.nodes, t.n_nodes, t.n_classes, S.x[i].data(), (int64_t)S.x[i].size(), &c, &st);
+        CHECK_OK(st);
+        CHECK_EQ(c, pred[i]);
+    }
+}
+
 TEST(shapelets_errors) {
     auto S = random_set(3, 6, 2, 20, 20);
     TsStatus st;
@@ -449,13 +460,7 @@ TEST(shapelet_tree_separable_set) {
     auto pred = classify(t, S, tsmt::cpu_exec());
     CHECK_EQ(accuracy(pred, S.y), 1.0);
     // single form == batch form; pre-order; leaves hold counts
-    for (size_t i = 0; i < S.x.size(); ++i) {
-        int32_t c;
-        TsStatus st;
-        tsm_shapelet_classify(t.nodes, t.n_nodes, t.n_classes, S.x[i].data(), (int64_t)S.x[i].size(), &c, &st);
-        CHECK_OK(st);
-        CHECK_EQ(c, pred[i]);
-    }
+    single_form_agrees(t, S, pred);
     int64_t leaf_total = 0;
     for (int i = 0; i < t.n_nodes; ++i) {
         const auto& n = t.nodes[i];
@@ -908,6 +913,27 @@ TEST(shapelets_series_beyond_the_screen) {
 }
 
 #ifdef TSMINE_WITH_CUDA
+// The GPU's shapelets (top 5 of length 3..40 step 1; top 90 step 3) and tree
+// equal the CPU's bit for bit under every tuning of the distance kernels
+// (tuning restored to saved); returns how many the first run found.
+static int64_t gpu_equals_cpu_under_every_tuning(const Set& S, const tsm::shp::gpu::Tuning& saved) {
+    using tsm::shp::gpu::tuning;
+    const int64_t cap = saved.start_table_cap;
+    const std::pair<int64_t, int> cases[] = {{cap, saved.rows_per_lane}, {cap, 1}, {cap, 4}, {0, 1}, {0, 2}, {0, 4}};
+    const TsShapelets c1 = run_shapelets(S, 3, 40, 1, 5, tsmt::cpu_exec());
+    const TsShapelets c2 = run_shapelets(S, 3, 40, 3, 90, tsmt::cpu_exec());
+    for (const auto& cs : cases) {
+        tuning().start_table_cap = cs.first;
+        tuning().rows_per_lane = cs.second;
+        same_shapelets(c1, run_shapelets(S, 3, 40, 1, 5, tsmt::gpu_exec()), 0.0);
+        same_shapelets(c2, run_shapelets(S, 3, 40, 3, 90, tsmt::gpu_exec()), 0.0);
+    }
+    tuning() = saved;
+    same_tree(run_tree(S, 3, 30, 2, 3, 1, tsmt::cpu_exec()), run_tree(S, 3, 30, 2, 3, 1, tsmt::gpu_exec()));
+    CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
+    return c1.count;
+}
+
 // The hostile sets on the GPU, with every tuning (start table or starts in
 // the kernel, one, two or four rows a lane): the CPU's rows bit for bit.
 // The glitch sets restart rows and columns (kRestartRatio) inside tiles and
@@ -936,21 +962,7 @@ GPU_TEST(shapelets_gpu_hostile_equal_cpu) {
     for (size_t i = 0; i < scaled.x.size(); ++i)
         for (auto& v : scaled.x[i]) v = std::ldexp(v, i == 2 ? -1070 : (int)(i * 397 % 2001) - 1000);
     sets.push_back(scaled);
-    const int64_t cap = saved.start_table_cap;
-    const std::pair<int64_t, int> cases[] = {{cap, saved.rows_per_lane}, {cap, 1}, {cap, 4}, {0, 1}, {0, 2}, {0, 4}};
-    for (const Set& S : sets) {
-        const TsShapelets c1 = run_shapelets(S, 3, 40, 1, 5, tsmt::cpu_exec());
-        const TsShapelets c2 = run_shapelets(S, 3, 40, 3, 90, tsmt::cpu_exec());
-        for (const auto& cs : cases) {
-            tuning().start_table_cap = cs.first;
-            tuning().rows_per_lane = cs.second;
-            same_shapelets(c1, run_shapelets(S, 3, 40, 1, 5, tsmt::gpu_exec()), 0.0);
-            same_shapelets(c2, run_shapelets(S, 3, 40, 3, 90, tsmt::gpu_exec()), 0.0);
-        }
-        tuning() = saved;
-        same_tree(run_tree(S, 3, 30, 2, 3, 1, tsmt::cpu_exec()), run_tree(S, 3, 30, 2, 3, 1, tsmt::gpu_exec()));
-        CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
-    }
+    for (const Set& S : sets) gpu_equals_cpu_under_every_tuning(S, saved);
     CHECK_EQ(run_shapelets(ident, 3, 4, 1, 1, tsmt::gpu_exec()).count, 0);
     // a series beyond the screen: the GPU declines (54000), auto would run the CPU
     Set beyond = wave_set(9, 150);
@@ -1052,13 +1064,7 @@ TEST(shapelet_distance_and_classify_with_gaps) {
     auto pred = classify(t, S, tsmt::cpu_exec());
     CHECK_EQ(accuracy(pred, S.y), 1.0);  // grown to purity, gaps and all
     CHECK_EQ(pred[4], rightmost_leaf_class(t));
-    for (size_t i = 0; i < S.x.size(); ++i) {
-        int32_t c;
-        TsStatus st;
-        tsm_shapelet_classify(t.nodes, t.n_nodes, t.n_classes, S.x[i].data(), (int64_t)S.x[i].size(), &c, &st);
-        CHECK_OK(st);
-        CHECK_EQ(c, pred[i]);
-    }
+    single_form_agrees(t, S, pred);
 }
 
 // UCR sets with 1% of their values missing (NaN, at random) and, in every
@@ -1108,22 +1114,7 @@ GPU_TEST(shapelets_gpu_gaps_equal_cpu) {
     for (int at : {150, 300, 640}) spiky.x[1][at] = 1e9;
     for (int t = 400; t < 470; ++t) spiky.x[5][t] = std::nan("");
     sets.push_back(spiky);
-    const int64_t cap = saved.start_table_cap;
-    const std::pair<int64_t, int> cases[] = {{cap, saved.rows_per_lane}, {cap, 1}, {cap, 4}, {0, 1}, {0, 2}, {0, 4}};
-    for (const Set& S : sets) {
-        const TsShapelets c1 = run_shapelets(S, 3, 40, 1, 5, tsmt::cpu_exec());
-        const TsShapelets c2 = run_shapelets(S, 3, 40, 3, 90, tsmt::cpu_exec());
-        CHECK(c1.count == 5);
-        for (const auto& cs : cases) {
-            tuning().start_table_cap = cs.first;
-            tuning().rows_per_lane = cs.second;
-            same_shapelets(c1, run_shapelets(S, 3, 40, 1, 5, tsmt::gpu_exec()), 0.0);
-            same_shapelets(c2, run_shapelets(S, 3, 40, 3, 90, tsmt::gpu_exec()), 0.0);
-        }
-        tuning() = saved;
-        same_tree(run_tree(S, 3, 30, 2, 3, 1, tsmt::cpu_exec()), run_tree(S, 3, 30, 2, 3, 1, tsmt::gpu_exec()));
-        CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
-    }
+    for (const Set& S : sets) CHECK(gpu_equals_cpu_under_every_tuning(S, saved) == 5);
     // GunPoint, all lengths, with 1% of its values missing: the GPU's rows are
     // the CPU's (step 10 on the CPU side to keep it short); the times of the
     // GPU with and without gaps are printed (the gap-free set runs the code
