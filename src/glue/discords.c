@@ -39,18 +39,51 @@ tsm_array8_around(void *body, int64 n, Oid elemtype)
 	return a;
 }
 
-/* A copy of n 8-byte values as an array with NULL where null[i]. */
+/*
+ * The array of the n 8-byte values of a result block (body: TSM_RESULT_PREFIX_FOR
+ * bytes in front), element i NULL where neighbor[i] (1-based) is 0 (a window
+ * without a neighbour; neighbor may be body itself); present: how many are
+ * not.  Made in place in one pass: the header and the null bitmap (a byte, 8
+ * elements, at a time) in front of the body, the present values moved down
+ * over the places of the NULLs (value i goes to place kept <= i, read before
+ * it is written).  The array construct_md_array would make, bit for bit.
+ */
 static ArrayType *
-array8_with_nulls(const void *data, int64 n, Oid elemtype, const bool *null)
+array8_with_nulls_in_place(void *body, const int64 *neighbor, int64 n, int64 present, Oid elemtype)
 {
-	int			dims[1] = {(int) n};
-	int			lbs[1] = {1};
-	Datum	   *d = (Datum *) palloc_extended((Size) n * sizeof(Datum), MCXT_ALLOC_HUGE);
+	int64	   *value = (int64 *) body; /* 8 bytes each, moved as they are */
+	int32		dataoffset = ARR_OVERHEAD_WITHNULLS(1, n);
+	ArrayType  *a = (ArrayType *) ((char *) body - dataoffset);
+	bits8	   *bitmap;
+	int64		kept = 0;
 
-	for (int64 i = 0; i < n; i++)
-		d[i] = elemtype == FLOAT8OID ? Float8GetDatum(((const double *) data)[i])
-			: Int64GetDatum(((const int64 *) data)[i]);
-	return construct_md_array(d, (bool *) null, 1, dims, lbs, elemtype, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+	Assert(dataoffset <= TSM_RESULT_PREFIX_FOR((size_t) n * 8));
+	memset(a, 0, dataoffset);
+	SET_VARSIZE(a, dataoffset + (Size) present * 8);
+	a->ndim = 1;
+	a->dataoffset = dataoffset;
+	a->elemtype = elemtype;
+	ARR_DIMS(a)[0] = (int) n;
+	ARR_LBOUND(a)[0] = 1;
+	bitmap = ARR_NULLBITMAP(a);
+	for (int64 b = 0; b < n; b += 8)
+	{
+		int			k_end = (int) Min(8, n - b);
+		bits8		bits = 0;
+
+		for (int k = 0; k < k_end; k++)
+		{
+			bool		here = neighbor[b + k] > 0;
+			int64		v = value[b + k];
+
+			bits |= (bits8) (here << k);
+			value[kept] = v;
+			kept += here;
+		}
+		bitmap[b / 8] = bits;
+	}
+	Assert(kept == present);
+	return a;
 }
 
 /* One row per window: (pos, distance, neighbor), NULLs where none; with
@@ -81,8 +114,8 @@ tsm_put_profile_rows(ReturnSetInfo *rsinfo, const TsProfile *p, const TsmTimes *
 /*
  * One row of two arrays (distance, neighbor), element i for window i (and
  * with times, two more: start_time and neighbor_time).  The
- * profile's blocks have room for an array header in front, so without NULLs
- * the arrays are made around them, uncopied.  The row goes into a tuplestore sized for it:
+ * profile's blocks have room for an array header in front, so the arrays are
+ * made around them, uncopied (with NULLs: compacted in place).  The row goes into a tuplestore sized for it:
  * it is already in memory, and a store bounded by work_mem would only write
  * it to a temporary file and read it back.
  */
@@ -113,12 +146,11 @@ put_profile_arrays(ReturnSetInfo *rsinfo, TsProfile *p, const TsmTimes *times)
 	}
 	else
 	{
-		bool	   *none = (bool *) palloc_extended((Size) p->count, MCXT_ALLOC_HUGE);
-
-		for (int64 i = 0; i < p->count; i++)
-			none[i] = p->index[i] <= 0;
-		values[0] = PointerGetDatum(array8_with_nulls(p->dist, p->count, FLOAT8OID, none));
-		values[1] = PointerGetDatum(array8_with_nulls(p->index, p->count, INT8OID, none));
+		/* the distances first: the neighbours say where the NULLs are */
+		values[0] = PointerGetDatum(array8_with_nulls_in_place(p->dist, p->index, p->count, p->count - without,
+																FLOAT8OID));
+		values[1] = PointerGetDatum(array8_with_nulls_in_place(p->index, p->index, p->count, p->count - without,
+																INT8OID));
 	}
 
 	/* a store that keeps the row in memory (random access if the caller asked) */

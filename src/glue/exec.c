@@ -64,8 +64,9 @@ glue_alloc(size_t bytes)
  * memory that is already mapped instead of page-faulting fresh memory every
  * time (bench/RESULTS.md measured it).  The region is malloc'd, at most
  * TSM_STAGE_MAX bytes; a call that needs more, or a block past the region's
- * end, gets palloc'd memory as before.  Every block has TSM_RESULT_PREFIX
- * bytes in front of it, so it can become an array's body in place.
+ * end, gets palloc'd memory as before.  Every block has
+ * TSM_RESULT_PREFIX_FOR(its bytes) bytes in front of it, so it can become an
+ * array's body in place (an array with NULLs too).
  */
 #define TSM_STAGE_MAX ((size_t) 64 << 20)
 
@@ -76,18 +77,19 @@ static size_t stage_used;
 static void *
 stage_alloc(size_t bytes)
 {
-	size_t		need = TSM_RESULT_PREFIX + TYPEALIGN(64, bytes);
+	size_t		prefix = TSM_RESULT_PREFIX_FOR(bytes);
+	size_t		need = prefix + TYPEALIGN(64, bytes);
 	char	   *p;
 
 	if (stage_base && need <= stage_size - stage_used)
 	{
 		p = stage_base + stage_used;
 		stage_used += need;
-		return p + TSM_RESULT_PREFIX;
+		return p + prefix;
 	}
-	p = MemoryContextAllocExtended(CurrentMemoryContext, TSM_RESULT_PREFIX + bytes,
+	p = MemoryContextAllocExtended(CurrentMemoryContext, prefix + bytes,
 								   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-	return p ? p + TSM_RESULT_PREFIX : NULL;
+	return p ? p + prefix : NULL;
 }
 
 void
@@ -213,5 +215,5 @@ tsm_profile_bytes(int64 n, int m)
 {
 	int64		count = n >= m ? n - m + 1 : 0;
 
-	return 2 * (size_t) count * 8 + 4 * TSM_RESULT_PREFIX;
+	return 2 * ((size_t) count * 8 + TSM_RESULT_PREFIX_FOR((size_t) count * 8)) + 4 * TSM_RESULT_PREFIX;
 }

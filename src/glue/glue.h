@@ -88,10 +88,15 @@ extern void tsm_raise_status(const TsStatus *st);
 /* Makes the core's result memory for this call come from a region kept for
  * the backend's life (up to 64 MB; beyond, palloc'd as usual), for results the
  * caller consumes before its SQL function returns; `bytes` is about how much
- * the call allocates.  Every block, staged or not, has TSM_RESULT_PREFIX bytes
- * in front of it that the caller may use (an array header, say).  A second
- * staging reuses the region: call it once per SQL function call. */
+ * the call allocates.  Every block, staged or not, has
+ * TSM_RESULT_PREFIX_FOR(its bytes) bytes in front of it that the caller may
+ * use: room for the header of a one-dimensional array of its bytes / 8
+ * elements with a null bitmap, so that the block can become the body of an
+ * array, with NULLs or without, in place.  A second staging reuses the
+ * region: call it once per SQL function call. */
 #define TSM_RESULT_PREFIX 64
+#define TSM_RESULT_PREFIX_FOR(bytes) \
+	Max((size_t) TSM_RESULT_PREFIX, TYPEALIGN(64, ARR_OVERHEAD_WITHNULLS(1, (bytes) / 8)))
 extern void tsm_exec_stage_results(TsExec *ex, size_t bytes);
 
 /* The SQL entry points of a series function whose body is COMMON(fcinfo,

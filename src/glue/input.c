@@ -59,16 +59,81 @@ tsm_array_reject_nulls(ArrayType *arr, int64 n, const char *argname, const char 
 					 errhint("%s", hint)));
 }
 
-/* The values of an array with NULLs, each NULL a NaN (a gap). */
+/*
+ * The gap-filled copy of an array with NULLs goes into a region kept for the
+ * backend's life (up to TSM_INPUT_KEEP bytes), as staged results do
+ * (exec.c): a large series then reuses memory that is already mapped instead
+ * of page-faulting fresh memory on every call.  One series at a time holds
+ * it, until the memory context it was taken in is reset or deleted (as
+ * palloc'd memory would live; an error included); a second series meanwhile
+ * (the other of two, a nested call) gets palloc'd memory.
+ */
+#define TSM_INPUT_KEEP ((size_t) 64 << 20)
+
+static double *kept_base;
+static size_t kept_size;
+static bool kept_taken;
+static MemoryContextCallback kept_release;	/* registered while taken */
+
+static void
+kept_give_back(void *arg)
+{
+	kept_taken = false;
+}
+
+/* Room for n doubles until CurrentMemoryContext is reset. */
+static double *
+series_buffer(int64 n)
+{
+	size_t		bytes = (size_t) n * sizeof(double);
+
+	if (kept_taken || bytes > TSM_INPUT_KEEP)
+		return (double *) palloc_extended(bytes, MCXT_ALLOC_HUGE);
+	if (bytes > kept_size)
+	{
+		double	   *p = malloc(bytes);
+
+		if (p == NULL)
+			return (double *) palloc_extended(bytes, MCXT_ALLOC_HUGE);
+		free(kept_base);
+		kept_base = p;
+		kept_size = bytes;
+	}
+	kept_taken = true;
+	kept_release.func = kept_give_back;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &kept_release);
+	return kept_base;
+}
+
+/*
+ * The values of an array with NULLs, each NULL a NaN (a gap): one pass over
+ * the null bitmap, a byte (8 elements) at a time; a byte without NULLs (the
+ * common case) copies its 8 values at once.
+ */
 static const double *
 values_with_gaps(ArrayType *arr, int64 n)
 {
-	double	   *x = (double *) palloc_extended((Size) n * sizeof(double), MCXT_ALLOC_HUGE);
-	bits8	   *bitmap = ARR_NULLBITMAP(arr);
+	double	   *x = series_buffer(n);
+	const bits8 *bitmap = ARR_NULLBITMAP(arr);
 	const double *data = (const double *) ARR_DATA_PTR(arr);
+	const double gap = get_float8_nan();
+	int64		whole = n / 8 * 8;	/* elements in full bitmap bytes */
 
-	for (int64 i = 0; i < n; i++)
-		x[i] = (bitmap[i / 8] & (1 << (i % 8))) ? *data++ : get_float8_nan();
+	for (int64 b = 0; b < whole; b += 8)
+	{
+		bits8		present = bitmap[b / 8];
+
+		if (present == 0xFF)
+		{
+			memcpy(&x[b], data, 8 * sizeof(double));
+			data += 8;
+			continue;
+		}
+		for (int k = 0; k < 8; k++)
+			x[b + k] = (present >> k) & 1 ? *data++ : gap;
+	}
+	for (int64 i = whole; i < n; i++)
+		x[i] = (bitmap[i / 8] >> (i % 8)) & 1 ? *data++ : gap;
 	return x;
 }
 

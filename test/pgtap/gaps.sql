@@ -8,7 +8,7 @@ BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
-SELECT plan(38);
+SELECT plan(40);
 
 CREATE TEMP TABLE sig AS
   SELECT i, sin(i * 0.21) + 0.3 * sin(i * 1.3) + CASE WHEN i BETWEEN 700 AND 712 THEN 1.5 ELSE 0 END AS v
@@ -50,6 +50,17 @@ SELECT is((SELECT array_agg(neighbor_time ORDER BY pos)::text FROM ts_matrix_pro
           (SELECT array_agg(neighbor ORDER BY pos)::text FROM prof), 'the timed query form (times = positions)');
 SELECT is((SELECT distance::text FROM ts_matrix_profile_arrays((SELECT array_agg(v ORDER BY i) FROM holed), 20)),
           (SELECT array_agg(distance ORDER BY pos)::text FROM prof), 'ts_matrix_profile_arrays (NULL elements)');
+-- made in place (src/glue/discords.c): the very bytes array_agg makes of the rows (*=: binary images)
+SELECT ok((SELECT a *= r
+           FROM (SELECT distance, neighbor FROM ts_matrix_profile_arrays((SELECT array_agg(v ORDER BY i) FROM holed), 20)) a,
+                (SELECT array_agg(distance ORDER BY pos) AS distance, array_agg(neighbor ORDER BY pos) AS neighbor FROM prof) r),
+          'ts_matrix_profile_arrays: the arrays of the rows, byte for byte (NULL bitmap included)');
+-- an array whose last NULL lies in a last, partial byte of its null bitmap (1203 values)
+SELECT is((SELECT array_agg(distance ORDER BY pos)::text
+           FROM ts_matrix_profile((SELECT array_agg(v ORDER BY i) || ARRAY[0.5, NULL, 0.7]::float8[] FROM holed), 20)),
+          (SELECT array_agg(distance ORDER BY pos)::text
+           FROM ts_matrix_profile('SELECT v FROM (SELECT i, v FROM holed UNION ALL VALUES (1201, 0.5), (1202, NULL), (1203, 0.7)) s ORDER BY i', 20)),
+          'an array with a NULL in its last, partial bitmap byte = the query form');
 SELECT is((SELECT array_agg(neighbor ORDER BY pos)::text
            FROM ts_matrix_profile_from_tiles((SELECT array_agg(v ORDER BY i) FROM holed),
                   (SELECT ts_matrix_profile_merge(ts_matrix_profile_tile((SELECT array_agg(v ORDER BY i) FROM holed), 20, t, 4))
