@@ -67,12 +67,16 @@
 //    units split by pairs (mp::split_units), one share per DeviceCall, all
 //    driven side by side from the calling thread; the keys merged on the host
 //    (element-wise maximum) and finalised once, on the first GPU.
-//  * Gaps (mp_detail.h): the host fills them (mp::plan_gaps) and uploads
-//    the filled series with the per-window flags; mark_kernel gives the
-//    flagged windows NaN factors after the guard's tables, so their pairs'
-//    values are NaN and lose every comparison of the sweep (which starts
-//    from Order::none()), and direct_tile drops them as the CPU's gap sweep
-//    does.
+//  * Gaps (mp_detail.h): the host only finds whether a series has one
+//    (and the value of leading gaps, mp::lead_fill); the series goes over
+//    the bus with its gaps, as any series, and the device plans them as
+//    mp::plan_gaps does, by scans (plan_gaps_on_device: the filled series,
+//    the windows' gap flags, next_ok; an AB-join plans both series where one
+//    has gaps, as mp::ab_gap_plans, the other's flags all clear);
+//    mark_kernel gives the flagged windows NaN factors after the guard's
+//    tables, so their pairs' values are NaN and lose every comparison of the
+//    sweep (which starts from Order::none()), and direct_tile drops them as
+//    the CPU's gap sweep does.
 //  * Tiles (mp_tiles.cpp): a tile runs the tasks and the direct tiles of its
 //    units alone and copies the keys out; keys merged from tiles are loaded
 //    in place of the sweep's and finalised (DeviceCall).
@@ -86,6 +90,7 @@
 #include <thread>
 #include <vector>
 
+#include "finite.h"
 #include "gpu_runtime.h"
 #include "progress.h"
 #include "matrix_profile.h"
@@ -606,10 +611,11 @@ __global__ void mark_kernel(const uint8_t* __restrict__ gap, int64_t count, doub
         mp::mark_gap_window(gap, i, inv_norm, inv4, constant);
 }
 
-// next_const by a suffix minimum: rev[k] = the window count−1−k if constant, else count.
-__global__ void reverse_const_kernel(const uint8_t* __restrict__ constant, int64_t count, int64_t* rev) {
+// next_const (next_ok) by a suffix minimum: rev[k] = the window count−1−k if
+// its flag is `set` (constant; no gap: set = 0), else count.
+__global__ void reverse_flags_kernel(const uint8_t* __restrict__ flag, uint8_t set, int64_t count, int64_t* rev) {
     for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < count; k += (int64_t)gridDim.x * blockDim.x)
-        rev[k] = constant[count - 1 - k] ? count - 1 - k : count;
+        rev[k] = (flag[count - 1 - k] != 0) == (set != 0) ? count - 1 - k : count;
 }
 __global__ void next_const_kernel(const int64_t* __restrict__ rev, int64_t count, int64_t* next) {
     for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q <= count; q += (int64_t)gridDim.x * blockDim.x)
@@ -618,6 +624,32 @@ __global__ void next_const_kernel(const int64_t* __restrict__ rev, int64_t count
 struct MinI64 {
     __device__ __forceinline__ int64_t operator()(int64_t a, int64_t b) const { return b < a ? b : a; }
 };
+struct MaxI64 {
+    __device__ __forceinline__ int64_t operator()(int64_t a, int64_t b) const { return b > a ? b : a; }
+};
+
+// ---- the gap plan (mp::plan_gaps) by scans ----
+// last[i] = i where x[i] is finite, else −1 (a maximum scan then gives the
+// last finite position at or before i).
+__global__ void finite_at_kernel(const double* __restrict__ x, int64_t n, int64_t* last) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        last[i] = mp::is_gap(x[i]) ? -1 : i;
+}
+__global__ void fill_kernel(const double* __restrict__ x, const int64_t* __restrict__ last, int64_t n, double lead,
+                            double* filled) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        filled[i] = mp::filled_value(x, last[i], lead);
+}
+// gaps[i] = 1 where x[i] is a gap, 0 elsewhere and at n (an exclusive sum
+// then gives before[k], the gaps in x[0..k)).
+__global__ void gap_at_kernel(const double* __restrict__ x, int64_t n, int64_t* gaps) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i <= n; i += (int64_t)gridDim.x * blockDim.x)
+        gaps[i] = i < n && mp::is_gap(x[i]);
+}
+__global__ void window_gap_kernel(const int64_t* __restrict__ before, int m, int64_t count, uint8_t* gap) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count; i += (int64_t)gridDim.x * blockDim.x)
+        gap[i] = mp::window_has_gap(before, i, m);
+}
 
 unsigned blocks_for(int64_t items, int threads) {
     const int64_t b = (items + threads - 1) / threads;
@@ -637,9 +669,10 @@ std::vector<int64_t> segment_starts(int64_t count_r, int64_t count_c, int64_t ex
     return seg_start;
 }
 
-// Scratch bytes of the CUB calls of the preparation (minimum, maximum, scan).
+// Scratch bytes of the CUB calls of the preparation (minimum, maximum, scans;
+// those of the gap plan over n + 1 values).
 size_t cub_scratch_bytes(int64_t n, int64_t count) {
-    size_t min_bytes = 0, max_bytes = 0, scan_bytes = 0;
+    size_t min_bytes = 0, max_bytes = 0, scan_bytes = 0, gap_max_bytes = 0, gap_sum_bytes = 0;
     check(cub::DeviceReduce::Min(nullptr, min_bytes, (const double*)nullptr, (double*)nullptr, n),
           "cub::DeviceReduce::Min");
     check(cub::DeviceReduce::Max(nullptr, max_bytes, (const double*)nullptr, (double*)nullptr, n),
@@ -647,7 +680,12 @@ size_t cub_scratch_bytes(int64_t n, int64_t count) {
     check(cub::DeviceScan::InclusiveScan(nullptr, scan_bytes, (int64_t*)nullptr, (int64_t*)nullptr, MinI64(),
                                          count),
           "cub::DeviceScan::InclusiveScan");
-    return std::max(scan_bytes, std::max(min_bytes, max_bytes));
+    check(cub::DeviceScan::InclusiveScan(nullptr, gap_max_bytes, (int64_t*)nullptr, (int64_t*)nullptr, MaxI64(),
+                                         n + 1),
+          "cub::DeviceScan::InclusiveScan");
+    check(cub::DeviceScan::ExclusiveSum(nullptr, gap_sum_bytes, (int64_t*)nullptr, (int64_t*)nullptr, n + 1),
+          "cub::DeviceScan::ExclusiveSum");
+    return std::max({scan_bytes, min_bytes, max_bytes, gap_max_bytes, gap_sum_bytes});
 }
 
 // One series of a call (the self-join's, or A or B of an AB-join): its
@@ -655,6 +693,13 @@ size_t cub_scratch_bytes(int64_t n, int64_t count) {
 struct SeriesIn {
     const double* x;
     int64_t n, excl;
+};
+
+// What the host knows of a series' gaps (DeviceCall::gaps_of): whether the
+// device plans them (plan_gaps_on_device) and the value of leading gaps.
+struct GapsIn {
+    bool planned = false;
+    double lead = 0;
 };
 
 // One sweep of a call: the series of its rows and of its columns (indices
@@ -677,8 +722,9 @@ struct SeriesArrays {
     double *inv_norm, *inv4;       // per window (padded)
     double* inv_std;               // per window
     uint8_t* constant;             // per window
-    uint8_t* gap = nullptr;        // per window, with gaps only (mp::GapPlan)
+    uint8_t* gap = nullptr;        // per window, with gaps only (mp::GapPlan's, plan_gaps_on_device)
     int64_t* next_ok = nullptr;    // count + 1 entries, with gaps only
+    int64_t* gap_scan = nullptr;   // n + 1 entries, with gaps only: the gap plan's scans
     int64_t* next_const;           // count + 1 entries
     int64_t* const_scan;           // next_const's suffix minimum, reversed
 
@@ -701,6 +747,7 @@ struct SeriesArrays {
         if (gaps) {
             arena.reserve(gap, count);
             arena.reserve(next_ok, count + 1);
+            arena.reserve(gap_scan, n + 1);
         }
         arena.reserve(next_const, count + 1);
         arena.reserve(const_scan, count);
@@ -728,9 +775,9 @@ struct DeviceMemory {
     Arena arena;
 
     DeviceMemory(const std::vector<SeriesIn>& in, int m, const std::vector<std::vector<int64_t>>& seg_starts,
-                 const std::vector<mp::GapPlan>& gaps) {
+                 const std::vector<GapsIn>& gaps) {
         for (size_t i = 0; i < in.size(); ++i) {
-            series[i].reserve(arena, in[i], m, !gaps[i].gap.empty());
+            series[i].reserve(arena, in[i], m, gaps[i].planned);
             scratch_bytes = std::max(scratch_bytes, cub_scratch_bytes(series[i].n, series[i].count));
         }
         for (size_t w = 0; w < seg_starts.size(); ++w) {
@@ -747,20 +794,14 @@ struct DeviceMemory {
     }
 };
 
-// Clears a series' padded arrays; copies its values (mp::series_values) and
-// its gap flags where it has them (gaps.gap not empty).
-void upload(const SeriesArrays& d, const double* x, const mp::GapPlan& gaps, cudaStream_t s) {
+// Clears a series' padded arrays; copies its values: into x, or, where the
+// device plans gaps, into xs (its first n values), which plan_gaps_on_device
+// fills into x before the preparation computes xs.
+void upload(const SeriesArrays& d, const double* x, cudaStream_t s) {
     const size_t padded_bytes = (d.count + kPad) * sizeof(double);
     check(cudaMemsetAsync(d.xs, 0, (d.n + kPad) * sizeof(double), s), "cudaMemsetAsync");
     for (double* a : {d.mu, d.df, d.dg, d.inv_norm, d.inv4}) check(cudaMemsetAsync(a, 0, padded_bytes, s), "cudaMemsetAsync");
-    check(cudaMemcpyAsync(d.x, mp::series_values(x, gaps), d.n * sizeof(double), cudaMemcpyHostToDevice, s),
-          "copy series");
-    if (d.gap) {
-        check(cudaMemcpyAsync(d.gap, gaps.gap.data(), d.count, cudaMemcpyHostToDevice, s), "copy gap flags");
-        check(cudaMemcpyAsync(d.next_ok, gaps.next_ok.data(), (d.count + 1) * sizeof(int64_t),
-                              cudaMemcpyHostToDevice, s),
-              "copy gap index");
-    }
+    check(cudaMemcpyAsync(d.gap ? d.xs : d.x, x, d.n * sizeof(double), cudaMemcpyHostToDevice, s), "copy series");
 }
 
 // Clears a sweep's flags; copies its segment table.
@@ -769,6 +810,40 @@ void upload(const SweepArrays& w, const std::vector<int64_t>& seg_start, cudaStr
     check(cudaMemcpyAsync(w.seg_start, seg_start.data(), seg_start.size() * sizeof(int64_t),
                           cudaMemcpyHostToDevice, s),
           "copy segment table");
+}
+
+// next[q] = the smallest window p >= q whose flag is `set` (count when none),
+// count + 1 entries, by a suffix minimum through rev (count entries).
+void next_flagged(const uint8_t* flag, uint8_t set, int64_t count, int64_t* rev, int64_t* next, unsigned char* scratch,
+                  size_t scratch_bytes, cudaStream_t s) {
+    reverse_flags_kernel<<<blocks_for(count, 256), 256, 0, s>>>(flag, set, count, rev);
+    check(cudaGetLastError(), "matrix profile flags launch");
+    size_t bytes = scratch_bytes;
+    check(cub::DeviceScan::InclusiveScan(scratch, bytes, rev, rev, MinI64(), count, s), "flags scan");
+    next_const_kernel<<<blocks_for(count + 1, 256), 256, 0, s>>>(rev, count, next);
+    check(cudaGetLastError(), "matrix profile flag index launch");
+}
+
+// The gap plan of a series uploaded with its gaps (into xs), as mp::plan_gaps
+// makes it (mp_detail.h's rules): x, the filled series (the last finite value
+// at or before each position: a maximum scan); gap, the windows' flags (from
+// the gaps before each position: an exclusive sum); next_ok.
+void plan_gaps_on_device(const SeriesArrays& d, unsigned char* scratch, size_t scratch_bytes, int m, double lead,
+                         cudaStream_t s) {
+    const int64_t n = d.n, count = d.count;
+    size_t bytes = scratch_bytes;
+    finite_at_kernel<<<blocks_for(n, 256), 256, 0, s>>>(d.xs, n, d.gap_scan);
+    check(cudaGetLastError(), "matrix profile gap launch");
+    check(cub::DeviceScan::InclusiveScan(scratch, bytes, d.gap_scan, d.gap_scan, MaxI64(), n, s), "last finite scan");
+    fill_kernel<<<blocks_for(n, 256), 256, 0, s>>>(d.xs, d.gap_scan, n, lead, d.x);
+    check(cudaGetLastError(), "matrix profile fill launch");
+    gap_at_kernel<<<blocks_for(n + 1, 256), 256, 0, s>>>(d.xs, n, d.gap_scan);
+    check(cudaGetLastError(), "matrix profile gap launch");
+    bytes = scratch_bytes;
+    check(cub::DeviceScan::ExclusiveSum(scratch, bytes, d.gap_scan, d.gap_scan, n + 1, s), "gap count scan");
+    window_gap_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.gap_scan, m, count, d.gap);
+    check(cudaGetLastError(), "matrix profile gap flags launch");
+    next_flagged(d.gap, 0, count, d.const_scan, d.next_ok, scratch, scratch_bytes, s);
 }
 
 // A series' minimum and maximum into d.lohi.
@@ -811,13 +886,7 @@ void prepare_on_device(const SeriesArrays& d, unsigned char* scratch, size_t scr
         mark_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.gap, count, d.inv_norm, d.inv4, d.constant);
         check(cudaGetLastError(), "matrix profile gap launch");
     }
-    reverse_const_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.constant, count, d.const_scan);
-    check(cudaGetLastError(), "matrix profile constant launch");
-    size_t bytes = scratch_bytes;
-    check(cub::DeviceScan::InclusiveScan(scratch, bytes, d.const_scan, d.const_scan, MinI64(), count, s),
-          "constant windows scan");
-    next_const_kernel<<<blocks_for(count + 1, 256), 256, 0, s>>>(d.const_scan, count, d.next_const);
-    check(cudaGetLastError(), "matrix profile constant index launch");
+    next_flagged(d.constant, 1, count, d.const_scan, d.next_const, scratch, scratch_bytes, s);
 }
 
 // The tasks [task_lo, task_hi) of a range of units (segment_starts' order is
@@ -963,21 +1032,24 @@ public:
         : DeviceCall({SeriesIn{x, n, excl}}, {SweepSpec{0, 0, kBoth}}, m, device, ex, raw) {}
 
     // raw: raw-value distances (an AB-join's series then take one
-    // rescaling: mp::joint_range, mp::joint_samples).  A series with gaps is
-    // filled on the host (mp::plan_gaps; an AB-join's: mp::ab_gap_plans) and
-    // uploaded so.
+    // rescaling: mp::joint_range, mp::joint_samples).  A series with gaps
+    // (and an AB-join's other series) is uploaded as it is and planned on
+    // the device (gaps_of, plan_gaps_on_device).
     DeviceCall(const std::vector<SeriesIn>& in, const std::vector<SweepSpec>& sweeps, int m, int device, TsExec* ex,
                bool raw = false)
         : ex_(ex), device_(device), t_start_(start_device(device, ex)), count_(in[0].n - m + 1),
           n_series_((int)in.size()), m_(m), codec_(mp::make_codec(max_count(in, m), raw, m)), specs_(sweeps),
-          seg_starts_(segment_tables(in, sweeps, m)), gaps_(gap_plans(in, m)), d_(in, m, seg_starts_, gaps_),
+          seg_starts_(segment_tables(in, sweeps, m)), gaps_(gaps_of(in)), d_(in, m, seg_starts_, gaps_),
           timer_(s_) {
         std::vector<mp::CentreSamples> samples = centre_samples(in, raw);
-        for (size_t i = 0; i < in.size(); ++i) upload(d_.series[i], in[i].x, gaps_[i], s_);
+        for (size_t i = 0; i < in.size(); ++i) upload(d_.series[i], in[i].x, s_);
         for (size_t w = 0; w < specs_.size(); ++w) upload(d_.sweeps[w], seg_starts_[w], s_);
         check(cudaMemsetAsync(d_.best, 0, count_ * sizeof(u64), s_), "cudaMemsetAsync");
         timer_.start();
-        for (size_t i = 0; i < in.size(); ++i) series_range(d_.series[i], d_.scratch, d_.scratch_bytes, s_);
+        for (size_t i = 0; i < in.size(); ++i) {
+            if (gaps_[i].planned) plan_gaps_on_device(d_.series[i], d_.scratch, d_.scratch_bytes, m, gaps_[i].lead, s_);
+            series_range(d_.series[i], d_.scratch, d_.scratch_bytes, s_);
+        }
         if (raw && in.size() == 2) {
             joint_range_kernel<<<1, 1, 0, s_>>>(d_.series[0].lohi, d_.series[1].lohi);
             check(cudaGetLastError(), "matrix profile joint range launch");
@@ -1051,19 +1123,25 @@ private:
         for (const SeriesIn& si : in) c = std::max(c, si.n - m + 1);
         return c;
     }
-    static std::vector<mp::GapPlan> gap_plans(const std::vector<SeriesIn>& in, int m) {
-        std::vector<mp::GapPlan> plans(in.size());
-        if (in.size() == 2)
-            mp::ab_gap_plans(in[0].x, in[0].n, in[1].x, in[1].n, m, plans[0], plans[1]);
-        else
-            mp::plan_gaps(in[0].x, in[0].n, m, plans[0]);
-        return plans;
+    // Which series the device plans (all of them where one has gaps, as
+    // mp::ab_gap_plans: a series without gaps then gets no flag set) and the
+    // value of their leading gaps.
+    static std::vector<GapsIn> gaps_of(const std::vector<SeriesIn>& in) {
+        bool any = false;
+        for (const SeriesIn& si : in) any = any || first_nonfinite(si.x, si.n) >= 0;
+        std::vector<GapsIn> gaps(in.size());
+        if (any)
+            for (size_t i = 0; i < in.size(); ++i) gaps[i] = GapsIn{true, mp::lead_fill(in[i].x, in[i].n)};
+        return gaps;
     }
-    // Each series' samples (series_samples of its values); raw values of an
+    // Each series' samples (series_samples of the values it is prepared
+    // from: filled_samples where the device plans gaps); raw values of an
     // AB-join: mp::joint_samples of both, for both.
     std::vector<mp::CentreSamples> centre_samples(const std::vector<SeriesIn>& in, bool raw) const {
         std::vector<mp::CentreSamples> q;
-        for (size_t i = 0; i < in.size(); ++i) q.push_back(mp::series_samples(mp::series_values(in[i].x, gaps_[i]), in[i].n));
+        for (size_t i = 0; i < in.size(); ++i)
+            q.push_back(gaps_[i].planned ? mp::filled_samples(in[i].x, in[i].n, gaps_[i].lead)
+                                         : mp::series_samples(in[i].x, in[i].n));
         if (raw && in.size() == 2) q[0] = q[1] = mp::joint_samples(q[0], in[0].n, q[1], in[1].n);
         return q;
     }
@@ -1087,9 +1165,9 @@ private:
                       (sp.sides & kCols) ? d_.best : nullptr, 0, 0, (int)seg_starts_[w].size() - 1, nan_free(),
                       R.count, C.count, C.excl, m_, key_mask, codec_};
     }
-    // No series has gap flags (mp::GapPlan's gap empty): no value of the plain sweep is NaN.
+    // No series has gap flags (none planned: gaps_of): no value of the plain sweep is NaN.
     bool nan_free() const {
-        return std::all_of(gaps_.begin(), gaps_.end(), [](const mp::GapPlan& g) { return g.gap.empty(); });
+        return std::all_of(gaps_.begin(), gaps_.end(), [](const GapsIn& g) { return !g.planned; });
     }
     static int64_t tile_cols(const Params& p) { return (p.count_c - p.excl + mp::kGuardDiags - 1) / mp::kGuardDiags; }
     // The guard of sweep w's tile columns [e_lo, e_hi) (their direct tiles,
@@ -1123,7 +1201,7 @@ private:
     mp::KeyCodec codec_;
     std::vector<SweepSpec> specs_;
     std::vector<std::vector<int64_t>> seg_starts_;
-    std::vector<mp::GapPlan> gaps_;  // per series (gap empty: none)
+    std::vector<GapsIn> gaps_;  // per series
     DeviceMemory d_;
     Stream s_;
     EventTimer timer_;

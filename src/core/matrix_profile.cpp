@@ -46,30 +46,31 @@ FinalizeArgs Prepared::finalize_args() const {
     return a;
 }
 
+double lead_fill(const double* x, int64_t n) {
+    for (int64_t i = 0; i < n; ++i)
+        if (!is_gap(x[i])) return x[i];
+    return 0;
+}
+
 bool plan_gaps(const double* x, int64_t n, int m, GapPlan& g) {
-    const int64_t first = first_nonfinite(x, n);
-    if (first < 0) return false;
+    if (first_nonfinite(x, n) < 0) return false;
     const int64_t count = n - m + 1;
+    const double lead = lead_fill(x, n);
     g.filled.resize(n);
-    double fill = 0;  // leading gaps: the first finite value (0 when none is)
-    for (int64_t i = first; i < n; ++i)
-        if (!is_gap(x[i])) {
-            fill = x[i];
-            break;
-        }
     std::vector<int64_t> before(n + 1);  // before[i]: gaps in x[0..i)
     before[0] = 0;
+    int64_t last_ok = -1;
     for (int64_t i = 0; i < n; ++i) {
         const bool gap = is_gap(x[i]);
-        if (!gap) fill = x[i];
-        g.filled[i] = gap ? fill : x[i];
+        if (!gap) last_ok = i;
+        g.filled[i] = filled_value(x, last_ok, lead);
         before[i + 1] = before[i] + gap;
     }
     g.gap.resize(count);
     g.next_ok.resize(count + 1);
     g.next_ok[count] = count;
     for (int64_t i = count - 1; i >= 0; --i) {
-        g.gap[i] = before[i + m] > before[i];
+        g.gap[i] = window_has_gap(before.data(), i, m);
         g.next_ok[i] = g.gap[i] ? g.next_ok[i + 1] : i;
     }
     return true;
@@ -111,16 +112,46 @@ void prepare_guard(Prepared& p, const TsExec* ex) {
 
 }  // namespace
 
-CentreSamples series_samples(const double* x, int64_t n) {
-    const int64_t k = std::min(n, kCentreSamples);
-    std::vector<double> v(k);
-    for (int64_t i = 0; i < k; ++i) v[i] = x[k > 1 ? i * (n - 1) / (k - 1) : 0];
+namespace {
+
+// The sample positions of a series of n values (series_samples).
+int64_t sample_count(int64_t n) { return std::min(n, kCentreSamples); }
+int64_t sample_at(int64_t n, int64_t k, int64_t i) { return k > 1 ? i * (n - 1) / (k - 1) : 0; }
+
+CentreSamples quantiles(std::vector<double>& v) {
     std::sort(v.begin(), v.end());
+    const int64_t k = (int64_t)v.size();
     CentreSamples q;
     q.q1 = v[(k - 1) / 8];
     q.med = v[(k - 1) / 2];
     q.q7 = v[7 * (k - 1) / 8];
     return q;
+}
+
+}  // namespace
+
+CentreSamples series_samples(const double* x, int64_t n) {
+    const int64_t k = sample_count(n);
+    std::vector<double> v(k);
+    for (int64_t i = 0; i < k; ++i) v[i] = x[sample_at(n, k, i)];
+    return quantiles(v);
+}
+
+CentreSamples filled_samples(const double* x, int64_t n, double lead) {
+    const int64_t k = sample_count(n);
+    std::vector<double> v(k);
+    int64_t last_ok = -1;  // the last finite position at or before the previous sample's
+    for (int64_t i = 0, prev = -1; i < k; ++i) {
+        const int64_t p = sample_at(n, k, i);
+        for (int64_t j = p; j > prev; --j)  // every position once in all
+            if (!is_gap(x[j])) {
+                last_ok = j;
+                break;
+            }
+        v[i] = filled_value(x, last_ok, lead);
+        prev = p;
+    }
+    return quantiles(v);
 }
 
 CentreSamples joint_samples(const CentreSamples& a, int64_t na, const CentreSamples& b, int64_t nb) {

@@ -107,6 +107,9 @@ void plan_no_gaps(int64_t n, int m, GapPlan& g);
 void ab_gap_plans(const double* a, int64_t na, const double* b, int64_t nb, int m, GapPlan& ga, GapPlan& gb);
 // The values the profile works on: x, or the filled series of its plan.
 const double* series_values(const double* x, const GapPlan& g);
+// The value of leading gaps in the filled series: the first finite value of
+// x, 0 when none is.
+double lead_fill(const double* x, int64_t n);
 
 // The preparation of a series with its own rescaling (and its gap plan).
 void prepare(const double* x, int64_t n, int m, int64_t excl, const TsExec* ex, Prepared& p, bool raw = false);
@@ -127,6 +130,9 @@ CentreSamples joint_samples(const CentreSamples& a, int64_t na, const CentreSamp
 // The rescaling of x's values (series_values), and the one of a's and b's together.
 SeriesScale own_scale(const double* x, int64_t n);
 SeriesScale joint_scale(const double* a, int64_t na, const double* b, int64_t nb);
+// series_samples of the filled series (plan_gaps; lead: lead_fill), read from
+// x with its gaps (the GPU fills the series on the device).
+CentreSamples filled_samples(const double* x, int64_t n, double lead);
 
 // ---- tiles of the sweep (ts_matrix_profile_tile, mp_tiles.cpp) ----
 // The sweep's work is cut into units: segment s (rows from s·kSegRows, where

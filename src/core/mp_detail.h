@@ -466,6 +466,16 @@ TSM_HD GuardStat guard_col_entry(const double* inv_norm, const double* df, const
 // A gap: NaN or ±Infinity.
 TSM_HD bool is_gap(double v) { return !(hd::sub(v, v) == 0.0); }
 
+// The plan of a series' gaps (mp::plan_gaps on the CPU, by a pass; the GPU's
+// preparation, by scans):
+// the filled value at a position whose last finite value at or before it is
+// at last_ok (−1: none, a leading gap: lead, the series' first finite value,
+// 0 when none is);
+TSM_HD double filled_value(const double* x, int64_t last_ok, double lead) { return last_ok >= 0 ? x[last_ok] : lead; }
+// whether window i of m values holds a gap, before[k] being the number of
+// gaps in x[0..k) (n + 1 entries).
+TSM_HD uint8_t window_has_gap(const int64_t* before, int64_t i, int m) { return before[i + m] > before[i]; }
+
 // After the guard's tables: a window that holds a gap gets NaN factors (its
 // pairs' v are NaN) and is not constant.
 TSM_HD void mark_gap_window(const uint8_t* gap, int64_t i, double* inv_norm, double* inv4, uint8_t* constant) {

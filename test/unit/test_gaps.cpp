@@ -5,6 +5,7 @@
 // everywhere; and the GPU against the CPU on the same series.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "api_matrix_profile.h"
 #include "api_motifs.h"
 #include "check.h"
+#include "matrix_profile.h"
 
 namespace {
 
@@ -442,6 +444,27 @@ TEST(gaps_raw_discords_motifs_match_brute_force) {
             check_motifs(s.x, m, k, "matrix_profile", tsmt::cpu_exec(), o, s.name + " (raw)");
         }
         check_match(s.x, tsmt::random_walk(24, 44), tsmt::cpu_exec(), s.name + " (raw)", true);
+    }
+}
+
+// The GPU plans gaps on the device (matrix_profile.cu) and takes the
+// rescaling's samples from the series with its gaps (mp::filled_samples):
+// they must be the filled series' samples, bit for bit, as the CPU takes them.
+TEST(gaps_filled_samples_are_the_filled_series_samples) {
+    std::vector<Series> layouts = gap_layouts(5000, 61);
+    Series lead{"a run at the start past the first samples", tsmt::random_walk(3000, 63)};
+    std::fill(lead.x.begin(), lead.x.begin() + 200, std::nan(""));
+    layouts.push_back(lead);
+    Series short_one{"n < 255: every value a sample", tsmt::random_walk(100, 64)};
+    for (int64_t i : {0, 1, 40, 41, 42, 99}) short_one.x[i] = i == 40 ? kInf : std::nan("");
+    layouts.push_back(short_one);
+    for (const Series& s : layouts) {
+        const int64_t n = (int64_t)s.x.size();
+        tsm::mp::GapPlan plan;
+        CHECK(tsm::mp::plan_gaps(s.x.data(), n, 16, plan));
+        const tsm::mp::CentreSamples want = tsm::mp::series_samples(plan.filled.data(), n);
+        const tsm::mp::CentreSamples got = tsm::mp::filled_samples(s.x.data(), n, tsm::mp::lead_fill(s.x.data(), n));
+        if (std::memcmp(&want, &got, sizeof want) != 0) tsmt::fail(__FILE__, __LINE__, "the samples of " + s.name);
     }
 }
 
