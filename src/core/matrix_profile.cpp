@@ -57,7 +57,8 @@ bool plan_gaps(const double* x, int64_t n, int m, GapPlan& g) {
     const int64_t count = n - m + 1;
     const double lead = lead_fill(x, n);
     g.filled.resize(n);
-    std::vector<int64_t> before(n + 1);  // before[i]: gaps in x[0..i)
+    std::vector<int64_t>& before = g.next_ok;  // first before[i], the gaps in x[0..i); then next_ok, over it
+    before.resize(n + 1);
     before[0] = 0;
     int64_t last_ok = -1;
     for (int64_t i = 0; i < n; ++i) {
@@ -67,12 +68,10 @@ bool plan_gaps(const double* x, int64_t n, int m, GapPlan& g) {
         before[i + 1] = before[i] + gap;
     }
     g.gap.resize(count);
+    for (int64_t i = 0; i < count; ++i) g.gap[i] = window_has_gap(before.data(), i, m);
     g.next_ok.resize(count + 1);
     g.next_ok[count] = count;
-    for (int64_t i = count - 1; i >= 0; --i) {
-        g.gap[i] = window_has_gap(before.data(), i, m);
-        g.next_ok[i] = g.gap[i] ? g.next_ok[i + 1] : i;
-    }
+    for (int64_t i = count - 1; i >= 0; --i) g.next_ok[i] = g.gap[i] ? g.next_ok[i + 1] : i;
     return true;
 }
 
