@@ -116,7 +116,8 @@
 //    the rescaling is that of the series' own values (a fill value is one of
 //    them, never a spike) and the recurrence runs through the gaps as
 //    through any value; per window, gap[i] says whether it holds one (a
-//    prefix count of gaps).  After the guard's tables (their H covers the
+//    prefix count of gaps; the GPU makes the same plan on the device, by
+//    scans, with the same rules: filled_value, window_has_gap).  After the guard's tables (their H covers the
 //    filled windows, their lo ignores flagged ones), mark_gap_window sets
 //    inv_norm = inv4 = NaN and clears the constant flag of a flagged window:
 //    every v = ρ/4 + off of a pair with it is NaN, which the GPU's

@@ -8,7 +8,7 @@ BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
-SELECT plan(40);
+SELECT plan(41);
 
 CREATE TEMP TABLE sig AS
   SELECT i, sin(i * 0.21) + 0.3 * sin(i * 1.3) + CASE WHEN i BETWEEN 700 AND 712 THEN 1.5 ELSE 0 END AS v
@@ -61,6 +61,14 @@ SELECT is((SELECT array_agg(distance ORDER BY pos)::text
           (SELECT array_agg(distance ORDER BY pos)::text
            FROM ts_matrix_profile('SELECT v FROM (SELECT i, v FROM holed UNION ALL VALUES (1201, 0.5), (1202, NULL), (1203, 0.7)) s ORDER BY i', 20)),
           'an array with a NULL in its last, partial bitmap byte = the query form');
+-- series with gaps, one after the other in one query (each filled into the buffer
+-- src/glue/input.c keeps, or into per-query memory while it is taken)
+SELECT is((SELECT array_agg(p.distance::text ORDER BY h.k)
+           FROM (VALUES (1), (-1)) h(k),
+                LATERAL ts_matrix_profile_arrays((SELECT array_agg(v ORDER BY i * h.k) FROM holed), 20) p),
+          ARRAY[(SELECT distance::text FROM ts_matrix_profile_arrays((SELECT array_agg(v ORDER BY i DESC) FROM holed), 20)),
+                (SELECT distance::text FROM ts_matrix_profile_arrays((SELECT array_agg(v ORDER BY i) FROM holed), 20))],
+          'two series with gaps in one query: each its own profile');
 SELECT is((SELECT array_agg(neighbor ORDER BY pos)::text
            FROM ts_matrix_profile_from_tiles((SELECT array_agg(v ORDER BY i) FROM holed),
                   (SELECT ts_matrix_profile_merge(ts_matrix_profile_tile((SELECT array_agg(v ORDER BY i) FROM holed), 20, t, 4))
