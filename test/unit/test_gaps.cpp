@@ -495,6 +495,16 @@ GPU_TEST(gaps_gpu_equals_cpu) {
             CHECK(c.index == g.index);
             CHECK(c.dist == g.dist);
         }
+    // the device's gap plan (scans over many blocks): a leading run past
+    // several of the rescaling's samples, a run of infinities, trailing gaps
+    std::vector<double> y = tsmt::random_walk(3 * 8192 + 777, 34);
+    std::fill(y.begin(), y.begin() + 500, std::nan(""));
+    std::fill(y.begin() + 9000, y.begin() + 9300, kInf);
+    std::fill(y.end() - 7, y.end(), std::nan(""));
+    const Profile c = run_profile(y, 30, 30, tsmt::cpu_exec());
+    const Profile g = run_profile(y, 30, 30, tsmt::gpu_exec());
+    CHECK(c.index == g.index);
+    CHECK(c.dist == g.dist);
     CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
 }
 
