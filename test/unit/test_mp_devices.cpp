@@ -164,47 +164,82 @@ Result run_on(const std::vector<double>& x, int m, int64_t excl, int copies) {
     return r;
 }
 
-struct Series {
+// A series and the profile's arguments for it.
+struct SplitCase {
     std::string name;
     std::vector<double> x;
+    int m;
+    int64_t excl;
+    int64_t count() const { return (int64_t)x.size() - m + 1; }
 };
 
-// Ordinary and hostile series (test_mp_hostile.cpp's kinds).
-std::vector<Series> series_to_split() {
-    std::vector<Series> all;
-    all.push_back({"random walk", tsmt::random_walk(40000, 11)});
-    std::vector<double> glitch = tsmt::random_walk(30000, 12);
-    glitch[17000] += 1e9;  // a spike: the recurrence's guard restarts around it
-    all.push_back({"glitch spike", glitch});
+// Ordinary and hostile series (test_mp_hostile.cpp's kinds), each with an m
+// and an exclusion zone; split_cases_cut_later_segments_bands_and_leave_parts_empty
+// checks where their splits over 2 and 3 GPUs cut.  Short enough that the
+// GPU test takes seconds: 2 to 5 segments of kSegRows rows, not more.  The
+// offset's signal is a random walk: one with repeating windows (a sine) makes
+// the motifs' exact selection spend minutes on the ties of its profile, which
+// no split takes part in (it runs after the merge).
+std::vector<SplitCase> split_cases() {
+    std::vector<SplitCase> all;
+    const std::vector<double> walk = tsmt::random_walk(20000, 16);
+    all.push_back({"random walk", walk, 100, 26});
+    all.push_back({"random walk, exclusion n/3", walk, 8, 20000 / 3});
+    all.push_back({"long random walk, exclusion n/3", tsmt::random_walk(40000, 11), 100, 40000 / 3});
+    std::vector<double> glitch = tsmt::random_walk(20000, 12);
+    glitch[17000] += 1e9;  // a spike in the third segment: the recurrence's guard restarts around it
+    all.push_back({"glitch spike", glitch, 100, 26});
+    all.push_back({"glitch spike", glitch, 8, 3});
     std::vector<double> flat = tsmt::gaussian(20000, 13);
     std::fill(flat.begin() + 5000, flat.begin() + 6000, 2.5);  // constant windows
     std::fill(flat.begin() + 12000, flat.begin() + 12500, 2.5);
-    all.push_back({"constant stretches", flat});
-    std::vector<double> offset(25000);
-    for (int i = 0; i < 25000; ++i) offset[i] = 1e9 + 1e-6 * (std::sin(i * 0.05) + 0.1 * std::sin(i * 1.7));
-    all.push_back({"offset 1e9 under a signal of 1e-6", offset});
+    all.push_back({"constant stretches", flat, 8, 3});
+    all.push_back({"constant stretches", flat, 100, 100});
+    std::vector<double> offset = tsmt::random_walk(12000, 17);
+    for (double& v : offset) v = 1e9 + 1e-7 * v;
+    all.push_back({"offset 1e9 under a walk of 1e-7 steps", offset, 100, 26});
     std::vector<double> tiny = tsmt::gaussian(9000, 14);
     for (double& v : tiny) v = std::ldexp(v, -1000);  // near the subnormals
-    all.push_back({"scaled by 2^-1000", tiny});
-    all.push_back({"short (fewer units than GPUs)", tsmt::random_walk(1500, 15)});
+    all.push_back({"scaled by 2^-1000", tiny, 100, 26});
+    const std::vector<double> short_walk = tsmt::random_walk(1500, 15);
+    all.push_back({"short (fewer units than GPUs)", short_walk, 8, 3});
+    all.push_back({"short, one unit", short_walk, 100, 500});
     return all;
 }
 
 }  // namespace
 
-GPU_TEST(gpu_profile_split_over_listed_devices_is_one_gpus_bit_for_bit) {
-    for (const Series& s : series_to_split())
-        for (int m : {8, 100}) {
-            if (2 * m > (int)s.x.size()) continue;
-            for (int64_t excl : {(int64_t)(m + 3) / 4 + 1, (int64_t)m, (int64_t)s.x.size() / 3}) {
-                const Result one = run_on(s.x, m, excl, 1);
-                for (int copies : {2, 3}) {
-                    const std::string what = s.name + ", m = " + std::to_string(m) + ", exclusion " +
-                                             std::to_string(excl) + ", GPU listed " + std::to_string(copies) + "x";
-                    expect_identical(one, run_on(s.x, m, excl, copies), what);
-                }
+// The cases of the GPU test below cut where a split can go wrong: inside a
+// segment (band > 0, the rows' keys then come from two GPUs), in a later
+// segment than the first, and with more parts than units (empty parts).
+TEST(split_cases_cut_later_segments_bands_and_leave_parts_empty) {
+    bool inside_a_segment = false, later_segment = false, empty_part = false;
+    for (const SplitCase& c : split_cases())
+        for (int parts : {2, 3}) {
+            const std::vector<UnitRange> split =
+                tsm::mp::split_units(c.count(), c.excl, tsm::mp::all_units(c.count(), c.excl), parts);
+            for (int i = 0; i < parts; ++i) {
+                const UnitRange& p = split[i];
+                empty_part |= p.seg0 == p.seg1 && p.band0 == p.band1;
+                if (i == 0) continue;  // a cut: where part i starts
+                inside_a_segment |= p.band0 > 0;
+                later_segment |= p.seg0 > 0 && p.seg0 < split.back().seg1;
             }
         }
+    CHECK(inside_a_segment);
+    CHECK(later_segment);
+    CHECK(empty_part);
+}
+
+GPU_TEST(gpu_profile_split_over_listed_devices_is_one_gpus_bit_for_bit) {
+    for (const SplitCase& c : split_cases()) {
+        const Result one = run_on(c.x, c.m, c.excl, 1);
+        for (int copies : {2, 3}) {
+            const std::string what = c.name + ", m = " + std::to_string(c.m) + ", exclusion " +
+                                     std::to_string(c.excl) + ", GPU listed " + std::to_string(copies) + "x";
+            expect_identical(one, run_on(c.x, c.m, c.excl, copies), what);
+        }
+    }
 }
 
 GPU_TEST(gpu_tile_keys_split_over_listed_devices_are_one_gpus) {
