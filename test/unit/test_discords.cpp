@@ -616,26 +616,20 @@ struct SideResult {
     std::vector<int64_t> col_row;  // the smallest row that discarded the column
 };
 
-// One side: rows start alive where `alive` says; a segment with no row alive
-// is not scanned, and stops after the first 32nd column (from its first) at
-// which none is left.  Co-moments: direct in the segment's first column, for
-// its top row and for rough rows or columns; the recurrence otherwise.
-SideResult plain_side(const tsm::Pd3Prep& p, bool select, double r2, const std::vector<char>& alive) {
+// PD3's scan of one side, stated plainly: every segment over its columns in
+// one go; co-moments C direct in the segment's first column, for its top row
+// and for rough rows or columns, by the recurrence otherwise; visit(i, j, C)
+// for every row i the side pairs with column j.  A segment is not scanned
+// when live(plan) is false, and stops after the first 32nd column (from its
+// first) at which it is.
+template <class Live, class Visit>
+void plain_scan(const tsm::Pd3Prep& p, bool select, Live live, Visit visit) {
     namespace pd3 = tsm::pd3;
     const tsm::mp::Prepared& P = p.mp;
-    const int64_t N = p.N;
-    SideResult out{std::vector<double>(N, INFINITY), std::vector<int64_t>(N, -1), alive, std::vector<char>(N, 0),
-                   std::vector<int64_t>(N, N)};
-    const double md = p.m, m2 = 2.0 * p.m;
-    const pd3::Columns cols = pd3::scan_columns(select, N, p.excl);
-    for (int64_t s = 0; s * pd3::kSegmentRows < N; ++s) {
-        const pd3::SegmentPlan sp = pd3::plan_segment(select, s, N, p.excl, cols.begin, cols.end);
-        auto any_alive = [&] {
-            bool any = false;
-            for (int r = 0; r < sp.rows; ++r) any = any || out.alive[sp.first_row + r];
-            return any;
-        };
-        if (!any_alive()) continue;
+    const pd3::Columns cols = pd3::scan_columns(select, p.N, p.excl);
+    for (int64_t s = 0; s * pd3::kSegmentRows < p.N; ++s) {
+        const pd3::SegmentPlan sp = pd3::plan_segment(select, s, p.N, p.excl, cols.begin, cols.end);
+        if (!live(sp)) continue;
         std::vector<double> C(sp.rows), next(sp.rows);
         for (int64_t j = sp.start; j < sp.end; ++j) {
             for (int r = 0; r < sp.rows; ++r) {
@@ -647,20 +641,37 @@ SideResult plain_side(const tsm::Pd3Prep& p, bool select, double r2, const std::
             C.swap(next);
             int lo, hi;
             pd3::paired_rows(select, sp, j, p.excl, &lo, &hi);
-            for (int r = lo; r < hi; ++r) {
-                const int64_t i = sp.first_row + r;
-                const double isd2_j = pd3::column_isd2(P.inv_std[j]);
-                const double d2 = P.inv_std[j] == 0.0 ? pd3::constant_column_d2(P.inv_std[i], md)
-                                                      : pd3::pair_d2_unbased(C[r], P.inv_std[i], isd2_j, md, m2);
-                if (pd3::visit_pair(d2, r2, j, out.d2[i], out.nn[i])) {
-                    out.alive[i] = 0;
-                    out.hit[j] = 1;
-                    out.col_row[j] = std::min(out.col_row[j], i);
-                }
-            }
-            if ((j - sp.start) % 32 == 31 && !any_alive()) break;
+            for (int r = lo; r < hi; ++r) visit(sp.first_row + r, j, C[r]);
+            if ((j - sp.start) % 32 == 31 && !live(sp)) break;
         }
     }
+}
+
+// One side: rows start alive where `alive` says; a segment with no row alive
+// is not scanned, and stops after the first 32nd column (from its first) at
+// which none is left.
+SideResult plain_side(const tsm::Pd3Prep& p, bool select, double r2, const std::vector<char>& alive) {
+    namespace pd3 = tsm::pd3;
+    const tsm::mp::Prepared& P = p.mp;
+    const int64_t N = p.N;
+    SideResult out{std::vector<double>(N, INFINITY), std::vector<int64_t>(N, -1), alive, std::vector<char>(N, 0),
+                   std::vector<int64_t>(N, N)};
+    const double md = p.m, m2 = 2.0 * p.m;
+    auto any_alive = [&](const pd3::SegmentPlan& sp) {
+        bool any = false;
+        for (int r = 0; r < sp.rows; ++r) any = any || out.alive[sp.first_row + r];
+        return any;
+    };
+    plain_scan(p, select, any_alive, [&](int64_t i, int64_t j, double C) {
+        const double isd2_j = pd3::column_isd2(P.inv_std[j]);
+        const double d2 = P.inv_std[j] == 0.0 ? pd3::constant_column_d2(P.inv_std[i], md)
+                                              : pd3::pair_d2_unbased(C, P.inv_std[i], isd2_j, md, m2);
+        if (pd3::visit_pair(d2, r2, j, out.d2[i], out.nn[i])) {
+            out.alive[i] = 0;
+            out.hit[j] = 1;
+            out.col_row[j] = std::min(out.col_row[j], i);
+        }
+    });
     return out;
 }
 
@@ -782,38 +793,21 @@ namespace {
 
 // The largest |C̃ − C| / ((2^-23 + (m + 4)·2^-34)·N_i·N_j) over the pairs
 // (i, j) of non-flat windows that one side of the scan turns into a d², C̃
-// by the scan's rules (plain_side, nothing discarded) and C the co-moment
+// by the scan's rules (plain_scan, every segment whole) and C the co-moment
 // about the stored means in long double: at most 1 (discords_detail.h).
 double scan_error_ratio(const tsm::Pd3Prep& p, bool select) {
-    namespace pd3 = tsm::pd3;
     const tsm::mp::Prepared& P = p.mp;
     const double tol = 0x1p-23 + (p.m + 4) * 0x1p-34;
     double worst = 0;
-    const pd3::Columns cols = pd3::scan_columns(select, p.N, p.excl);
-    for (int64_t s = 0; s * pd3::kSegmentRows < p.N; ++s) {
-        const pd3::SegmentPlan sp = pd3::plan_segment(select, s, p.N, p.excl, cols.begin, cols.end);
-        std::vector<double> C(sp.rows), next(sp.rows);
-        for (int64_t j = sp.start; j < sp.end; ++j) {
-            for (int r = 0; r < sp.rows; ++r) {
-                const int64_t i = sp.first_row + r;
-                next[r] = (j == sp.start || r == 0 || p.rough[i] || p.rough[j])
-                              ? tsm::direct_comoment(P.xs.data(), i, j, p.m, P.mu[i], P.mu[j])
-                              : tsm::comoment_next(C[r - 1], P.df[i], P.dg[i], P.df[j], P.dg[j]);
-            }
-            C.swap(next);
-            int lo, hi;
-            pd3::paired_rows(select, sp, j, p.excl, &lo, &hi);
-            for (int r = lo; r < hi; ++r) {
-                const int64_t i = sp.first_row + r;
-                const double ni = tsm::mp::window_norm(P.inv_norm[i]), nj = tsm::mp::window_norm(P.inv_norm[j]);
-                if (!(ni > 0 && nj > 0)) continue;
-                long double exact = 0;
-                for (int t = 0; t < p.m; ++t)
-                    exact += ((long double)P.xs[i + t] - P.mu[i]) * ((long double)P.xs[j + t] - P.mu[j]);
-                worst = std::max(worst, (double)(std::fabs((long double)C[r] - exact) / (tol * ni * nj)));
-            }
-        }
-    }
+    auto every_segment = [](const tsm::pd3::SegmentPlan&) { return true; };
+    plain_scan(p, select, every_segment, [&](int64_t i, int64_t j, double C) {
+        const double ni = tsm::mp::window_norm(P.inv_norm[i]), nj = tsm::mp::window_norm(P.inv_norm[j]);
+        if (!(ni > 0 && nj > 0)) return;
+        long double exact = 0;
+        for (int t = 0; t < p.m; ++t)
+            exact += ((long double)P.xs[i + t] - P.mu[i]) * ((long double)P.xs[j + t] - P.mu[j]);
+        worst = std::max(worst, (double)(std::fabs((long double)C - exact) / (tol * ni * nj)));
+    });
     return worst;
 }
 

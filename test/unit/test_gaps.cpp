@@ -15,62 +15,17 @@
 #include "api_motifs.h"
 #include "check.h"
 #include "matrix_profile.h"
+#include "oracles.h"
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// z-normalised windows in long double (raw: the values themselves, every
-// window an ordinary one); gap[i]: window i holds a gap.
-struct GapOracle {
-    int m = 0;
-    bool raw = false;
-    std::vector<uint8_t> gap, constant;
-    std::vector<std::vector<long double>> z;
-    long double d(int64_t i, int64_t j) const {  // not for windows with gaps
-        if (raw) {
-            long double s = 0;
-            for (int t = 0; t < m; ++t) s += (z[i][t] - z[j][t]) * (z[i][t] - z[j][t]);
-            return std::sqrt(s);
-        }
-        if (constant[i] && constant[j]) return 0;
-        if (constant[i] || constant[j]) return std::sqrt((long double)m);
-        long double s = 0;
-        for (int t = 0; t < m; ++t) s += (z[i][t] - z[j][t]) * (z[i][t] - z[j][t]);
-        return std::sqrt(s);
-    }
-    int64_t count() const { return (int64_t)gap.size(); }
-};
-
-GapOracle oracle_of(const std::vector<double>& x, int m, bool raw = false) {
-    GapOracle o;
-    o.m = m;
-    o.raw = raw;
-    const int64_t N = (int64_t)x.size() - m + 1;
-    o.gap.assign(N, 0);
-    o.constant.assign(N, 0);
-    o.z.resize(N);
-    for (int64_t i = 0; i < N; ++i) {
-        bool constant = true;
-        for (int t = 0; t < m; ++t) {
-            o.gap[i] |= !std::isfinite(x[i + t]);
-            constant &= x[i + t] == x[i];
-        }
-        if (raw && !o.gap[i]) o.z[i].assign(x.begin() + i, x.begin() + i + m);
-        if (raw || o.gap[i] || (o.constant[i] = constant)) continue;
-        long double s = 0, q = 0;
-        for (int t = 0; t < m; ++t) s += x[i + t];
-        const long double mu = s / m;
-        for (int t = 0; t < m; ++t) q += (x[i + t] - mu) * (x[i + t] - mu);
-        const long double sd = std::sqrt(q / m);
-        o.z[i].resize(m);
-        for (int t = 0; t < m; ++t) o.z[i][t] = (x[i + t] - mu) / sd;
-    }
-    return o;
-}
+using tsmt::Profile;
+using tsmt::ZWindows;
 
 // Nearest admissible window without a gap of each window (−1: none).
-void oracle_profile(const GapOracle& o, int64_t excl, std::vector<double>& dist, std::vector<int64_t>& index) {
+void oracle_profile(const ZWindows& o, int64_t excl, std::vector<double>& dist, std::vector<int64_t>& index) {
     const int64_t N = o.count();
     dist.assign(N, kInf);
     index.assign(N, -1);
@@ -116,25 +71,7 @@ std::vector<Series> gap_layouts(int64_t n, uint64_t seed) {
     return v;
 }
 
-struct Profile {
-    std::vector<double> dist;
-    std::vector<int64_t> index;
-};
-
-Profile run_profile(const std::vector<double>& x, int m, int64_t excl, TsExec ex, bool raw = false) {
-    TsProfile p;
-    TsStatus st;
-    tsm_matrix_profile(x.data(), (int64_t)x.size(), m, excl, raw ? 0 : 1, &ex, &p, &st);
-    CHECK_OK(st);
-    Profile r;
-    if (st.code == TS_OK) {
-        r.dist.assign(p.dist, p.dist + p.count);
-        r.index.assign(p.index, p.index + p.count);
-    }
-    return r;
-}
-
-void check_profile(const Profile& got, const GapOracle& o, int64_t excl, const std::string& what) {
+void check_profile(const Profile& got, const ZWindows& o, int64_t excl, const std::string& what) {
     std::vector<double> dist;
     std::vector<int64_t> index;
     oracle_profile(o, excl, dist, index);
@@ -160,7 +97,7 @@ void check_profile(const Profile& got, const GapOracle& o, int64_t excl, const s
 }
 
 // Top-k discords: the largest exact NN distances, none overlapping one ranked before.
-std::vector<int64_t> oracle_discords(const GapOracle& o, int64_t k, int64_t excl, std::vector<double>& d) {
+std::vector<int64_t> oracle_discords(const ZWindows& o, int64_t k, int64_t excl, std::vector<double>& d) {
     std::vector<double> dist;
     std::vector<int64_t> index, order, chosen;
     oracle_profile(o, excl, dist, index);
@@ -179,7 +116,7 @@ std::vector<int64_t> oracle_discords(const GapOracle& o, int64_t k, int64_t excl
     return chosen;
 }
 
-void check_discords(const std::vector<double>& x, int m, int64_t k, const char* method, TsExec ex, const GapOracle& o,
+void check_discords(const std::vector<double>& x, int m, int64_t k, const char* method, TsExec ex, const ZWindows& o,
                     const std::string& what) {
     std::vector<double> want_d;
     const std::vector<int64_t> want = oracle_discords(o, k, m, want_d);
@@ -203,7 +140,7 @@ struct Pair {
 };
 
 // Greedy motif pairs over every allowed pair without a gap (MK's rules).
-std::vector<Pair> oracle_motifs(const GapOracle& o, int64_t k, int64_t excl) {
+std::vector<Pair> oracle_motifs(const ZWindows& o, int64_t k, int64_t excl) {
     std::vector<Pair> all;
     for (int64_t a = 0; a < o.count(); ++a)
         for (int64_t b = a + excl; b < o.count(); ++b)
@@ -224,7 +161,7 @@ std::vector<Pair> oracle_motifs(const GapOracle& o, int64_t k, int64_t excl) {
     return out;
 }
 
-void check_motifs(const std::vector<double>& x, int m, int64_t k, const char* method, TsExec ex, const GapOracle& o,
+void check_motifs(const std::vector<double>& x, int m, int64_t k, const char* method, TsExec ex, const ZWindows& o,
                   const std::string& what, int64_t excl = 0) {
     if (excl == 0) excl = m;
     const std::vector<Pair> want = oracle_motifs(o, k, excl);
@@ -247,7 +184,7 @@ void check_match(const std::vector<double>& x, const std::vector<double>& patter
     const int m = (int)pattern.size();
     std::vector<double> joined(x);
     joined.insert(joined.end(), pattern.begin(), pattern.end());
-    const GapOracle o = oracle_of(joined, m, raw);  // the pattern is its last window
+    const ZWindows o(joined, m, raw);  // the pattern is its last window
     const int64_t N = (int64_t)x.size() - m + 1, p = o.count() - 1;
     std::vector<int64_t> order;
     for (int64_t j = 0; j < N; ++j)
@@ -295,15 +232,31 @@ void check_outliers(const std::vector<double>& x, const char* method, TsExec ex,
     CHECK(same);
 }
 
+// Every step-th window of p against the oracle (the whole oracle is
+// O(n²m)): no neighbour for a window with a gap, else one without a gap at
+// the nearest distance (within rel, absolute near 0).  How many fail.
+int spot_checks(const Profile& p, const ZWindows& o, int64_t excl, int64_t step, double rel) {
+    int bad = 0;
+    for (int64_t i = 0; i < o.count(); i += step) {
+        if (o.gap[i]) {
+            bad += !(p.index[i] == -1 && std::isinf(p.dist[i]));
+            continue;
+        }
+        const long double best = o.nearest(i, excl);
+        bad += !(p.index[i] >= 0 && !o.gap[p.index[i]] && std::fabs(p.dist[i] - (double)best) <= rel * (1 + best));
+    }
+    return bad;
+}
+
 }  // namespace
 
 TEST(gaps_profile_matches_brute_force) {
     const int m = 20;
     for (const Series& s : gap_layouts(700, 11)) {
-        const GapOracle o = oracle_of(s.x, m);
+        const ZWindows o(s.x, m);
         for (int64_t excl : {int64_t(1), int64_t(6), int64_t(m)}) {
-            check_profile(run_profile(s.x, m, excl, tsmt::cpu_exec()), o, excl, s.name);
-            check_profile(run_profile(s.x, m, excl, tsmt::cpu_exec(1)), o, excl, s.name + " (1 thread)");
+            check_profile(tsmt::matrix_profile(s.x, m, excl, tsmt::cpu_exec()), o, excl, s.name);
+            check_profile(tsmt::matrix_profile(s.x, m, excl, tsmt::cpu_exec(1)), o, excl, s.name + " (1 thread)");
         }
     }
 }
@@ -313,20 +266,9 @@ TEST(gaps_profile_several_segments) {
     std::vector<double> x = tsmt::random_walk(20000, 5);
     for (int64_t i : {0, 8190, 8191, 8192, 8200, 12345, 16383, 16384, 19999}) x[i] = std::nan("");
     const int m = 50;
-    const Profile p = run_profile(x, m, 13, tsmt::cpu_exec());
-    const GapOracle o = oracle_of(x, m);
-    int bad = 0;  // spot checks against the oracle (the whole oracle is O(n²m))
-    for (int64_t i = 0; i < o.count(); i += 97) {
-        if (o.gap[i]) {
-            bad += !(p.index[i] == -1 && std::isinf(p.dist[i]));
-            continue;
-        }
-        long double best = kInf;
-        for (int64_t j = 0; j < o.count(); ++j)
-            if (!o.gap[j] && std::llabs(i - j) >= 13) best = std::min(best, o.d(i, j));
-        bad += !(p.index[i] >= 0 && !o.gap[p.index[i]] && std::fabs(p.dist[i] - (double)best) <= 1e-9 * (1 + best));
-    }
-    CHECK_EQ(bad, 0);
+    const Profile p = tsmt::matrix_profile(x, m, 13, tsmt::cpu_exec());
+    const ZWindows o(x, m);
+    CHECK_EQ(spot_checks(p, o, 13, 97, 1e-9), 0);
 }
 
 // Tiles of either distance, with gaps, merge to the single call's profile.
@@ -334,7 +276,7 @@ void check_tiles_with_gaps(bool raw) {
     std::vector<double> x = tsmt::random_walk(3000, 21);
     for (int64_t i = 7; i < 3000; i += 211) x[i] = std::nan("");
     TsExec ex = tsmt::cpu_exec();
-    const Profile whole = run_profile(x, 30, 8, ex, raw);
+    const Profile whole = tsmt::matrix_profile(x, 30, 8, ex, raw ? 0 : 1);
     std::vector<int64_t> acc;
     TsStatus st;
     for (int t = 1; t <= 3; ++t) {
@@ -366,7 +308,7 @@ TEST(gaps_tiles_equal_the_single_call) {
 TEST(gaps_discords_both_methods_match_brute_force) {
     const int m = 16;
     for (const Series& s : gap_layouts(500, 12)) {
-        const GapOracle o = oracle_of(s.x, m);
+        const ZWindows o(s.x, m);
         for (const char* method : {"matrix_profile", "pd3"})
             for (int64_t k : {int64_t(1), int64_t(4)})
                 check_discords(s.x, m, k, method, tsmt::cpu_exec(), o, s.name);
@@ -376,7 +318,7 @@ TEST(gaps_discords_both_methods_match_brute_force) {
 TEST(gaps_motifs_both_methods_match_brute_force) {
     const int m = 16;
     for (const Series& s : gap_layouts(400, 13)) {
-        const GapOracle o = oracle_of(s.x, m);
+        const ZWindows o(s.x, m);
         for (const char* method : {"matrix_profile", "mk", "auto"})
             for (int64_t k : {int64_t(1), int64_t(3)}) check_motifs(s.x, m, k, method, tsmt::cpu_exec(), o, s.name);
     }
@@ -384,7 +326,7 @@ TEST(gaps_motifs_both_methods_match_brute_force) {
     std::vector<double> x = tsmt::random_walk(30, 14);
     x[3] = std::nan("");
     for (int64_t k : {int64_t(1), int64_t(2)})
-        check_motifs(x, 16, k, "auto", tsmt::cpu_exec(), oracle_of(x, 16), "2m > n", 5);
+        check_motifs(x, 16, k, "auto", tsmt::cpu_exec(), ZWindows(x, 16), "2m > n", 5);
 }
 
 TEST(gaps_match_and_outliers) {
@@ -409,36 +351,25 @@ TEST(gaps_match_and_outliers) {
 TEST(gaps_raw_profile_matches_brute_force) {
     const int m = 20;
     for (const Series& s : gap_layouts(700, 41)) {
-        const GapOracle o = oracle_of(s.x, m, true);
+        const ZWindows o(s.x, m, true);
         for (int64_t excl : {int64_t(1), int64_t(6), int64_t(m)}) {
-            check_profile(run_profile(s.x, m, excl, tsmt::cpu_exec(), true), o, excl, s.name + " (raw)");
-            check_profile(run_profile(s.x, m, excl, tsmt::cpu_exec(1), true), o, excl, s.name + " (raw, 1 thread)");
+            check_profile(tsmt::matrix_profile(s.x, m, excl, tsmt::cpu_exec(), 0), o, excl, s.name + " (raw)");
+            check_profile(tsmt::matrix_profile(s.x, m, excl, tsmt::cpu_exec(1), 0), o, excl, s.name + " (raw, 1 thread)");
         }
     }
     // several segments, readings on a large offset (the raw sweep's centred form)
     std::vector<double> x = tsmt::random_walk(20000, 42);
     for (double& v : x) v += 1e6;
     for (int64_t i : {0, 8191, 8192, 12345, 19999}) x[i] = std::nan("");
-    const Profile p = run_profile(x, 40, 10, tsmt::cpu_exec(), true);
-    const GapOracle o = oracle_of(x, 40, true);
-    int bad = 0;
-    for (int64_t i = 0; i < o.count(); i += 131) {
-        if (o.gap[i]) {
-            bad += !(p.index[i] == -1 && std::isinf(p.dist[i]));
-            continue;
-        }
-        long double best = kInf;
-        for (int64_t j = 0; j < o.count(); ++j)
-            if (!o.gap[j] && std::llabs(i - j) >= 10) best = std::min(best, o.d(i, j));
-        bad += !(p.index[i] >= 0 && !o.gap[p.index[i]] && std::fabs(p.dist[i] - (double)best) <= 1e-6 * (1 + best));
-    }
-    CHECK_EQ(bad, 0);
+    const Profile p = tsmt::matrix_profile(x, 40, 10, tsmt::cpu_exec(), 0);
+    const ZWindows o(x, 40, true);
+    CHECK_EQ(spot_checks(p, o, 10, 131, 1e-6), 0);
 }
 
 TEST(gaps_raw_discords_motifs_match_brute_force) {
     const int m = 16;
     for (const Series& s : gap_layouts(400, 43)) {
-        const GapOracle o = oracle_of(s.x, m, true);
+        const ZWindows o(s.x, m, true);
         for (int64_t k : {int64_t(1), int64_t(3)}) {
             check_discords(s.x, m, k, "matrix_profile", tsmt::cpu_exec(), o, s.name + " (raw)");
             check_motifs(s.x, m, k, "matrix_profile", tsmt::cpu_exec(), o, s.name + " (raw)");
@@ -474,12 +405,12 @@ GPU_TEST(gaps_gpu_equals_cpu) {
     const int m = 20;
     for (const Series& s : gap_layouts(5000, 31)) {
         for (int64_t excl : {int64_t(1), int64_t(6), int64_t(m)}) {
-            const Profile c = run_profile(s.x, m, excl, tsmt::cpu_exec());
-            const Profile g = run_profile(s.x, m, excl, tsmt::gpu_exec());
+            const Profile c = tsmt::matrix_profile(s.x, m, excl, tsmt::cpu_exec());
+            const Profile g = tsmt::matrix_profile(s.x, m, excl, tsmt::gpu_exec());
             CHECK(c.index == g.index);
             CHECK(c.dist == g.dist);
         }
-        const GapOracle o = oracle_of(s.x, m);
+        const ZWindows o(s.x, m);
         check_discords(s.x, m, 3, "matrix_profile", tsmt::gpu_exec(), o, s.name + " (GPU)");
         check_motifs(s.x, m, 2, "mk", tsmt::gpu_exec(), o, s.name + " (GPU)");
         check_match(s.x, tsmt::random_walk(24, 32), tsmt::gpu_exec(), s.name + " (GPU)");
@@ -490,8 +421,8 @@ GPU_TEST(gaps_gpu_equals_cpu) {
     for (size_t i = 11; i < x.size(); i += 37) x[i] = std::nan("");
     for (int mm : {3, 30})
         for (int64_t excl : {int64_t(1), int64_t(mm)}) {
-            const Profile c = run_profile(x, mm, excl, tsmt::cpu_exec());
-            const Profile g = run_profile(x, mm, excl, tsmt::gpu_exec());
+            const Profile c = tsmt::matrix_profile(x, mm, excl, tsmt::cpu_exec());
+            const Profile g = tsmt::matrix_profile(x, mm, excl, tsmt::gpu_exec());
             CHECK(c.index == g.index);
             CHECK(c.dist == g.dist);
         }
@@ -501,8 +432,8 @@ GPU_TEST(gaps_gpu_equals_cpu) {
     std::fill(y.begin(), y.begin() + 500, std::nan(""));
     std::fill(y.begin() + 9000, y.begin() + 9300, kInf);
     std::fill(y.end() - 7, y.end(), std::nan(""));
-    const Profile c = run_profile(y, 30, 30, tsmt::cpu_exec());
-    const Profile g = run_profile(y, 30, 30, tsmt::gpu_exec());
+    const Profile c = tsmt::matrix_profile(y, 30, 30, tsmt::cpu_exec());
+    const Profile g = tsmt::matrix_profile(y, 30, 30, tsmt::gpu_exec());
     CHECK(c.index == g.index);
     CHECK(c.dist == g.dist);
     CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
@@ -512,12 +443,12 @@ GPU_TEST(gaps_raw_gpu_equals_cpu) {
     const int m = 20;
     for (const Series& s : gap_layouts(5000, 51)) {
         for (int64_t excl : {int64_t(1), int64_t(m)}) {
-            const Profile c = run_profile(s.x, m, excl, tsmt::cpu_exec(), true);
-            const Profile g = run_profile(s.x, m, excl, tsmt::gpu_exec(), true);
+            const Profile c = tsmt::matrix_profile(s.x, m, excl, tsmt::cpu_exec(), 0);
+            const Profile g = tsmt::matrix_profile(s.x, m, excl, tsmt::gpu_exec(), 0);
             CHECK(c.index == g.index);
             CHECK(c.dist == g.dist);
         }
-        const GapOracle o = oracle_of(s.x, m, true);
+        const ZWindows o(s.x, m, true);
         check_discords(s.x, m, 3, "matrix_profile", tsmt::gpu_exec(), o, s.name + " (raw, GPU)");
         check_motifs(s.x, m, 2, "matrix_profile", tsmt::gpu_exec(), o, s.name + " (raw, GPU)");
         check_match(s.x, tsmt::random_walk(24, 52), tsmt::gpu_exec(), s.name + " (raw, GPU)", true);
@@ -525,8 +456,8 @@ GPU_TEST(gaps_raw_gpu_equals_cpu) {
     std::vector<double> x = tsmt::random_walk(3 * 8192 + 777, 53);
     for (size_t i = 11; i < x.size(); i += 37) x[i] = std::nan("");
     for (int mm : {3, 30}) {
-        const Profile c = run_profile(x, mm, mm, tsmt::cpu_exec(), true);
-        const Profile g = run_profile(x, mm, mm, tsmt::gpu_exec(), true);
+        const Profile c = tsmt::matrix_profile(x, mm, mm, tsmt::cpu_exec(), 0);
+        const Profile g = tsmt::matrix_profile(x, mm, mm, tsmt::gpu_exec(), 0);
         CHECK(c.index == g.index);
         CHECK(c.dist == g.dist);
     }

@@ -9,9 +9,12 @@
 
 #include "api_matrix_profile.h"
 #include "check.h"
+#include "oracles.h"
 #include "matrix_profile.h"
 
 namespace {
+
+using tsmt::Profile;
 
 struct Oracle {
     std::vector<double> dist;                 // best distance (long double, rounded)
@@ -63,23 +66,10 @@ Oracle brute_force(const std::vector<double>& x, int m, int64_t excl) {
     return o;
 }
 
-tsm::MatrixProfile run(const std::vector<double>& x, int m, int64_t excl, TsExec ex) {
-    TsProfile p;
-    TsStatus st;
-    tsm_matrix_profile(x.data(), x.size(), m, excl, 1, &ex, &p, &st);
-    CHECK_OK(st);
-    tsm::MatrixProfile r;
-    if (st.code == TS_OK) {
-        r.dist.assign(p.dist, p.dist + p.count);
-        r.index.assign(p.index, p.index + p.count);
-    }
-    return r;
-}
-
 // Distances within tol (relative, absolute near 0); index equal to the
 // oracle's, or — only where the oracle sees a tie within tol — another
 // admissible j at the same distance.  strict: indices must be equal.
-void check_against(const tsm::MatrixProfile& got, const Oracle& o, int64_t excl, double tol, bool strict,
+void check_against(const Profile& got, const Oracle& o, int64_t excl, double tol, bool strict,
                    const char* what) {
     CHECK_EQ(got.dist.size(), o.dist.size());
     if (got.dist.size() != o.dist.size()) return;
@@ -113,7 +103,7 @@ void check_against(const tsm::MatrixProfile& got, const Oracle& o, int64_t excl,
 
 int64_t stumpy_excl(int m) { return (m + 3) / 4 + 1; }
 
-void expect_equal(const tsm::MatrixProfile& a, const tsm::MatrixProfile& b, const char* what) {
+void expect_equal(const Profile& a, const Profile& b, const char* what) {
     CHECK_EQ(a.dist.size(), b.dist.size());
     if (a.dist.size() != b.dist.size()) return;
     int bad = 0;
@@ -148,7 +138,7 @@ TEST(mp_cpu_matches_brute_force_on_random_walks) {
         auto x = tsmt::random_walk(c.n, c.seed);
         for (int64_t excl : {int64_t(1), stumpy_excl(c.m), int64_t(c.m)}) {
             auto o = brute_force(x, c.m, excl);
-            auto got = run(x, c.m, excl, tsmt::cpu_exec(1 + c.seed % 2));
+            auto got = tsmt::matrix_profile(x, c.m, excl, tsmt::cpu_exec(1 + c.seed % 2));
             check_against(got, o, excl, 1e-9, false, "random walk");
         }
     }
@@ -159,7 +149,7 @@ TEST(mp_cpu_several_segments_match_brute_force) {
     auto x = tsmt::random_walk(2 * tsm::mp::kSegRows + 1500, 17);
     int m = 8;
     auto o = brute_force(x, m, 3);
-    check_against(run(x, m, 3, tsmt::cpu_exec()), o, 3, 1e-9, false, "segments");
+    check_against(tsmt::matrix_profile(x, m, 3, tsmt::cpu_exec()), o, 3, 1e-9, false, "segments");
 }
 
 TEST(mp_cpu_exact_with_1e8_offset) {
@@ -169,10 +159,10 @@ TEST(mp_cpu_exact_with_1e8_offset) {
     for (int m : {10, 64}) {
         int64_t excl = stumpy_excl(m);
         auto o = brute_force(x, m, excl);
-        auto got = run(x, m, excl, tsmt::cpu_exec());
+        auto got = tsmt::matrix_profile(x, m, excl, tsmt::cpu_exec());
         check_against(got, o, excl, 1e-9, false, "offset 1e8");
         // and the same profile as without the offset (the data differ by ≤ 1 ulp of 1e8)
-        auto plain = run(base, m, excl, tsmt::cpu_exec());
+        auto plain = tsmt::matrix_profile(base, m, excl, tsmt::cpu_exec());
         int far = 0;
         for (size_t i = 0; i < got.dist.size(); ++i) far += std::fabs(got.dist[i] - plain.dist[i]) > 1e-5;
         CHECK_EQ(far, 0);
@@ -187,7 +177,7 @@ TEST(mp_cpu_constant_windows_follow_stumpy) {
     for (int m : {20, 50}) {
         for (int64_t excl : {int64_t(1), stumpy_excl(m), int64_t(m)}) {
             auto o = brute_force(x, m, excl);
-            auto got = run(x, m, excl, tsmt::cpu_exec());
+            auto got = tsmt::matrix_profile(x, m, excl, tsmt::cpu_exec());
             // windows 99, 699, 1399 (one value, then a constant run) are exact ties
             // (distance 0 in exact arithmetic, ~1e-14 after rounding): non-strict
             check_against(got, o, excl, 1e-9, false, "constant stretches");
@@ -197,12 +187,12 @@ TEST(mp_cpu_constant_windows_follow_stumpy) {
     auto y = tsmt::random_walk(600, 32);
     for (int i = 200; i < 260; ++i) y[i] = 1.0;
     auto o = brute_force(y, 40, 11);
-    auto got = run(y, 40, 11, tsmt::cpu_exec());
+    auto got = tsmt::matrix_profile(y, 40, 11, tsmt::cpu_exec());
     check_against(got, o, 11, 1e-9, true, "one constant run");
     CHECK_NEAR(got.dist[210], std::sqrt(40.0), 1e-12);
     // an entirely constant series: every distance 0, neighbour = smallest admissible
     std::vector<double> flat(200, 45.0);
-    auto f = run(flat, 10, 5, tsmt::cpu_exec());
+    auto f = tsmt::matrix_profile(flat, 10, 5, tsmt::cpu_exec());
     for (size_t i = 0; i < f.dist.size(); ++i) {
         CHECK_EQ(f.dist[i], 0.0);
         CHECK_EQ(f.index[i], i >= 5 ? 0 : (int64_t)i + 5);
@@ -215,7 +205,7 @@ TEST(mp_cpu_exact_ties_pick_smallest_index) {
     auto x = tsmt::random_walk(2000, 41);
     for (int t = 0; t < 120; ++t) x[900 + t] = x[1500 + t] = x[300 + t];
     int m = 60;
-    auto got = run(x, m, m, tsmt::cpu_exec());
+    auto got = tsmt::matrix_profile(x, m, m, tsmt::cpu_exec());
     CHECK_EQ(got.index[1500], 300);
     CHECK_EQ(got.index[900], 300);
     CHECK_EQ(got.index[300], 900);
@@ -230,7 +220,7 @@ TEST(mp_cpu_poorly_conditioned_series) {
     for (int m : {24, 64}) {
         int64_t excl = stumpy_excl(m);
         auto o = brute_force(x, m, excl);
-        auto got = run(x, m, excl, tsmt::cpu_exec());
+        auto got = tsmt::matrix_profile(x, m, excl, tsmt::cpu_exec());
         check_against(got, o, excl, 1e-8, false, "poorly conditioned");
     }
 }
@@ -245,7 +235,7 @@ TEST(mp_cpu_matches_scamp_reference_randomwalk8k) {
     if (x.size() != 8192 || mp.size() != 8093 || mpi.size() != 8093) return;
     // SCAMP admits |i − j| ≥ floor(m/4) = 25; STUMPY's ceil(m/4)+1 = 26 gives the same here.
     for (int64_t excl : {int64_t(25), int64_t(26)}) {
-        auto got = run(x, 100, excl, tsmt::cpu_exec());
+        auto got = tsmt::matrix_profile(x, 100, excl, tsmt::cpu_exec());
         int bad = 0;
         for (size_t i = 0; i < mp.size(); ++i)
             if (std::fabs(got.dist[i] - mp[i]) > 1e-8 || got.index[i] != (int64_t)mpi[i]) {
@@ -265,8 +255,8 @@ TEST(mp_cpu_top_discord_matches_reference_discords) {
         auto x = tsmt::load_column(r.file, r.col);
         CHECK(x.size() > 1000);
         if (x.size() < 1000) continue;
-        auto st = run(x, r.m, stumpy_excl(r.m), tsmt::cpu_exec());
-        auto no = run(x, r.m, r.m, tsmt::cpu_exec());
+        auto st = tsmt::matrix_profile(x, r.m, stumpy_excl(r.m), tsmt::cpu_exec());
+        auto no = tsmt::matrix_profile(x, r.m, r.m, tsmt::cpu_exec());
         CHECK_EQ(argmax(st.dist), r.idx_st);
         CHECK_NEAR(st.dist[argmax(st.dist)], r.d_st, 1e-4);
         CHECK_EQ(argmax(no.dist), r.idx_no);
@@ -280,9 +270,9 @@ TEST(mp_cpu_top_discord_matches_reference_discords) {
 
 TEST(mp_cpu_threads_give_identical_results) {
     auto x = tsmt::random_walk(20000, 51);
-    auto a = run(x, 30, 8, tsmt::cpu_exec(1));
-    auto b = run(x, 30, 8, tsmt::cpu_exec(2));
-    auto c = run(x, 30, 8, tsmt::cpu_exec(5));
+    auto a = tsmt::matrix_profile(x, 30, 8, tsmt::cpu_exec(1));
+    auto b = tsmt::matrix_profile(x, 30, 8, tsmt::cpu_exec(2));
+    auto c = tsmt::matrix_profile(x, 30, 8, tsmt::cpu_exec(5));
     CHECK(a.index == b.index && a.index == c.index);
     CHECK(a.dist == b.dist && a.dist == c.dist);
 }
@@ -324,8 +314,8 @@ TEST(mp_rejects_bad_arguments) {
 
 namespace {
 void gpu_vs_cpu(const std::vector<double>& x, int m, int64_t excl, const char* what) {
-    auto c = run(x, m, excl, tsmt::cpu_exec());
-    auto g = run(x, m, excl, tsmt::gpu_exec());
+    auto c = tsmt::matrix_profile(x, m, excl, tsmt::cpu_exec());
+    auto g = tsmt::matrix_profile(x, m, excl, tsmt::gpu_exec());
     expect_equal(c, g, what);
 }
 }  // namespace
@@ -373,7 +363,7 @@ GPU_TEST(mp_gpu_several_segments_and_reference) {
     auto mp = read_values(d + "SampleOutput/mp_randomwalk8K_w100.txt");
     auto mpi = read_values(d + "SampleOutput/mpi_randomwalk8K_w100.txt");
     if (r.size() == 8192 && mp.size() == 8093) {
-        auto g = run(r, 100, 25, tsmt::gpu_exec());
+        auto g = tsmt::matrix_profile(r, 100, 25, tsmt::gpu_exec());
         int bad = 0;
         for (size_t i = 0; i < mp.size(); ++i)
             bad += std::fabs(g.dist[i] - mp[i]) > 1e-8 || g.index[i] != (int64_t)mpi[i];
@@ -385,7 +375,7 @@ GPU_TEST(mp_gpu_several_segments_and_reference) {
 GPU_TEST(mp_gpu_throughput_n2e17_m100) {
     auto x = tsmt::random_walk(1 << 17, 2024);
     int m = 100;
-    run(x, m, 26, tsmt::gpu_exec());  // warm-up (CUDA start-up, module load)
+    tsmt::matrix_profile(x, m, 26, tsmt::gpu_exec());  // warm-up (CUDA start-up, module load)
     TsExec ex = tsmt::gpu_exec();
     auto t0 = std::chrono::steady_clock::now();
     TsProfile p;
@@ -397,12 +387,9 @@ GPU_TEST(mp_gpu_throughput_n2e17_m100) {
     std::printf("    matrix profile n=2^17 m=100: %.3f ms total, %.3f ms kernels, %.3g pairs/s (n^2/2 / total), "
                 "%.3g pairs/s (kernels)\n",
                 s * 1e3, ex.kernel_ms, n * n / 2 / s, ex.kernel_ms > 0 ? n * n / 2 / (ex.kernel_ms * 1e-3) : 0.0);
-    auto c = run(x, m, 26, tsmt::cpu_exec());
+    auto c = tsmt::matrix_profile(x, m, 26, tsmt::cpu_exec());
     if (st.code == TS_OK) {
-        tsm::MatrixProfile g;
-        g.dist.assign(p.dist, p.dist + p.count);
-        g.index.assign(p.index, p.index + p.count);
-        expect_equal(c, g, "throughput run");
+        expect_equal(c, tsmt::to_profile(p, st), "throughput run");
     }
     CHECK_EQ(tsm_gpu_bytes_in_use(), 0);
 }

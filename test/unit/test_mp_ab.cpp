@@ -15,84 +15,13 @@
 #include "api_matrix_profile.h"
 #include "api_motifs.h"
 #include "check.h"
+#include "oracles.h"
 
 namespace {
 
-using ld = long double;
-
-// The z-normalised windows of x (empty: a constant window, or one with a
-// gap), in long double; raw: the values themselves (empty: a gap).  gap[i]:
-// window i holds a NaN or an infinity.
-std::vector<std::vector<ld>> znorm(const std::vector<double>& x, int m, bool raw, std::vector<uint8_t>& gap) {
-    std::vector<std::vector<ld>> z(x.size() - m + 1);
-    gap.assign(z.size(), 0);
-    for (size_t i = 0; i < z.size(); ++i) {
-        bool constant = true;
-        for (int t = 0; t < m; ++t) {
-            constant &= x[i + t] == x[i];
-            gap[i] |= !std::isfinite(x[i + t]);
-        }
-        if (gap[i]) continue;
-        if (raw) {
-            z[i].assign(x.begin() + i, x.begin() + i + m);
-            continue;
-        }
-        if (constant) continue;
-        const ld ref = x[i];
-        ld s = 0;
-        for (int t = 0; t < m; ++t) s += (ld)x[i + t] - ref;
-        const ld mu = s / m;
-        ld q = 0;
-        for (int t = 0; t < m; ++t) q += ((ld)x[i + t] - ref - mu) * ((ld)x[i + t] - ref - mu);
-        const ld sd = std::sqrt(q / m);
-        z[i].resize(m);
-        for (int t = 0; t < m; ++t) z[i][t] = ((ld)x[i + t] - ref - mu) / sd;
-    }
-    return z;
-}
-
-// d(window i of A, window j of B) under STUMPY's rule for constant windows
-// (raw: the Euclidean distance of the values); windows with a gap are at
-// infinite distance from everything.
-struct AbOracle {
-    std::vector<uint8_t> gap_a, gap_b;  // (before za, zb: znorm fills them)
-    std::vector<std::vector<ld>> za, zb;
-    int m;
-    bool raw;
-    AbOracle(const std::vector<double>& a, const std::vector<double>& b, int m_, bool raw_ = false)
-        : za(znorm(a, m_, raw_, gap_a)), zb(znorm(b, m_, raw_, gap_b)), m(m_), raw(raw_) {}
-    ld d(size_t i, size_t j) const {
-        if (gap_a[i] || gap_b[j]) return INFINITY;
-        if (za[i].empty() || zb[j].empty()) return za[i].empty() && zb[j].empty() ? 0 : std::sqrt((ld)m);
-        ld s = 0;
-        for (int t = 0; t < m; ++t) s += (za[i][t] - zb[j][t]) * (za[i][t] - zb[j][t]);
-        return std::sqrt(s);
-    }
-    ld nearest(int64_t i, int64_t excl) const {
-        ld best = INFINITY;
-        for (int64_t j = 0; j < (int64_t)zb.size(); ++j)
-            if (std::llabs(j - i) >= excl) best = std::min(best, d(i, j));
-        return best;
-    }
-};
-
-struct Profile {
-    std::vector<double> dist;
-    std::vector<int64_t> index;
-    bool operator==(const Profile& o) const {
-        return index == o.index && dist.size() == o.dist.size() &&
-               std::memcmp(dist.data(), o.dist.data(), dist.size() * sizeof(double)) == 0;
-    }
-};
-
-Profile to_profile(const TsProfile& p, const TsStatus& st) {
-    Profile r;
-    if (st.code == TS_OK) {
-        r.dist.assign(p.dist, p.dist + p.count);
-        r.index.assign(p.index, p.index + p.count);
-    }
-    return r;
-}
+using tsmt::Profile;
+using tsmt::to_profile;
+using tsmt::ZWindows;
 
 Profile ab(const std::vector<double>& a, const std::vector<double>& b, int m, int64_t excl, TsExec ex,
            bool raw = false) {
@@ -117,18 +46,18 @@ Profile self(const std::vector<double>& x, int m, int64_t excl, TsExec ex, bool 
 // the oracle has none.  How many fail.
 int against_oracle(const std::vector<double>& a, const std::vector<double>& b, int m, int64_t excl,
                    const Profile& got, double rel, const char* what, bool raw = false) {
-    const AbOracle o(a, b, m, raw);
+    const ZWindows za(a, m, raw), zb(b, m, raw);
     int bad = 0;
-    CHECK_EQ(got.dist.size(), o.za.size());
-    for (int64_t i = 0; i < (int64_t)got.dist.size() && i < (int64_t)o.za.size(); ++i) {
-        const double want = (double)o.nearest(i, excl), tol = rel * want + (raw ? 0.0 : 1e-14 * m);
+    CHECK_EQ((int64_t)got.dist.size(), za.count());
+    for (int64_t i = 0; i < (int64_t)got.dist.size() && i < za.count(); ++i) {
+        const double want = (double)za.nearest(i, zb, excl), tol = rel * want + (raw ? 0.0 : 1e-14 * m);
         const int64_t j = got.index[i];
         bool ok;
         if (std::isinf(want))
             ok = std::isinf(got.dist[i]) && j == -1;
         else
-            ok = std::fabs(got.dist[i] - want) <= tol && j >= 0 && j < (int64_t)o.zb.size() &&
-                 std::llabs(j - i) >= excl && std::fabs((double)o.d(i, j) - want) <= tol;
+            ok = std::fabs(got.dist[i] - want) <= tol && j >= 0 && j < zb.count() &&
+                 std::llabs(j - i) >= excl && std::fabs((double)za.d(i, zb, j) - want) <= tol;
         if (!ok && ++bad <= 5)
             std::printf("    %s: window %lld: %.17g @ %lld, oracle %.17g\n", what, (long long)i, got.dist[i],
                         (long long)j, want);

@@ -5,7 +5,6 @@
 // discords and motifs, bit for bit, on ordinary and hostile series.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include "api_matrix_profile.h"
 #include "api_motifs.h"
 #include "check.h"
+#include "oracles.h"
 #include "matrix_profile.h"
 
 namespace {
@@ -110,20 +110,15 @@ TsExec on_devices(int copies) {
 }
 
 struct Result {
-    std::vector<double> dist;
-    std::vector<int64_t> index;
+    tsmt::Profile profile;
     std::vector<int64_t> disc_pos, disc_nb, mot_a, mot_b;
     std::vector<double> disc_d, mot_d;
 };
 
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
-
 void expect_identical(const Result& a, const Result& b, const std::string& what) {
-    const bool profile = a.index == b.index && same_bits(a.dist, b.dist);
-    const bool discords = a.disc_pos == b.disc_pos && a.disc_nb == b.disc_nb && same_bits(a.disc_d, b.disc_d);
-    const bool motifs = a.mot_a == b.mot_a && a.mot_b == b.mot_b && same_bits(a.mot_d, b.mot_d);
+    const bool profile = a.profile == b.profile;
+    const bool discords = a.disc_pos == b.disc_pos && a.disc_nb == b.disc_nb && tsmt::same_bits(a.disc_d, b.disc_d);
+    const bool motifs = a.mot_a == b.mot_a && a.mot_b == b.mot_b && tsmt::same_bits(a.mot_d, b.mot_d);
     if (!profile || !discords || !motifs)
         tsmt::fail(__FILE__, __LINE__, what + ": profile " + (profile ? "same" : "DIFFERS") + ", discords " +
                                            (discords ? "same" : "DIFFER") + ", motifs " + (motifs ? "same" : "DIFFER"));
@@ -140,8 +135,7 @@ Result run_on(const std::vector<double>& x, int m, int64_t excl, int copies) {
     CHECK_OK(st);
     CHECK_EQ(ex.used_backend, (int)TS_BACKEND_GPU);
     if (st.code != TS_OK) return r;
-    r.dist.assign(p.dist, p.dist + p.count);
-    r.index.assign(p.index, p.index + p.count);
+    r.profile = tsmt::to_profile(p, st);
     ex = on_devices(copies);
     TsDiscords d;
     tsm_discords(x.data(), x.size(), m, 5, NAN, excl, "auto", 1, &ex, &d, &st);

@@ -11,71 +11,12 @@
 #include "api_matrix_profile.h"
 #include "api_motifs.h"
 #include "check.h"
+#include "oracles.h"
 
 namespace {
 
-using ld = long double;
-
-// The z-normalised windows of x (empty: a constant window).
-struct ZWindows {
-    int m = 0;
-    std::vector<std::vector<ld>> z;
-
-    ZWindows(const std::vector<double>& x, int m_) : m(m_), z(x.size() - m_ + 1) {
-        for (size_t i = 0; i < z.size(); ++i) {
-            bool constant = true;
-            for (int t = 1; t < m; ++t) constant &= x[i + t] == x[i];
-            if (constant) continue;
-            const ld ref = x[i];
-            ld s = 0;
-            for (int t = 0; t < m; ++t) s += (ld)x[i + t] - ref;
-            ld mu = s / m, c = 0;
-            for (int t = 0; t < m; ++t) c += (ld)x[i + t] - ref - mu;
-            mu += c / m;
-            ld q = 0;
-            for (int t = 0; t < m; ++t) q += ((ld)x[i + t] - ref - mu) * ((ld)x[i + t] - ref - mu);
-            const ld sd = std::sqrt(q / m);
-            z[i].resize(m);
-            for (int t = 0; t < m; ++t) z[i][t] = ((ld)x[i + t] - ref - mu) / sd;
-        }
-    }
-    // the distance of windows i and j (STUMPY's rule for constant windows)
-    ld d(size_t i, size_t j) const {
-        if (z[i].empty() || z[j].empty()) return z[i].empty() && z[j].empty() ? 0 : std::sqrt((ld)m);
-        ld s = 0;
-        for (int t = 0; t < m; ++t) s += (z[i][t] - z[j][t]) * (z[i][t] - z[j][t]);
-        return std::sqrt(s);
-    }
-    // the nearest admissible neighbour's distance of window i (+inf when none)
-    ld nearest(int64_t i, int64_t excl) const {
-        ld best = INFINITY;
-        for (int64_t j = 0; j < (int64_t)z.size(); ++j)
-            if (std::llabs(j - i) >= excl) best = std::min(best, d(i, j));
-        return best;
-    }
-};
-
-struct Profile {
-    std::vector<double> dist;
-    std::vector<int64_t> index;
-    bool operator==(const Profile& o) const {
-        return index == o.index && dist.size() == o.dist.size() &&
-               std::memcmp(dist.data(), o.dist.data(), dist.size() * sizeof(double)) == 0;
-    }
-};
-
-Profile profile(const std::vector<double>& x, int m, int64_t excl, TsExec ex) {
-    TsProfile p;
-    TsStatus st;
-    tsm_matrix_profile(x.data(), x.size(), m, excl, 1, &ex, &p, &st);
-    CHECK_OK(st);
-    Profile r;
-    if (st.code == TS_OK) {
-        r.dist.assign(p.dist, p.dist + p.count);
-        r.index.assign(p.index, p.index + p.count);
-    }
-    return r;
-}
+using tsmt::Profile;
+using tsmt::ZWindows;
 
 int64_t stumpy_excl(int m) { return (m + 3) / 4 + 1; }
 
@@ -185,12 +126,12 @@ std::vector<int64_t> windows_to_check(std::mt19937_64& rng, int64_t count, int m
 TEST(mp_glitch_leaves_other_windows_exact) {
     // the repro: n = 400, m = 10, one value at position 300 replaced
     const auto x = signal(400);
-    const Profile clean = profile(x, 10, stumpy_excl(10), tsmt::cpu_exec());
+    const Profile clean = tsmt::matrix_profile(x, 10, stumpy_excl(10), tsmt::cpu_exec());
     CHECK_NEAR(clean.dist[49], 0.13456211615479, 1e-13);
     CHECK_NEAR(clean.dist[99], 0.11488651275325, 1e-13);
     for (double s : {1e9, 1e15, -1e15, 1e20, 1e100, 1e300}) {
         const auto y = with_spikes(x, {{299, s}});
-        const Profile got = profile(y, 10, stumpy_excl(10), tsmt::cpu_exec());
+        const Profile got = tsmt::matrix_profile(y, 10, stumpy_excl(10), tsmt::cpu_exec());
         CHECK_EQ(against_oracle(y, 10, stumpy_excl(10), got, 1e-9, "spike"), 0);
         for (int64_t i : {49, 99, 149, 199}) {  // positions 50, 100, 150, 200
             CHECK_NEAR(got.dist[i], clean.dist[i], 1e-9 * clean.dist[i]);
@@ -203,10 +144,10 @@ TEST(mp_glitch_on_a_random_walk_changes_no_far_neighbour) {
     const auto x = tsmt::random_walk(3000, 1501);
     const int m = 20;
     const int64_t excl = stumpy_excl(m), spike = 1500;
-    const Profile clean = profile(x, m, excl, tsmt::cpu_exec());
+    const Profile clean = tsmt::matrix_profile(x, m, excl, tsmt::cpu_exec());
     for (double s : {1e9, 1e15}) {
         const auto y = with_spikes(x, {{spike, s * 40}});
-        const Profile got = profile(y, m, excl, tsmt::cpu_exec());
+        const Profile got = tsmt::matrix_profile(y, m, excl, tsmt::cpu_exec());
         CHECK_EQ(against_oracle(y, m, excl, got, 1e-9, "walk with a spike"), 0);
         // the windows that hold no spike and whose neighbours (clean, and now) hold none keep theirs
         int far = 0, moved = 0;
@@ -226,11 +167,11 @@ TEST(mp_glitch_on_a_random_walk_changes_no_far_neighbour) {
 TEST(mp_glitches_across_segments_match_the_oracle) {
     const auto x = glitchy_walk();
     const int m = 16;
-    const Profile got = profile(x, m, stumpy_excl(m), tsmt::cpu_exec(2));
+    const Profile got = tsmt::matrix_profile(x, m, stumpy_excl(m), tsmt::cpu_exec(2));
     CHECK_EQ(against_oracle(x, m, stumpy_excl(m), got, 1e-9, "glitchy walk",
                             glitchy_windows(got.dist.size(), m)),
              0);
-    CHECK(got == profile(x, m, stumpy_excl(m), tsmt::cpu_exec(1)));
+    CHECK(got == tsmt::matrix_profile(x, m, stumpy_excl(m), tsmt::cpu_exec(1)));
 }
 
 TEST(mp_glitch_at_a_stats_block_start_matches_the_oracle) {
@@ -241,7 +182,7 @@ TEST(mp_glitch_at_a_stats_block_start_matches_the_oracle) {
     auto x = tsmt::random_walk(65536, 1);
     x[32768] = 1e15;
     const int m = 100;
-    const Profile got = profile(x, m, stumpy_excl(m), tsmt::cpu_exec());
+    const Profile got = tsmt::matrix_profile(x, m, stumpy_excl(m), tsmt::cpu_exec());
     CHECK_NEAR(got.dist[65362], 9.9339024814528539, 1e-8);
     CHECK_EQ(got.index[65362], 28036);
     CHECK_NEAR(got.dist[35719], 7.375433140788102, 1e-8);  // in the glitch's block
@@ -263,7 +204,7 @@ TEST(mp_random_glitches_in_random_walks_match_the_oracle) {
             const auto x = walk_with_random_spikes(rng, n, &spikes);
             const int m = std::vector<int>{8, 16, 50, 100}[pick_m(rng)];
             const int64_t excl = stumpy_excl(m);
-            const Profile got = profile(x, m, excl, tsmt::cpu_exec());
+            const Profile got = tsmt::matrix_profile(x, m, excl, tsmt::cpu_exec());
             const int bad = against_oracle(x, m, excl, got, 1e-9, "walk with random glitches",
                                            windows_to_check(rng, n - m + 1, m, spikes));
             if (bad) std::printf("    n = %lld, m = %d, trial %d: %d windows off\n", (long long)n, m, trial, bad);
@@ -281,13 +222,13 @@ TEST(mp_power_of_two_scales_give_identical_rows) {
         auto base = trial % 2 ? tsmt::random_walk(600, 3000 + trial) : signal(600);
         for (auto& v : base) v = offset + v;
         const int m = 8 + 8 * pick(rng), k = scale(rng);
-        const Profile want = profile(base, m, stumpy_excl(m), tsmt::cpu_exec());
-        const Profile got = profile(times_pow2(base, k), m, stumpy_excl(m), tsmt::cpu_exec());
+        const Profile want = tsmt::matrix_profile(base, m, stumpy_excl(m), tsmt::cpu_exec());
+        const Profile got = tsmt::matrix_profile(times_pow2(base, k), m, stumpy_excl(m), tsmt::cpu_exec());
         if (!(got == want)) std::printf("    trial %d: offset %g, m = %d, 2^%d differs\n", trial, offset, m, k);
         CHECK(got == want);
     }
     const auto x = signal(500);
-    CHECK_EQ(against_oracle(times_pow2(x, -1000), 10, 4, profile(times_pow2(x, -1000), 10, 4, tsmt::cpu_exec()),
+    CHECK_EQ(against_oracle(times_pow2(x, -1000), 10, 4, tsmt::matrix_profile(times_pow2(x, -1000), 10, 4, tsmt::cpu_exec()),
                             1e-9, "2^-1000"),
              0);
 }
@@ -296,16 +237,16 @@ TEST(mp_extreme_magnitudes_are_finite_and_exact) {
     // ±1e308: the oracle; values spanning the whole range
     auto big = signal(500);
     for (auto& v : big) v *= 1.6e308;
-    const Profile b = profile(big, 10, 4, tsmt::cpu_exec());
+    const Profile b = tsmt::matrix_profile(big, 10, 4, tsmt::cpu_exec());
     CHECK_EQ(against_oracle(big, 10, 4, b, 1e-9, "1.6e308 sine"), 0);
     auto alternating = signal(500);
     for (size_t i = 0; i < alternating.size(); ++i) alternating[i] = (i % 2 ? 1e308 : -1e308) + alternating[i] * 5e307;
-    CHECK_EQ(against_oracle(alternating, 10, 4, profile(alternating, 10, 4, tsmt::cpu_exec()), 1e-9, "±1e308"), 0);
+    CHECK_EQ(against_oracle(alternating, 10, 4, tsmt::matrix_profile(alternating, 10, 4, tsmt::cpu_exec()), 1e-9, "±1e308"), 0);
     // subnormal values: integers times 2^-1074 give the integers' rows
     auto ints = tsmt::random_walk(700, 77);
     for (auto& v : ints) v = std::round(v * 1000);
-    const Profile want = profile(ints, 12, 4, tsmt::cpu_exec());
-    CHECK(profile(times_pow2(ints, -1074), 12, 4, tsmt::cpu_exec()) == want);
+    const Profile want = tsmt::matrix_profile(ints, 12, 4, tsmt::cpu_exec());
+    CHECK(tsmt::matrix_profile(times_pow2(ints, -1074), 12, 4, tsmt::cpu_exec()) == want);
     CHECK_EQ(against_oracle(times_pow2(ints, -1074), 12, 4, want, 1e-9, "subnormal"), 0);
 }
 
@@ -316,7 +257,7 @@ TEST(mp_large_offset_matches_the_oracle) {
     for (double a : {1e-6, 1e-3}) {
         std::vector<double> x(s.size());
         for (size_t i = 0; i < s.size(); ++i) x[i] = 1e9 + a * s[i];
-        const Profile got = profile(x, 100, 100, tsmt::cpu_exec());
+        const Profile got = tsmt::matrix_profile(x, 100, 100, tsmt::cpu_exec());
         std::vector<int64_t> which = {1900, 1944, 1945, 1950, 2000};
         for (int64_t i = 5; i < (int64_t)got.dist.size(); i += 1601) which.push_back(i);
         CHECK_EQ(against_oracle(x, 100, 100, got, 1e-9, a < 1e-4 ? "1e9 + 1e-6 signal" : "1e9 + 1e-3 signal", which),
@@ -332,8 +273,7 @@ struct Matches {
     std::vector<int64_t> pos;
     std::vector<double> dist;
     bool operator==(const Matches& o) const {
-        return pos == o.pos && dist.size() == o.dist.size() &&
-               std::memcmp(dist.data(), o.dist.data(), dist.size() * sizeof(double)) == 0;
+        return pos == o.pos && tsmt::same_bits(dist, o.dist);
     }
 };
 
@@ -380,7 +320,7 @@ void print_window(const Profile& c, const Profile& g, int64_t i) {
 }
 
 void gpu_equals_cpu(const std::vector<double>& x, int m, int64_t excl, const char* what) {
-    const Profile c = profile(x, m, excl, tsmt::cpu_exec()), g = profile(x, m, excl, tsmt::gpu_exec());
+    const Profile c = tsmt::matrix_profile(x, m, excl, tsmt::cpu_exec()), g = tsmt::matrix_profile(x, m, excl, tsmt::gpu_exec());
     if (!(c == g) && c.dist.size() == g.dist.size()) {
         // where they differ: how many windows (by index, by distance bits only), the first one and its neighbours
         int64_t first = -1, by_index = 0, by_bits = 0;

@@ -10,9 +10,12 @@
 #include "api_matrix_profile.h"
 #include "api_motifs.h"
 #include "check.h"
+#include "oracles.h"
 #include "matrix_profile.h"
 
 namespace {
+
+using tsmt::Profile;
 
 // The raw Euclidean distance of windows i and j, in long double.
 long double raw_d(const std::vector<double>& x, int m, int64_t i, int64_t j) {
@@ -46,24 +49,10 @@ RawOracle raw_brute_force(const std::vector<double>& x, int m, int64_t excl) {
     return o;
 }
 
-tsm::MatrixProfile run_raw(const std::vector<double>& x, int m, int64_t excl, TsExec ex, TsStatus* status = nullptr) {
-    TsProfile p;
-    TsStatus st;
-    const int rc = tsm_matrix_profile(x.data(), (int64_t)x.size(), m, excl, 0, &ex, &p, &st);
-    tsm::MatrixProfile r;
-    if (status) *status = st;
-    else CHECK_OK(st);
-    if (rc == TS_OK) {
-        r.dist.assign(p.dist, p.dist + p.count);
-        r.index.assign(p.index, p.index + p.count);
-    }
-    return r;
-}
-
 // Every window: distance within rel of the oracle's best; the reported
 // distance is the pair's own (to 1e-12); the index is the oracle's, or — only
 // where the oracle's best is within rel of the pair's distance — a near-tie.
-void check_against_oracle(const std::vector<double>& x, int m, int64_t excl, const tsm::MatrixProfile& mp,
+void check_against_oracle(const std::vector<double>& x, int m, int64_t excl, const Profile& mp,
                           double rel) {
     const RawOracle o = raw_brute_force(x, m, excl);
     CHECK_EQ(mp.dist.size(), o.best.size());
@@ -98,26 +87,26 @@ TEST(mp_raw_matches_brute_force_on_random_walks) {
     const TsExec ex = tsmt::cpu_exec();
     for (int m : {3, 10, 32}) {
         std::vector<double> x = tsmt::random_walk(700, 100 + m);
-        check_against_oracle(x, m, (m + 3) / 4 + 1, run_raw(x, m, (m + 3) / 4 + 1, ex), 1e-9);
+        check_against_oracle(x, m, (m + 3) / 4 + 1, tsmt::matrix_profile(x, m, (m + 3) / 4 + 1, ex, 0), 1e-9);
     }
 }
 
 TEST(mp_raw_constant_windows_are_ordinary) {
     const TsExec ex = tsmt::cpu_exec();
     const std::vector<double> x = with_flats(600, 7);
-    const tsm::MatrixProfile mp = run_raw(x, 12, 4, ex);
+    const Profile mp = tsmt::matrix_profile(x, 12, 4, ex, 0);
     check_against_oracle(x, 12, 4, mp, 1e-9);
     // flat windows at one level: distance 0, the smallest admissible one
     std::vector<double> z = tsmt::random_walk(60, 9);
     for (int i = 10; i <= 40; ++i) z[i] = 2.0;
-    const tsm::MatrixProfile fz = run_raw(z, 5, 2, ex);
+    const Profile fz = tsmt::matrix_profile(z, 5, 2, ex, 0);
     CHECK_EQ(fz.index[10], (int64_t)12);
     CHECK_EQ(fz.index[20], (int64_t)10);
     CHECK_EQ(fz.dist[20], 0.0);
     // two flat windows at levels 1 and 3: distance sqrt(m)·2, not STUMPY's 0 or sqrt(m)
     std::vector<double> y(10, 1.0);
     for (int i = 5; i < 10; ++i) y[i] = 3.0;
-    const tsm::MatrixProfile f = run_raw(y, 5, 5, ex);
+    const Profile f = tsmt::matrix_profile(y, 5, 5, ex, 0);
     CHECK_EQ(f.index[0], (int64_t)5);
     CHECK_EQ(f.index[5], (int64_t)0);
     CHECK_EQ(f.dist[0], 2.0 * std::sqrt(5.0));
@@ -130,12 +119,12 @@ TEST(mp_raw_offsets_and_spikes) {
     std::vector<double> off(x), spike(x);
     for (double& v : off) v = 1e9 + 1e-3 * v;
     spike[300] = 1e9;
-    check_against_oracle(off, 10, 4, run_raw(off, 10, 4, ex), 1e-9);
-    check_against_oracle(spike, 10, 4, run_raw(spike, 10, 4, ex), 1e-9);
+    check_against_oracle(off, 10, 4, tsmt::matrix_profile(off, 10, 4, ex, 0), 1e-9);
+    check_against_oracle(spike, 10, 4, tsmt::matrix_profile(spike, 10, 4, ex, 0), 1e-9);
     // an offset cancels: the same neighbours as without it, distances to the offset's rounding
     std::vector<double> base(x), shifted(x);
     for (size_t i = 0; i < x.size(); ++i) shifted[i] = base[i] + 1024.0;  // exact: base is a walk of ±1 steps
-    const tsm::MatrixProfile a = run_raw(base, 10, 4, ex), b = run_raw(shifted, 10, 4, ex);
+    const Profile a = tsmt::matrix_profile(base, 10, 4, ex, 0), b = tsmt::matrix_profile(shifted, 10, 4, ex, 0);
     CHECK(a.index == b.index);
     for (size_t i = 0; i < a.dist.size(); ++i) CHECK_REL(a.dist[i], b.dist[i], 1e-12);
 }
@@ -143,11 +132,11 @@ TEST(mp_raw_offsets_and_spikes) {
 TEST(mp_raw_power_of_two_scales_are_exact) {
     const TsExec ex = tsmt::cpu_exec();
     const std::vector<double> x = with_flats(500, 23);
-    const tsm::MatrixProfile base = run_raw(x, 16, 5, ex);
+    const Profile base = tsmt::matrix_profile(x, 16, 5, ex, 0);
     for (int k : {-500, -37, 1, 300, 500}) {
         std::vector<double> y(x);
         for (double& v : y) v = std::ldexp(v, k);
-        const tsm::MatrixProfile s = run_raw(y, 16, 5, ex);
+        const Profile s = tsmt::matrix_profile(y, 16, 5, ex, 0);
         CHECK(s.index == base.index);
         for (size_t i = 0; i < s.dist.size(); ++i) CHECK_EQ(s.dist[i], std::ldexp(base.dist[i], k));
     }
@@ -161,7 +150,7 @@ TEST(mp_raw_exact_repeats_tie_to_the_smaller_index) {
     std::vector<double> period(37);
     for (double& v : period) v = (double)(g() % 9);
     for (size_t i = 0; i < x.size(); ++i) x[i] = period[i % 37];
-    const tsm::MatrixProfile mp = run_raw(x, 8, 3, ex);
+    const Profile mp = tsmt::matrix_profile(x, 8, 3, ex, 0);
     for (int64_t i = 0; i < (int64_t)mp.index.size(); ++i) {
         // the smallest admissible exact repeat: i mod 37 itself unless that is within the zone
         int64_t j = i % 37;
@@ -174,11 +163,11 @@ TEST(mp_raw_exact_repeats_tie_to_the_smaller_index) {
 TEST(mp_raw_near_the_float64_limits) {
     const TsExec ex = tsmt::cpu_exec();
     std::vector<double> x = tsmt::random_walk(300, 3);
-    const tsm::MatrixProfile base = run_raw(x, 10, 3, ex);
+    const Profile base = tsmt::matrix_profile(x, 10, 3, ex, 0);
     // values near 1e308: the distances are finite and exact multiples
     std::vector<double> big(x);
     for (double& v : big) v = std::ldexp(v, 1015);  // |v| up to ~2^1021
-    const tsm::MatrixProfile b = run_raw(big, 10, 3, ex);
+    const Profile b = tsmt::matrix_profile(big, 10, 3, ex, 0);
     CHECK(b.index == base.index);
     for (size_t i = 0; i < b.dist.size(); ++i) CHECK_EQ(b.dist[i], std::ldexp(base.dist[i], 1015));
     // distances beyond the float64 range: a clear error (22003); signs of
@@ -186,7 +175,7 @@ TEST(mp_raw_near_the_float64_limits) {
     std::vector<double> huge(8);
     for (size_t i = 0; i < huge.size(); ++i) huge[i] = i % 3 == 2 ? -1.7e308 : 1.7e308;
     TsStatus st;
-    run_raw(huge, 4, 4, ex, &st);
+    tsmt::matrix_profile(huge, 4, 4, ex, 0, &st);
     CHECK_EQ(std::string(st.sqlstate), std::string("22003"));
 }
 
@@ -200,7 +189,7 @@ TEST(mp_raw_and_normalized_differ_where_the_level_matters) {
     tsm_matrix_profile(x.data(), 400, 20, 200, 1, &ex, &p, &st);
     CHECK_OK(st);
     CHECK(p.dist[0] < 1e-6);
-    const tsm::MatrixProfile r = run_raw(x, 20, 200, ex);
+    const Profile r = tsmt::matrix_profile(x, 20, 200, ex, 0);
     CHECK_EQ(r.index[0], (int64_t)200);
     CHECK_NEAR(r.dist[0], 10.0 * std::sqrt(20.0), 1e-12);
 }
@@ -219,8 +208,8 @@ GPU_TEST(mp_raw_gpu_equals_cpu) {
     for (const std::vector<double>& x : inputs)
         for (int m : {3, 16, 100}) {
             const int64_t excl = (m + 3) / 4 + 1;
-            const tsm::MatrixProfile c = run_raw(x, m, excl, tsmt::cpu_exec());
-            const tsm::MatrixProfile g = run_raw(x, m, excl, tsmt::gpu_exec());
+            const Profile c = tsmt::matrix_profile(x, m, excl, tsmt::cpu_exec(), 0);
+            const Profile g = tsmt::matrix_profile(x, m, excl, tsmt::gpu_exec(), 0);
             CHECK(c.index == g.index);
             CHECK(c.dist == g.dist);
         }

@@ -8,27 +8,12 @@
 
 #include "api_matrix_profile.h"
 #include "check.h"
+#include "oracles.h"
 #include "matrix_profile.h"
 
 namespace {
 
-struct Profile {
-    std::vector<double> dist;
-    std::vector<int64_t> index;
-};
-
-Profile whole(const std::vector<double>& x, int m, int64_t excl, TsExec ex, int normalize = 1) {
-    TsProfile p;
-    TsStatus st;
-    tsm_matrix_profile(x.data(), x.size(), m, excl, normalize, &ex, &p, &st);
-    CHECK_OK(st);
-    Profile r;
-    if (st.code == TS_OK) {
-        r.dist.assign(p.dist, p.dist + p.count);
-        r.index.assign(p.index, p.index + p.count);
-    }
-    return r;
-}
+using tsmt::Profile;
 
 std::vector<int64_t> tile(const std::vector<double>& x, int m, int64_t excl, int t, int tiles, TsExec ex,
                           int normalize = 1) {
@@ -64,12 +49,7 @@ Profile from_tiles(const std::vector<double>& x, const std::vector<int64_t>& mer
     int64_t excl = 0;
     tsm_matrix_profile_from_tiles(x.data(), x.size(), merged.data(), merged.size(), &ex, &p, &m, &excl, &norm, st);
     if (normalize) *normalize = norm;
-    Profile r;
-    if (st->code == TS_OK) {
-        r.dist.assign(p.dist, p.dist + p.count);
-        r.index.assign(p.index, p.index + p.count);
-    }
-    return r;
+    return tsmt::to_profile(p, *st);
 }
 
 std::vector<int> one_to(int tiles, bool reversed) {
@@ -147,7 +127,7 @@ TEST(mp_tiles_merged_equal_the_single_call_bit_for_bit) {
     // three segments of rows (kSegRows = 8192), several units per segment
     auto x = tsmt::random_walk(20000, 77);
     for (int64_t excl : {int64_t(13), int64_t(50)}) {
-        const Profile single = whole(x, 50, excl, tsmt::cpu_exec());
+        const Profile single = tsmt::matrix_profile(x, 50, excl, tsmt::cpu_exec());
         for (int tiles : {1, 3, 40}) {  // 40: more tiles than units, some of them empty
             for (bool reversed : {false, true}) {
                 TsStatus st;
@@ -166,7 +146,7 @@ TEST(mp_tiles_constant_windows_and_ties) {
     std::fill(x.begin() + 3000, x.begin() + 3400, 2.5);
     std::fill(x.begin() + 9000, x.begin() + 9300, 2.5);
     std::copy(x.begin() + 100, x.begin() + 600, x.begin() + 6000);
-    const Profile single = whole(x, 64, 17, tsmt::cpu_exec());
+    const Profile single = tsmt::matrix_profile(x, 64, 17, tsmt::cpu_exec());
     TsStatus st;
     Profile p = from_tiles(x, merged_tiles(x, 64, 17, 5, tsmt::cpu_exec(), {3, 1, 5, 2, 4}), tsmt::cpu_exec(), &st);
     CHECK_OK(st);
@@ -177,7 +157,7 @@ TEST(mp_tiles_where_the_guard_restarts) {
     const auto x = glitchy_walk();
     for (int m : {3, 16}) {
         const int64_t excl = (m + 3) / 4 + 1;
-        const Profile single = whole(x, m, excl, tsmt::cpu_exec());
+        const Profile single = tsmt::matrix_profile(x, m, excl, tsmt::cpu_exec());
         for (int tiles : {3, 11}) {
             TsStatus st;
             Profile p = from_tiles(x, merged_tiles(x, m, excl, tiles, tsmt::cpu_exec(), one_to(tiles, true)),
@@ -244,7 +224,7 @@ GPU_TEST(mp_tiles_gpu_keys_equal_cpu_keys) {
                 CHECK(c == g);
             }
         }
-        const Profile single = whole(x, 100, excl, tsmt::gpu_exec());
+        const Profile single = tsmt::matrix_profile(x, 100, excl, tsmt::gpu_exec());
         TsStatus st;
         Profile p = from_tiles(x, merged_tiles(x, 100, excl, 6, tsmt::gpu_exec(), one_to(6, true)),
                                tsmt::gpu_exec(), &st);
@@ -270,7 +250,7 @@ TEST(mp_tiles_raw_values_merge_to_the_single_call) {
         const Profile p = from_tiles(x, merged, tsmt::cpu_exec(), &st, &normalize);
         CHECK_OK(st);
         CHECK_EQ(normalize, 0);
-        expect_identical(p, whole(x, 40, 11, tsmt::cpu_exec(), 0), "raw tiles");
+        expect_identical(p, tsmt::matrix_profile(x, 40, 11, tsmt::cpu_exec(), 0), "raw tiles");
     }
     // a raw tile and a z-normalised tile of the same series do not merge
     std::vector<int64_t> a = tile(x, 40, 11, 1, 2, tsmt::cpu_exec(), 0), b = tile(x, 40, 11, 2, 2, tsmt::cpu_exec(), 1);
