@@ -59,17 +59,7 @@ FROM generate_series(1, (1 << $LONG_EXP)) i;
 CREATE TABLE long_series (a float8[] NOT NULL);
 SELECT create_reference_table('long_series');
 INSERT INTO long_series SELECT a FROM long_local;
-CREATE TABLE profile_tiles (slot int NOT NULL, tile int NOT NULL);
-SELECT create_distributed_table('profile_tiles', 'slot',
-                                shard_count => (SELECT count(*)::int FROM citus_get_active_worker_nodes()));
-INSERT INTO profile_tiles (slot, tile)
-SELECT s.slot, t
-FROM (SELECT row_number() OVER (ORDER BY shardid) - 1 AS i, count(*) OVER () AS shards, slot
-      FROM (SELECT DISTINCT ON (shardid) shardid, v AS slot
-            FROM generate_series(1, 10000) v, get_shard_id_for_distribution_column('profile_tiles', v) shardid
-            ORDER BY shardid, v) one_value_per_shard) s,
-     generate_series(1, $TILES) t
-WHERE (t - 1) % s.shards = s.i;
+$(citus_profile_tiles_sql "$TILES")
 CREATE TABLE many_local (id int PRIMARY KEY, a float8[] NOT NULL);
 INSERT INTO many_local
 SELECT id, (SELECT array_agg(sin(i * 0.01 * (1 + id % 7)) + ((i * 7919::bigint + id * 104729) % 1009) / 3000.0 ORDER BY i)

@@ -438,33 +438,33 @@ class GpuPd3 final : public Pd3Runner {
                            p_.m,          r,            dev_.pending,  dev_.out_pos, dev_.out_u};
         pd3_undone<<<motif::grid_for(windows_ * 32, 256), 256, 0, *stream_>>>(a);
         check(cudaGetLastError(), "pd3_undone");
-        int count = 0;
-        copy_async(&count, dev_.pending, 1, cudaMemcpyDeviceToHost, *stream_, "download");
-        wait(*stream_, ex_);
-        std::vector<int64_t> pos(count);
-        std::vector<double> u(count);
-        copy_async(pos.data(), dev_.out_pos, count, cudaMemcpyDeviceToHost, *stream_, "download");
-        copy_async(u.data(), dev_.out_u, count, cudaMemcpyDeviceToHost, *stream_, "download");
-        wait(*stream_, ex_);
-        std::vector<std::pair<int64_t, double>> out(count);
-        for (int t = 0; t < count; ++t) out[t] = {pos[t], u[t]};
+        std::vector<std::pair<int64_t, double>> out = download_pairs(dev_.out_u);
         ex_->device_ms += now_ms() - t0;
         return out;
     }
 
   private:
-    std::vector<Candidate> download_survivors() {
+    // The pairs (out_pos[t], second[t]) a kernel wrote, t below the count it
+    // left in pending.
+    template <class T>
+    std::vector<std::pair<int64_t, T>> download_pairs(const T* second) {
         const cudaMemcpyKind down = cudaMemcpyDeviceToHost;
         int count = 0;
         copy_async(&count, dev_.pending, 1, down, *stream_, "download");
         wait(*stream_, ex_);
         std::vector<int64_t> pos(count);
-        std::vector<int> nn(count);
+        std::vector<T> value(count);
         copy_async(pos.data(), dev_.out_pos, count, down, *stream_, "download");
-        copy_async(nn.data(), dev_.out_nn, count, down, *stream_, "download");
+        copy_async(value.data(), second, count, down, *stream_, "download");
         wait(*stream_, ex_);
-        std::vector<Candidate> rows(count);
-        for (int t = 0; t < count; ++t) rows[t] = {pos[t], nn[t]};
+        std::vector<std::pair<int64_t, T>> out(count);
+        for (int t = 0; t < count; ++t) out[t] = {pos[t], value[t]};
+        return out;
+    }
+
+    std::vector<Candidate> download_survivors() {
+        std::vector<Candidate> rows;
+        for (const std::pair<int64_t, int>& s : download_pairs(dev_.out_nn)) rows.push_back({s.first, s.second});
         return rows;
     }
 

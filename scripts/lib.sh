@@ -95,20 +95,28 @@ tsm_build_install() {
     $SUDO make -C "$TSM_ROOT" install PG_CONFIG="$(tsm_pg_config_path)" >/dev/null
 }
 
-# A cluster of our own in a temporary directory, on a Unix socket only.
-tsm_start_cluster() {
-    TSM_PGDATA="${TSM_PGDATA:-$(mktemp -d /tmp/tsmine-pg.XXXXXX)}"
-    export PGHOST="$TSM_PGDATA" PGPORT="${PGPORT:-54329}" PGDATABASE=postgres
-    local run=()
+# tsm_server_user DIR: who runs the servers of a cluster whose files are in
+# DIR: 'postgres' when root (created where missing, DIR handed to it), else
+# this user.  Exports PGUSER; TSM_RUN: the command prefix that runs as it.
+tsm_server_user() {
+    TSM_RUN=()
     if [ "$(id -u)" -eq 0 ]; then
         id postgres >/dev/null 2>&1 || useradd -m postgres
-        chown postgres "$TSM_PGDATA"
-        chmod 755 "$TSM_PGDATA"
-        run=(runuser -u postgres --)
+        chown postgres "$1"
+        chmod 755 "$1"
+        TSM_RUN=(runuser -u postgres --)
         export PGUSER=postgres
     else
         export PGUSER="$(id -un)"
     fi
+}
+
+# A cluster of our own in a temporary directory, on a Unix socket only.
+tsm_start_cluster() {
+    TSM_PGDATA="${TSM_PGDATA:-$(mktemp -d /tmp/tsmine-pg.XXXXXX)}"
+    export PGHOST="$TSM_PGDATA" PGPORT="${PGPORT:-54329}" PGDATABASE=postgres
+    tsm_server_user "$TSM_PGDATA"
+    local run=("${TSM_RUN[@]}")
     tsm_log "starting a throwaway PostgreSQL 15 cluster in $TSM_PGDATA"
     "${run[@]}" "$PGBIN/initdb" -D "$TSM_PGDATA/data" -A trust -U "$PGUSER" >"$TSM_PGDATA/initdb.log" 2>&1 \
         || { cat "$TSM_PGDATA/initdb.log"; return 1; }

@@ -920,13 +920,10 @@ extern "C" int tsm_discords_from_tiles(const double* x, int64_t n, const int64_t
     std::memset(out, 0, sizeof *out);
     const int code = tsm::guard(st, [&] { check_k_and_distance(k, min_distance, "ts_discords_from_tiles"); });
     if (code != TS_OK) return code;
-    TsProfile p;
-    int32_t m, normalize;
-    int64_t exclusion;
-    if (tsm_matrix_profile_from_tiles(x, n, merged, words, ex, &p, &m, &exclusion, &normalize, st) != TS_OK)
-        return st->code;
+    tsm::mp::TiledProfile t;
+    if (tsm::mp::profile_from_tiles(x, n, merged, words, ex, t, st) != TS_OK) return st->code;
     const int profile_backend = ex->used_backend;
-    tsm_discords_from_profile(x, n, m, p.index, k, min_distance, exclusion, normalize, ex, out, st);
+    tsm_discords_from_profile(x, n, t.m, t.profile.index, k, min_distance, t.exclusion, t.normalize, ex, out, st);
     ex->used_backend = profile_backend;  // the profile's backend tells
     return st->code;
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "api_matrix_profile.h"
 #include "mp_detail.h"
 #include "tsm_api.h"
 
@@ -163,6 +164,17 @@ UnitRange tile_units(int64_t count, int64_t excl, int64_t t, int64_t tiles);
 // call's share per GPU.  Positions at a segment's end are written as the next
 // segment's start.
 std::vector<UnitRange> split_units(int64_t count, int64_t excl, const UnitRange& range, int parts);
+
+// The profile of merged tiles (tsm_matrix_profile_from_tiles) with the
+// window, exclusion zone and distance its tiles were made with: what
+// ts_discords_from_tiles and ts_motifs_from_tiles rank.  Returns st's code.
+struct TiledProfile {
+    TsProfile profile;
+    int32_t m = 0, normalize = 1;
+    int64_t exclusion = 0;
+};
+int profile_from_tiles(const double* x, int64_t n, const int64_t* merged, int64_t words, TsExec* ex,
+                       TiledProfile& t, TsStatus* st);
 
 // The CPU sweep over a range of units: the best key per window (count
 // entries, 0 where the range holds no candidate).

@@ -1286,10 +1286,7 @@ extern "C" int tsm_motifs_from_tiles(const double* x, int64_t n, const int64_t* 
     std::memset(out, 0, sizeof *out);
     const int code = tsm::guard(st, [&] { tsm::args::top_k(k, kGiveK); });
     if (code != TS_OK) return code;
-    TsProfile p;
-    int32_t m, normalize;
-    int64_t exclusion;
-    if (tsm_matrix_profile_from_tiles(x, n, merged, words, ex, &p, &m, &exclusion, &normalize, st) != TS_OK)
-        return st->code;
-    return tsm_motifs_from_profile(x, n, m, p.index, k, exclusion, normalize, ex, out, st);
+    tsm::mp::TiledProfile t;
+    if (tsm::mp::profile_from_tiles(x, n, merged, words, ex, t, st) != TS_OK) return st->code;
+    return tsm_motifs_from_profile(x, n, t.m, t.profile.index, k, t.exclusion, t.normalize, ex, out, st);
 }

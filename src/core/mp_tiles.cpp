@@ -314,3 +314,14 @@ extern "C" int tsm_matrix_profile_from_tiles(const double* x, int64_t n, const i
         *normalize_out = raw ? 0 : 1;
     });
 }
+
+namespace tsm {
+namespace mp {
+
+int profile_from_tiles(const double* x, int64_t n, const int64_t* merged, int64_t words, TsExec* ex,
+                       TiledProfile& t, TsStatus* st) {
+    return tsm_matrix_profile_from_tiles(x, n, merged, words, ex, &t.profile, &t.m, &t.exclusion, &t.normalize, st);
+}
+
+}  // namespace mp
+}  // namespace tsm

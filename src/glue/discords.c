@@ -266,30 +266,42 @@ tsm_put_discord_rows(ReturnSetInfo *rsinfo, const TsDiscords *d, const TsmTimes 
 	}
 }
 
+void
+tsm_profile_call_begin(FunctionCallInfo fcinfo, bool query, bool timed, int gaps_argno, const char *function,
+					   int32 m, TsmProfileCall *c)
+{
+	c->function = function;
+	c->m = m;
+	c->t0 = tsm_now_ms();
+	tsm_form_series_gaps(fcinfo, query, timed, tsm_gaps_arg(fcinfo, gaps_argno), &c->s, &c->times);
+	InitMaterializedSRF(fcinfo, 0);
+	tsm_exec_prepare(&c->ex, function);
+	tsm_exec_stage_results(&c->ex, tsm_profile_bytes(c->s.n, m));
+}
+
+void
+tsm_profile_call_finish(TsmProfileCall *c)
+{
+	tsm_exec_finish(c->function, &c->ex, c->s.n, &c->st, c->t0);
+}
+
 static Datum
 discords_common(FunctionCallInfo fcinfo, bool query, bool timed)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	TsmSeries	s;
-	TsmTimes	times;
 	int32		m = tsm_int_arg(fcinfo, TSM_AT(timed, 1), "m");
 	int64		k = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 2));
 	double		r = tsm_distance_arg(fcinfo, TSM_AT(timed, 3), "min_distance");
 	int64		excl = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 4));
 	const char *method = tsm_text_arg(fcinfo, TSM_AT(timed, 5), "method");
 	int32		normalize = tsm_normalize_arg(fcinfo, TSM_AT(timed, 6));
-	TsExec		ex;
+	TsmProfileCall c;
 	TsDiscords	d;
-	TsStatus	st;
-	double		t0 = tsm_now_ms();
 
-	tsm_form_series_gaps(fcinfo, query, timed, tsm_gaps_arg(fcinfo, TSM_AT(timed, 7)), &s, &times);
-	InitMaterializedSRF(fcinfo, 0);
-	tsm_exec_prepare(&ex, "ts_discords");
-	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
-	tsm_discords(s.x, s.n, m, k, r, excl, method, normalize, &ex, &d, &st);
-	tsm_exec_finish("ts_discords", &ex, s.n, &st, t0);
-	tsm_put_discord_rows(rsinfo, &d, timed ? &times : NULL, &times);
+	tsm_profile_call_begin(fcinfo, query, timed, TSM_AT(timed, 7), "ts_discords", m, &c);
+	tsm_discords(c.s.x, c.s.n, m, k, r, excl, method, normalize, &c.ex, &d, &c.st);
+	tsm_profile_call_finish(&c);
+	tsm_put_discord_rows(rsinfo, &d, timed ? &c.times : NULL, &c.times);
 	return (Datum) 0;
 }
 

@@ -261,6 +261,27 @@ extern void tsm_time_json(struct StringInfoData *b, const TsmTimes *t, int64 pos
  * NULL elements where pos0[i] < 0). */
 extern Datum tsm_times_array(const TsmTimes *t, const int64 *pos0, int64 count);
 
+/* One call of ts_discords or ts_motifs, any form (discords.c): the series,
+ * its times and the core's execution of function, which may go by way of
+ * the profile of the series' m-windows. */
+typedef struct TsmProfileCall
+{
+	const char *function;
+	int32		m;
+	TsmSeries	s;
+	TsmTimes	times;
+	TsExec		ex;
+	TsStatus	st;
+	double		t0;
+} TsmProfileCall;
+/* The start of a call: the series of the form called (gaps: the boolean
+ * argument gaps_argno), the result set, the execution with result memory of
+ * the profile's size staged. */
+extern void tsm_profile_call_begin(FunctionCallInfo fcinfo, bool query, bool timed, int gaps_argno,
+								   const char *function, int32 m, TsmProfileCall *c);
+/* The end of the core's call: its status, timings and backend reported. */
+extern void tsm_profile_call_finish(TsmProfileCall *c);
+
 /* Arguments that must not be NULL. */
 #define TSM_REQUIRE_ARG(fcinfo, argno, name) \
 	do { \

@@ -36,26 +36,19 @@ static Datum
 motifs_common(FunctionCallInfo fcinfo, bool query, bool timed)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	TsmSeries	s;
-	TsmTimes	times;
 	int32		m = tsm_int_arg(fcinfo, TSM_AT(timed, 1), "m");
 	int64		k = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 2));
 	int64		excl = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 3));
 	const char *method = tsm_text_arg(fcinfo, TSM_AT(timed, 4), "method");
 	int32		refs = tsm_int_arg(fcinfo, TSM_AT(timed, 5), "n_references");
 	int32		normalize = tsm_normalize_arg(fcinfo, TSM_AT(timed, 6));
-	TsExec		ex;
+	TsmProfileCall c;
 	TsMotifs	mo;
-	TsStatus	st;
-	double		t0 = tsm_now_ms();
 
-	tsm_form_series_gaps(fcinfo, query, timed, tsm_gaps_arg(fcinfo, TSM_AT(timed, 7)), &s, &times);
-	InitMaterializedSRF(fcinfo, 0);
-	tsm_exec_prepare(&ex, "ts_motifs");
-	tsm_exec_stage_results(&ex, tsm_profile_bytes(s.n, m));
-	tsm_motifs(s.x, s.n, m, k, excl, method, refs, normalize, &ex, &mo, &st);
-	tsm_exec_finish("ts_motifs", &ex, s.n, &st, t0);
-	tsm_put_motif_rows(rsinfo, &mo, timed ? &times : NULL, &times);
+	tsm_profile_call_begin(fcinfo, query, timed, TSM_AT(timed, 7), "ts_motifs", m, &c);
+	tsm_motifs(c.s.x, c.s.n, m, k, excl, method, refs, normalize, &c.ex, &mo, &c.st);
+	tsm_profile_call_finish(&c);
+	tsm_put_motif_rows(rsinfo, &mo, timed ? &c.times : NULL, &c.times);
 	return (Datum) 0;
 }
 

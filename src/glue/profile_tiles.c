@@ -132,19 +132,40 @@ ts_matrix_profile_merge(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(into);
 }
 
-/* The series and the merged tiles of a *_from_tiles call; the call starts
- * (tsm_exec_prepare: result memory for a profile of the series staged). */
-static PartialWords
-series_and_tiles(FunctionCallInfo fcinfo, const char *function, TsExec *ex, TsmSeries *s)
+/* One call of a *_from_tiles function: the series, the merged tiles and
+ * the core's execution. */
+typedef struct TilesCall
 {
+	const char *function;
+	TsmSeries	s;
 	PartialWords merged;
+	TsExec		ex;
+	TsStatus	st;
+	double		t0;
+} TilesCall;
 
-	series_of_tiles(fcinfo, PG_NARGS() - 1, s);	/* gaps: the last argument */
+/* The start of a call: the series and the merged tiles, the execution of
+ * function (result memory for a profile of the series staged). */
+static void
+tiles_begin(FunctionCallInfo fcinfo, const char *function, TilesCall *c)
+{
+	c->function = function;
+	c->t0 = tsm_now_ms();
+	series_of_tiles(fcinfo, PG_NARGS() - 1, &c->s);	/* gaps: the last argument */
 	TSM_REQUIRE_ARG(fcinfo, 1, "merged");
-	merged = partial_words(PG_GETARG_ARRAYTYPE_P(1));
-	tsm_exec_prepare(ex, function);
-	tsm_exec_stage_results(ex, tsm_profile_bytes(s->n, 3));	/* m >= 3: at most n - 2 windows */
-	return merged;
+	c->merged = partial_words(PG_GETARG_ARRAYTYPE_P(1));
+	tsm_exec_prepare(&c->ex, function);
+	tsm_exec_stage_results(&c->ex, tsm_profile_bytes(c->s.n, 3));	/* m >= 3: at most n - 2 windows */
+}
+
+/* The end of the core's call: its status reported (an error raised), then
+ * the result set the rows go into. */
+static ReturnSetInfo *
+tiles_finish(FunctionCallInfo fcinfo, const TilesCall *c)
+{
+	tsm_exec_finish(c->function, &c->ex, c->s.n, &c->st, c->t0);
+	InitMaterializedSRF(fcinfo, 0);
+	return (ReturnSetInfo *) fcinfo->resultinfo;
 }
 
 PG_FUNCTION_INFO_V1(ts_matrix_profile_from_tiles);
@@ -153,20 +174,16 @@ PG_FUNCTION_INFO_V1(ts_matrix_profile_from_tiles);
 Datum
 ts_matrix_profile_from_tiles(PG_FUNCTION_ARGS)
 {
-	TsmSeries	s;
-	TsExec		ex;
+	TilesCall	c;
 	TsProfile	p;
-	TsStatus	st;
 	int32		m,
 				normalize;
 	int64		excl;
-	double		t0 = tsm_now_ms();
-	PartialWords merged = series_and_tiles(fcinfo, "ts_matrix_profile_from_tiles", &ex, &s);
 
-	tsm_matrix_profile_from_tiles(s.x, s.n, merged.data, merged.words, &ex, &p, &m, &excl, &normalize, &st);
-	tsm_exec_finish("ts_matrix_profile_from_tiles", &ex, s.n, &st, t0);
-	InitMaterializedSRF(fcinfo, 0);
-	tsm_put_profile_rows((ReturnSetInfo *) fcinfo->resultinfo, &p, NULL, NULL);
+	tiles_begin(fcinfo, "ts_matrix_profile_from_tiles", &c);
+	tsm_matrix_profile_from_tiles(c.s.x, c.s.n, c.merged.data, c.merged.words, &c.ex, &p, &m, &excl, &normalize,
+								  &c.st);
+	tsm_put_profile_rows(tiles_finish(fcinfo, &c), &p, NULL, NULL);
 	return (Datum) 0;
 }
 
@@ -178,17 +195,12 @@ ts_discords_from_tiles(PG_FUNCTION_ARGS)
 {
 	int64		k = TSM_ARG_INT_OR_NULL(fcinfo, 2);
 	double		r = tsm_distance_arg(fcinfo, 3, "min_distance");
-	TsmSeries	s;
-	TsExec		ex;
+	TilesCall	c;
 	TsDiscords	d;
-	TsStatus	st;
-	double		t0 = tsm_now_ms();
-	PartialWords merged = series_and_tiles(fcinfo, "ts_discords_from_tiles", &ex, &s);
 
-	tsm_discords_from_tiles(s.x, s.n, merged.data, merged.words, k, r, &ex, &d, &st);
-	tsm_exec_finish("ts_discords_from_tiles", &ex, s.n, &st, t0);
-	InitMaterializedSRF(fcinfo, 0);
-	tsm_put_discord_rows((ReturnSetInfo *) fcinfo->resultinfo, &d, NULL, NULL);
+	tiles_begin(fcinfo, "ts_discords_from_tiles", &c);
+	tsm_discords_from_tiles(c.s.x, c.s.n, c.merged.data, c.merged.words, k, r, &c.ex, &d, &c.st);
+	tsm_put_discord_rows(tiles_finish(fcinfo, &c), &d, NULL, NULL);
 	return (Datum) 0;
 }
 
@@ -199,16 +211,11 @@ Datum
 ts_motifs_from_tiles(PG_FUNCTION_ARGS)
 {
 	int64		k = TSM_ARG_INT_OR_NULL(fcinfo, 2);
-	TsmSeries	s;
-	TsExec		ex;
+	TilesCall	c;
 	TsMotifs	mo;
-	TsStatus	st;
-	double		t0 = tsm_now_ms();
-	PartialWords merged = series_and_tiles(fcinfo, "ts_motifs_from_tiles", &ex, &s);
 
-	tsm_motifs_from_tiles(s.x, s.n, merged.data, merged.words, k, &ex, &mo, &st);
-	tsm_exec_finish("ts_motifs_from_tiles", &ex, s.n, &st, t0);
-	InitMaterializedSRF(fcinfo, 0);
-	tsm_put_motif_rows((ReturnSetInfo *) fcinfo->resultinfo, &mo, NULL, NULL);
+	tiles_begin(fcinfo, "ts_motifs_from_tiles", &c);
+	tsm_motifs_from_tiles(c.s.x, c.s.n, c.merged.data, c.merged.words, k, &c.ex, &mo, &c.st);
+	tsm_put_motif_rows(tiles_finish(fcinfo, &c), &mo, NULL, NULL);
 	return (Datum) 0;
 }

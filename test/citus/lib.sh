@@ -1,7 +1,7 @@
 # test/citus/lib.sh — Citus for tsmine's tests and benchmarks: build Citus
 # 13.2.2 once from ../shared/deps (cached), install it into a PostgreSQL 15,
 # and run a local cluster of a coordinator and two workers.  Source it after
-# scripts/lib.sh (it uses tsm_pg_config, tsm_shared, tsm_log, PGBIN, SUDO).
+# scripts/lib.sh (it uses tsm_pg_config, tsm_shared, tsm_log, tsm_server_user, PGBIN, SUDO).
 #
 #   citus_build                  the build, cached under $CITUS_CACHE (prints its directory)
 #   citus_install [STAGE]        copies a build into the PostgreSQL of tsm_pg_config
@@ -111,27 +111,38 @@ citus_install_tarball() {
     return $status
 }
 
+# citus_profile_tiles_sql TILES: the SQL that makes README's table of the
+# tiles of one long series, profile_tiles: one shard per worker, the tiles 1
+# .. TILES spread over them.
+citus_profile_tiles_sql() {
+    cat <<SQL
+CREATE TABLE profile_tiles (slot int NOT NULL, tile int NOT NULL);
+SELECT create_distributed_table('profile_tiles', 'slot',
+                                shard_count => (SELECT count(*)::int FROM citus_get_active_worker_nodes()));
+INSERT INTO profile_tiles (slot, tile)
+SELECT s.slot, t
+FROM (SELECT row_number() OVER (ORDER BY shardid) - 1 AS i, count(*) OVER () AS shards, slot
+      FROM (SELECT DISTINCT ON (shardid) shardid, v AS slot
+            FROM generate_series(1, 10000) v, get_shard_id_for_distribution_column('profile_tiles', v) shardid
+            ORDER BY shardid, v) one_value_per_shard) s,
+     generate_series(1, $1) t
+WHERE (t - 1) % s.shards = s.i;
+SQL
+}
+
 # citus_cluster_start DIR PORT: a coordinator on PORT and workers on PORT+1 and
 # PORT+2, each a fresh data directory under DIR, on Unix sockets in DIR only;
 # Citus created in the database postgres of every node, the workers added to
 # the coordinator, then tsmine created on the coordinator alone, as README
 # says (Citus creates it on the workers).  Exports PGHOST=DIR, PGPORT=PORT
 # (the coordinator), PGDATABASE, PGUSER and CITUS_PORTS (the three ports).
-# Runs as 'postgres' when root, like tsm_start_cluster.  CITUS_EXTRA_CONF:
+# Runs as 'postgres' when root (tsm_server_user).  CITUS_EXTRA_CONF:
 # lines added to every node's postgresql.conf.
 citus_cluster_start() {
     CITUS_DIR="$1"
     local port="$2" p
-    CITUS_RUN=()
-    if [ "$(id -u)" -eq 0 ]; then
-        id postgres >/dev/null 2>&1 || useradd -m postgres
-        chown postgres "$CITUS_DIR"
-        chmod 755 "$CITUS_DIR"
-        CITUS_RUN=(runuser -u postgres --)
-        export PGUSER=postgres
-    else
-        export PGUSER="$(id -un)"
-    fi
+    tsm_server_user "$CITUS_DIR"
+    CITUS_RUN=("${TSM_RUN[@]}")
     export PGHOST="$CITUS_DIR" PGPORT="$port" PGDATABASE=postgres
     CITUS_PORTS=("$port" "$((port + 1))" "$((port + 2))")
     trap citus_cluster_stop EXIT

@@ -52,7 +52,7 @@ unset PGOPTIONS
 # coordinator (series_local: one node); a long series as a reference table;
 # README's tiles table (one shard per worker, as many tiles on each).
 setup_tables() {
-    q >/dev/null <<'SQL' || { echo "Bail out! the tables were not created"; exit 1; }
+    q >/dev/null <<SQL || { echo "Bail out! the tables were not created"; exit 1; }
 CREATE TABLE series_local (id int PRIMARY KEY, a float8[] NOT NULL, top float8);
 INSERT INTO series_local
 SELECT id, (SELECT array_agg(sin(i * 0.05 * (1 + id % 5)) + ((i * 7919 + id * 104729) % 1009) / 3000.0
@@ -71,17 +71,7 @@ INSERT INTO long_series
 SELECT array_agg(sin(i * 0.01) + ((i * 7919) % 1013) / 2000.0 + CASE WHEN i BETWEEN 5000 AND 5040 THEN 0.5 ELSE 0 END
                  ORDER BY i)
 FROM generate_series(1, 20000) i;
-CREATE TABLE profile_tiles (slot int NOT NULL, tile int NOT NULL);
-SELECT create_distributed_table('profile_tiles', 'slot',
-                                shard_count => (SELECT count(*)::int FROM citus_get_active_worker_nodes()));
-INSERT INTO profile_tiles (slot, tile)
-SELECT s.slot, t
-FROM (SELECT row_number() OVER (ORDER BY shardid) - 1 AS i, count(*) OVER () AS shards, slot
-      FROM (SELECT DISTINCT ON (shardid) shardid, v AS slot
-            FROM generate_series(1, 10000) v, get_shard_id_for_distribution_column('profile_tiles', v) shardid
-            ORDER BY shardid, v) one_value_per_shard) s,
-     generate_series(1, 8) t
-WHERE (t - 1) % s.shards = s.i;
+$(citus_profile_tiles_sql 8)
 SQL
 }
 
