@@ -2,6 +2,8 @@
 #include "args.h"
 
 #include <cctype>
+#include <cmath>
+#include <cstring>
 #include <string>
 
 #include "error.h"
@@ -37,6 +39,19 @@ void k_at_least_one(int64_t k, bool null_is_all) {
 }
 
 }  // namespace
+
+bool nan_given(double given) {
+    uint64_t bits;
+    std::memcpy(&bits, &given, sizeof bits);
+    return bits == TS_NAN_GIVEN_BITS;
+}
+
+bool distance_limit(double given, const char* argname, const char* hint) {
+    if (std::isnan(given) && !nan_given(given)) return false;
+    if (!(given >= 0) || std::isinf(given))
+        invalid(std::string(argname) + " must be a finite number >= 0, not " + number_text(given), hint);
+    return true;
+}
 
 bool same_name(const char* a, const char* b) {
     for (; *a && *b; ++a, ++b)

@@ -22,6 +22,13 @@ int64_t k_or_all(int64_t given);
 // k where it must be given: TS_ARG_NULL is an error (22004) with null_hint;
 // else at least 1.
 int64_t top_k(int64_t given, const char* null_hint);
+// A distance limit (min_distance, max_distance, named argname): none (a NaN
+// other than TS_NAN_GIVEN_BITS': NULL) gives false; else it must be a finite
+// number >= 0, the NaN a caller gave too (an error with hint otherwise), and
+// gives true.
+bool distance_limit(double given, const char* argname, const char* hint);
+// given is the NaN a caller gave (TS_NAN_GIVEN_BITS), not NULL's.
+bool nan_given(double given);
 // A name from names[0 .. count) (any case): its index; otherwise an error
 // naming the argument and listing the names.
 int choice(const char* given, const char* argname, const char* const* names, int count);

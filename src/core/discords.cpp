@@ -788,7 +788,10 @@ namespace {
 // m's): k as the methods take it (-1: all).  function names the SQL function
 // in the hint of a missing k.
 int64_t check_k_and_distance(int64_t k, double min_distance, const char* function) {
-    const bool range = !std::isnan(min_distance);
+    const bool range = tsm::args::distance_limit(
+        min_distance, "min_distance",
+        "min_distance is a Euclidean distance: z-normalised, between 0 and 2 sqrt(m); with normalized => false, "
+        "in the data's units.");
     if (range)
         k = tsm::args::k_or_all(k);
     else
@@ -796,10 +799,6 @@ int64_t check_k_and_distance(int64_t k, double min_distance, const char* functio
                                             "min_distance for all range discords.",
                                             function)
                                     .c_str());
-    if (range && (!(min_distance >= 0) || !std::isfinite(min_distance)))
-        tsm::invalid("min_distance must be a finite number >= 0, not " + tsm::number_text(min_distance),
-                     "min_distance is a Euclidean distance: z-normalised, between 0 and 2 sqrt(m); with "
-                     "normalized => false, in the data's units.");
     return k == TS_ARG_NULL ? -1 : k;
 }
 

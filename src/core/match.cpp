@@ -139,10 +139,9 @@ extern "C" int tsm_match(const double* x, int64_t n, const double* pattern, int3
         if (!pattern || n < 0 || (n > 0 && !x)) tsm::invalid("series or pattern is missing");
         const int64_t limit = tsm::args::k_or_all(k);
         exclusion = tsm::args::exclusion(exclusion, m);
-        if (max_distance < 0 || std::isinf(max_distance))
-            tsm::invalid("max_distance must be a finite number >= 0, not " + tsm::number_text(max_distance),
-                         "max_distance is a Euclidean distance: z-normalised, between 0 and 2 sqrt(m); with "
-                         "normalized => false, in the data's units.  NULL means no limit.");
+        tsm::args::distance_limit(max_distance, "max_distance",
+                                  "max_distance is a Euclidean distance: z-normalised, between 0 and 2 sqrt(m); "
+                                  "with normalized => false, in the data's units.  NULL means no limit.");
         if (n == 0) return;  // an empty series has no windows
         if (n < (int64_t)m)
             tsm::invalid(tsm::format("pattern of length %d is longer than the series of length %lld", (int)m,

@@ -154,16 +154,15 @@ void profile_ab(const double* a, int64_t na, const double* b, int64_t nb, int32_
 // k of the discords (TS_ARG_NULL: all, in range mode only; returns −1 for
 // all) and min_distance (NaN: top-k mode), as ts_discords checks them.
 int64_t check_k_and_distance(int64_t k, double min_distance, int32_t normalize) {
-    const bool range = !std::isnan(min_distance);
+    const bool range = tsm::args::distance_limit(
+        min_distance, "min_distance",
+        normalize ? "min_distance is a z-normalised Euclidean distance, between 0 and 2 sqrt(m)."
+                  : "min_distance is the Euclidean distance of the raw values, in the data's units.");
     if (range)
         k = tsm::args::k_or_all(k);
     else
         k = tsm::args::top_k(k, "Without min_distance, ts_discords_ab returns the top k discords: give k, or give "
                                 "min_distance for all range discords.");
-    if (range && (!(min_distance >= 0) || !std::isfinite(min_distance)))
-        tsm::invalid("min_distance must be a finite number >= 0, not " + tsm::number_text(min_distance),
-                     normalize ? "min_distance is a z-normalised Euclidean distance, between 0 and 2 sqrt(m)."
-                               : "min_distance is the Euclidean distance of the raw values, in the data's units.");
     return k == TS_ARG_NULL ? -1 : k;
 }
 

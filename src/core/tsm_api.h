@@ -58,6 +58,13 @@ typedef struct TsStatus
  */
 #define TS_ARG_NULL INT64_MIN
 
+/*
+ * A distance argument (min_distance, max_distance) is NaN when left NULL:
+ * "none".  A NaN the caller gave arrives as the NaN with these bits, which
+ * the core entry refuses (22023, as an out-of-range distance).
+ */
+#define TS_NAN_GIVEN_BITS UINT64_C(0x7ff8000000000bad)
+
 /* ---- execution options ------------------------------------------------- */
 
 /* The setting tsmine.backend: its values are these (the GUC's enum uses them). */

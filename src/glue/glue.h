@@ -304,8 +304,8 @@ extern const char *tsm_text_arg(FunctionCallInfo fcinfo, int argno, const char *
  * an argument the call lacks (a 0.1.0 signature) is 1. */
 extern int32 tsm_normalize_arg(FunctionCallInfo fcinfo, int argno);
 /* A distance limit (min_distance, max_distance): NULL → NaN, which the core
- * reads as "none"; a NaN given, which that C value cannot carry apart from
- * NULL, is an error (the core checks the range). */
+ * reads as "none"; a NaN given → the NaN of TS_NAN_GIVEN_BITS, which the core
+ * refuses (it checks the range). */
 extern double tsm_distance_arg(FunctionCallInfo fcinfo, int argno, const char *argname);
 
 #endif							/* TSM_GLUE_H */

@@ -548,9 +548,10 @@ tsm_distance_arg(FunctionCallInfo fcinfo, int argno, const char *argname)
 		return NAN;
 	d = PG_GETARG_FLOAT8(argno);
 	if (isnan(d))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must be a finite number >= 0, not NaN", argname),
-				 errhint("%s is a z-normalised Euclidean distance; NULL means none.", argname)));
+	{
+		uint64		given = TS_NAN_GIVEN_BITS;
+
+		memcpy(&d, &given, sizeof(d));
+	}
 	return d;
 }

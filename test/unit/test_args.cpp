@@ -114,3 +114,24 @@ TEST(args_empty_series_has_no_windows) {
     tsm_discords(nullptr, 0, 3, 1, NAN, TS_ARG_NULL, "drag", 1, &ex, &c.d, &st);
     check_status(st, "22023", "unknown method \"drag\"");
 }
+
+TEST(args_a_nan_distance_given_is_refused_and_none_is_not) {
+    auto x = tsmt::random_walk(300, 9);
+    Call c;
+    TsExec& ex = c.ex;
+    TsStatus& st = c.st;
+    const uint64_t bits = TS_NAN_GIVEN_BITS;
+    double given;
+    std::memcpy(&given, &bits, sizeof given);
+    CHECK(std::isnan(given) && tsm::args::nan_given(given) && !tsm::args::nan_given(NAN));
+    for (const char* method : {"auto", "pd3", "matrix_profile"}) {
+        tsm_discords(x.data(), 300, 10, 3, given, TS_ARG_NULL, method, 1, &ex, &c.d, &st);
+        check_status(st, "22023", "min_distance must be a finite number >= 0, not NaN");
+        CHECK_EQ(tsm_discords(x.data(), 300, 10, 3, NAN, TS_ARG_NULL, method, 1, &ex, &c.d, &st), (int)TS_OK);
+        CHECK_EQ(c.d.count, 3);  // none: the top k
+    }
+    std::vector<double> pat(x.begin(), x.begin() + 10);
+    tsm_match(x.data(), 300, pat.data(), 10, given, TS_ARG_NULL, TS_ARG_NULL, 1, &ex, &c.mt, &st);
+    check_status(st, "22023", "max_distance must be a finite number >= 0, not NaN");
+    CHECK_EQ(tsm_match(x.data(), 300, pat.data(), 10, NAN, TS_ARG_NULL, TS_ARG_NULL, 1, &ex, &c.mt, &st), (int)TS_OK);
+}
