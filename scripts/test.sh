@@ -46,7 +46,7 @@ count_prove() {
   tests=$(echo "$line" | sed -nE 's/.*Tests=([0-9]+).*/\1/p')
   bad=$(grep -E '^Failed [0-9]+/[0-9]+ subtests' "$1" | sed -E 's#^Failed ([0-9]+)/.*#\1#' | awk '{s += $1} END {print s + 0}' || true)
   if grep -qE '^Result: PASS' "$1"; then count "${tests:-0}" 0
-  else count "$(( ${tests:-0} - bad ))" "$(( bad > 0 ? bad : 1 ))"; fi
+  else count "$(( ${tests:-0} > bad ? ${tests:-0} - bad : 0 ))" "$(( bad > 0 ? bad : 1 ))"; fi  # not below 0: a script that died fails its planned tests
 }
 # count_unit LOG: counts a unit test run from its last line ("unit: N passed,
 # N failed, N skipped"; none: one failure); its skips into unit_skipped
