@@ -117,7 +117,7 @@ static Datum
 discords_ab_common(FunctionCallInfo fcinfo, bool query, bool timed)
 {
 	int64		k = TSM_ARG_INT_OR_NULL(fcinfo, AB_AT(query, timed, 3));
-	double		r = tsm_distance_arg(fcinfo, AB_AT(query, timed, 4), "min_distance");
+	double		r = tsm_distance_arg(fcinfo, AB_AT(query, timed, 4));
 	AbCall		c;
 	TsDiscords	d;
 

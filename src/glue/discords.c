@@ -291,7 +291,7 @@ discords_common(FunctionCallInfo fcinfo, bool query, bool timed)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int32		m = tsm_int_arg(fcinfo, TSM_AT(timed, 1), "m");
 	int64		k = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 2));
-	double		r = tsm_distance_arg(fcinfo, TSM_AT(timed, 3), "min_distance");
+	double		r = tsm_distance_arg(fcinfo, TSM_AT(timed, 3));
 	int64		excl = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 4));
 	const char *method = tsm_text_arg(fcinfo, TSM_AT(timed, 5), "method");
 	int32		normalize = tsm_normalize_arg(fcinfo, TSM_AT(timed, 6));

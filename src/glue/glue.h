@@ -306,6 +306,6 @@ extern int32 tsm_normalize_arg(FunctionCallInfo fcinfo, int argno);
 /* A distance limit (min_distance, max_distance): NULL → NaN, which the core
  * reads as "none"; a NaN given → the NaN of TS_NAN_GIVEN_BITS, which the core
  * refuses (it checks the range). */
-extern double tsm_distance_arg(FunctionCallInfo fcinfo, int argno, const char *argname);
+extern double tsm_distance_arg(FunctionCallInfo fcinfo, int argno);
 
 #endif							/* TSM_GLUE_H */

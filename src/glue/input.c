@@ -540,7 +540,7 @@ tsm_normalize_arg(FunctionCallInfo fcinfo, int argno)
 }
 
 double
-tsm_distance_arg(FunctionCallInfo fcinfo, int argno, const char *argname)
+tsm_distance_arg(FunctionCallInfo fcinfo, int argno)
 {
 	double		d;
 

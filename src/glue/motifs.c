@@ -61,7 +61,7 @@ match_common(FunctionCallInfo fcinfo, bool query, bool timed)
 	TsmSeries	s,
 				pat;
 	TsmTimes	times;
-	double		maxd = tsm_distance_arg(fcinfo, TSM_AT(timed, 2), "max_distance");
+	double		maxd = tsm_distance_arg(fcinfo, TSM_AT(timed, 2));
 	int64		k = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 3));
 	int64		excl = TSM_ARG_INT_OR_NULL(fcinfo, TSM_AT(timed, 4));
 	int32		normalize = tsm_normalize_arg(fcinfo, TSM_AT(timed, 5));

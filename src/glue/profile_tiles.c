@@ -194,7 +194,7 @@ Datum
 ts_discords_from_tiles(PG_FUNCTION_ARGS)
 {
 	int64		k = TSM_ARG_INT_OR_NULL(fcinfo, 2);
-	double		r = tsm_distance_arg(fcinfo, 3, "min_distance");
+	double		r = tsm_distance_arg(fcinfo, 3);
 	TilesCall	c;
 	TsDiscords	d;
 
