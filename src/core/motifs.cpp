@@ -803,8 +803,8 @@ class WindowStats {
     std::vector<uint8_t> constant_, have_;
 };
 
-// An entry of the selection: a lower bound of window owner's best pair
-// (a = b = −1), or its exact best allowed pair.
+// An entry of the selection: a lower bound of the pairs (owner, q), q > owner
+// (a = owner, b = −1), or owner's exact best allowed pair (either side).
 struct Entry {
     double d;
     int64_t a, b;
@@ -833,14 +833,18 @@ struct Partner {
 // Greedy top-k from a profile, exactly.  An ordered set (keys_) holds one
 // entry per window: first a lower bound (motif::profile_lower_bound), later the
 // exact best allowed partner (blocked windows and |i−j| < excl left out;
-// ties: smaller partner).  Taking the smallest key:
+// ties: smaller partner).  A pair (a, b), a < b, is window a's: its key
+// (d, a, b) is at least a's entry — a lower bound (lb_a, a, −1), as d ≥ lb_a,
+// or a's exact best pair, the least key of a's pairs.  Taking the smallest key:
 //   * blocked window: dropped;
 //   * lower bound: replaced by the window's exact best allowed pair;
 //   * exact pair whose partner got blocked since: recomputed (it can only grow);
 //   * exact pair still allowed: it is the next rank — every other allowed pair
-//     has a key at least that of its window's entry (lower bounds stay lower
-//     bounds as windows get blocked), and lower bounds sort before exact pairs
-//     of the same distance.
+//     has a key at least that of its smaller window's entry (lower bounds stay
+//     lower bounds as windows get blocked).
+// So a window whose bound ties the next rank's distance (many do where the
+// series repeats itself exactly: distance 0) needs its exact pair only when
+// it precedes that rank's first window.
 // The lower bounds enter the set in batches, smallest first: every bound not
 // loaded yet ranks after `loaded_to_`, so while the set's first entry ranks
 // before it the steps are those of a set holding every bound (the result is
@@ -872,8 +876,8 @@ class ProfileSelection {
             keys_.erase(keys_.begin());
             const int64_t i = e.owner;
             if (blocked_[i]) continue;
-            const int64_t partner = e.a < 0 ? -1 : (e.a == i ? e.b : e.a);
-            if (e.a < 0 || blocked_[partner]) {
+            const int64_t partner = e.b < 0 ? -1 : (e.a == i ? e.b : e.a);
+            if (e.b < 0 || blocked_[partner]) {
                 Entry f;
                 if (exact_entry(i, f)) keys_.insert(f);
                 continue;
@@ -888,7 +892,7 @@ class ProfileSelection {
     bool lower_bound_of(int64_t i, Entry& e) const {
         const double v = pd_[i];
         if (v == std::numeric_limits<double>::infinity()) return false;  // no neighbour at all
-        e = {v, -1, -1, i};
+        e = {v, i, -1, i};
         return true;
     }
 

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "api_matrix_profile.h"
+#include "api_motifs.h"
 #include "check.h"
 #include "motifs.h"
 
@@ -122,5 +123,57 @@ TEST(motif_selection_equals_greedy_over_all_pairs_for_any_k) {
             CHECK(identical(selected(x, m, k, excl, 2, 0), want, "whole profiles"));
             CHECK(identical(selected(x, m, k, excl, 1, N), want, "candidates only"));
         }
+    }
+}
+
+namespace {
+
+// A periodic signal of 1e-6 on an offset of 1e9: the values round to a few
+// levels (an ulp of 1e9 is 1.2e-7), so many windows repeat exactly (pairs at
+// distance 0, a few hundred values apart) and the profile bounds most windows
+// by 0.
+std::vector<double> quantised_offset_series(int64_t n) {
+    std::vector<double> x(n);
+    for (int64_t i = 0; i < n; ++i) x[i] = 1e9 + 1e-6 * (std::sin(i * 0.05) + 0.1 * std::sin(i * 1.7));
+    return x;
+}
+
+}  // namespace
+
+// Ties at distance 0 among most windows: the rows are the greedy rule's over
+// every pair (ties to the smaller positions), bit for bit.
+TEST(motif_selection_of_exact_repeats_on_a_large_offset_equals_greedy_over_all_pairs) {
+    const int m = 100;
+    const auto x = quantised_offset_series(2000);
+    const int64_t N = (int64_t)x.size() - m + 1;
+    for (int64_t excl : {(int64_t)m, (int64_t)m / 4 + 1}) {
+        const auto all = greedy_over_all_pairs(x, m, 2147483647, excl);
+        CHECK(all.size() > 3 && all[2].d == 0.0);  // the ties the test is about
+        for (int64_t k : {1, 3, 20, 2147483647}) {
+            const Pairs want(all.begin(), all.begin() + std::min<int64_t>(k, (int64_t)all.size()));
+            CHECK(identical(selected(x, m, k, excl, 2, N / 4), want, "candidates, 2 threads"));
+            CHECK(identical(selected(x, m, k, excl, 1, 0), want, "whole profiles"));
+        }
+    }
+}
+
+// The same series at 25,000 values (the selection resolved every window bound
+// by 0 before the first rank, N² distances, a minute on two threads): the rows
+// the exhaustive selection gave, and MK's.
+TEST(motifs_of_exact_repeats_on_a_large_offset_at_25000_values) {
+    const int m = 100;
+    const auto x = quantised_offset_series(25000);
+    const Pairs want = {{0, 14200, 0},   {100, 14300, 0}, {256, 633, 0},   {356, 14556, 0}, {456, 14656, 0},
+                        {733, 14933, 0}, {833, 15033, 0}, {933, 15133, 0}, {1033, 1410, 0}, {1276, 15476, 0}};
+    TsExec ex = tsmt::cpu_exec(2);
+    for (const char* method : {"matrix_profile", "mk"}) {
+        TsMotifs mo;
+        TsStatus st;
+        tsm_motifs(x.data(), (int64_t)x.size(), m, 10, TS_ARG_NULL, method, 10, 1, &ex, &mo, &st);
+        CHECK_EQ(st.code, (int)TS_OK);
+        if (st.code != TS_OK) continue;
+        Pairs got;
+        for (int64_t r = 0; r < mo.count; ++r) got.push_back({mo.pos_a[r], mo.pos_b[r], mo.dist[r]});
+        CHECK(identical(got, want, method));
     }
 }
