@@ -157,15 +157,16 @@ TEST(motif_selection_of_exact_repeats_on_a_large_offset_equals_greedy_over_all_p
     }
 }
 
+namespace {
+
 // The same series at 25,000 values (the selection resolved every window bound
-// by 0 before the first rank, N² distances, a minute on two threads): the rows
-// the exhaustive selection gave, and MK's.
-TEST(motifs_of_exact_repeats_on_a_large_offset_at_25000_values) {
+// by 0 before the first rank, N² distances, a minute on two CPU threads): the
+// rows the exhaustive selection gave, and MK's, on ex's backend.
+void check_exact_repeats_at_25000_values(TsExec ex) {
     const int m = 100;
     const auto x = quantised_offset_series(25000);
     const Pairs want = {{0, 14200, 0},   {100, 14300, 0}, {256, 633, 0},   {356, 14556, 0}, {456, 14656, 0},
                         {733, 14933, 0}, {833, 15033, 0}, {933, 15133, 0}, {1033, 1410, 0}, {1276, 15476, 0}};
-    TsExec ex = tsmt::cpu_exec(2);
     for (const char* method : {"matrix_profile", "mk"}) {
         TsMotifs mo;
         TsStatus st;
@@ -176,4 +177,14 @@ TEST(motifs_of_exact_repeats_on_a_large_offset_at_25000_values) {
         for (int64_t r = 0; r < mo.count; ++r) got.push_back({mo.pos_a[r], mo.pos_b[r], mo.dist[r]});
         CHECK(identical(got, want, method));
     }
+}
+
+}  // namespace
+
+TEST(motifs_of_exact_repeats_on_a_large_offset_at_25000_values) {
+    check_exact_repeats_at_25000_values(tsmt::cpu_exec(2));
+}
+
+GPU_TEST(motifs_gpu_of_exact_repeats_on_a_large_offset_at_25000_values) {
+    check_exact_repeats_at_25000_values(tsmt::gpu_exec());
 }
