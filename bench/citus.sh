@@ -12,6 +12,12 @@
 # first (CUDA contexts started, Citus connections open); then the rows of
 # Citus and of one node are compared (not timed).
 #   SHORT=1 (the default without a GPU): 2^15 and 40 series of 2^12, m = 50.
+# Several GPUs (issue 13): WORKERS=N (default 2) workers, and PIN=1 pins
+# worker i to GPU i-1 (its tsmine.gpu_devices) while the coordinator, the
+# one node, lists them all (0,1,..,N-1): the tiled profile on a GPU per worker
+# against the single-node multi-GPU call.  LONG_EXP sets the long series'
+# 2^LONG_EXP points; CASES (default 'profile discord many') the rows measured.
+#   WORKERS=2 PIN=1 LONG_EXP=23 TILES=2 CASES=profile bash bench/citus.sh
 # Citus comes from this PostgreSQL if it has it, else from CITUS_BUILD (a
 # tarball written by `test/citus/lib.sh`'s citus_pack, see README: tsmine on
 # Citus), else it is built from ../shared/deps.  Uses its own cluster (in
@@ -34,8 +40,9 @@ fi
 # BACKEND: gpu where nvidia-smi lists a GPU, else cpu
 backend="${BACKEND:-$( (nvidia-smi -L 2>/dev/null | grep -q '^GPU') && echo gpu || echo cpu)}"
 SHORT="${SHORT:-$([ "$backend" = cpu ] && echo 1)}"
-if [ -n "$SHORT" ]; then LONG_EXP=15 MANY=40 MANY_EXP=12 M=50; else LONG_EXP=22 MANY=1000 MANY_EXP=16 M=100; fi
-TILES="${TILES:-16}" REPS="${REPS:-2}" SLOTS=4
+if [ -n "$SHORT" ]; then LONG_EXP=${LONG_EXP:-15} MANY=40 MANY_EXP=12 M=50; else LONG_EXP=${LONG_EXP:-22} MANY=1000 MANY_EXP=16 M=100; fi
+TILES="${TILES:-16}" REPS="${REPS:-2}" SLOTS=4 CASES="${CASES:-profile discord many}"
+export CITUS_WORKERS="${WORKERS:-2}"
 # every node alike; no more connections per worker than GPU slots, all kept
 # open (a new backend would start a CUDA context in the timed call)
 export CITUS_EXTRA_CONF="tsmine.backend = '$backend'
@@ -48,6 +55,16 @@ work_mem = '256MB'"
 dir="$(mktemp -d /tmp/tsmine-citus-bench.XXXXXX)"
 citus_cluster_start "$dir" "${CITUS_PORT:-55440}" || { echo "the Citus cluster did not start" >&2; exit 1; }
 q() { psql -qAtX -v ON_ERROR_STOP=1 "$@"; }
+pinned="every node: tsmine.gpu_devices unset"
+if [ -n "${PIN:-}" ]; then  # worker i on GPU i-1; the coordinator (the one node) on all of them
+    for ((i = 1; i <= CITUS_WORKERS; i++)); do
+        q -p "${CITUS_PORTS[i]}" -c "LOAD 'tsmine'" -c "ALTER SYSTEM SET tsmine.gpu_devices = '$((i - 1))'" \
+          -c 'SELECT pg_reload_conf()' >/dev/null || { echo "worker $i was not pinned" >&2; exit 1; }
+    done
+    q -c "LOAD 'tsmine'" -c "ALTER SYSTEM SET tsmine.gpu_devices = '$(seq -s, 0 $((CITUS_WORKERS - 1)))'" \
+      -c 'SELECT pg_reload_conf()' >/dev/null || { echo "the coordinator was not given the GPUs" >&2; exit 1; }
+    pinned="worker i pinned to GPU i-1; the one node (the coordinator) on GPUs $(seq -s, 0 $((CITUS_WORKERS - 1)))"
+fi
 
 # the long series (a local table and a reference table), its tiles (README's
 # table: one shard per worker, as many tiles on each), many series (a local
@@ -61,14 +78,18 @@ SELECT create_reference_table('long_series');
 INSERT INTO long_series SELECT a FROM long_local;
 $(citus_profile_tiles_sql "$TILES")
 CREATE TABLE many_local (id int PRIMARY KEY, a float8[] NOT NULL);
+CREATE TABLE many (LIKE many_local INCLUDING ALL);
+SELECT create_distributed_table('many', 'id');
+SQL
+if [[ " $CASES " == *" many "* ]]; then
+    q >/dev/null <<SQL || { echo "the tables were not filled" >&2; exit 1; }
 INSERT INTO many_local
 SELECT id, (SELECT array_agg(sin(i * 0.01 * (1 + id % 7)) + ((i * 7919::bigint + id * 104729) % 1009) / 3000.0 ORDER BY i)
             FROM generate_series(1, (1 << $MANY_EXP)) i)
 FROM generate_series(1, $MANY) id;
-CREATE TABLE many (LIKE many_local INCLUDING ALL);
-SELECT create_distributed_table('many', 'id');
 INSERT INTO many SELECT * FROM many_local;
 SQL
+fi
 
 TILED="ts_matrix_profile_merge(ts_matrix_profile_tile(r.a, $M, t.tile, $TILES))"
 TILED_M="ts_matrix_profile_merge(ts_matrix_profile_tile(r.a, $M, t.tile, $TILES, exclusion_zone => $M))"
@@ -105,15 +126,28 @@ row() {  # row CASE N SERIES QUERY ONE_SQL CITUS_SQL COMPARE_ONE COMPARE_CITUS
 }
 
 echo "device: $(q -c "SELECT string_agg(DISTINCT name, ', ') FROM ts_device_info()"); backend $backend;" \
-     "Citus $(q -c "SELECT extversion FROM pg_extension WHERE extname = 'citus'"), coordinator + 2 workers on this host;" \
+     "Citus $(q -c "SELECT extversion FROM pg_extension WHERE extname = 'citus'"), coordinator + $CITUS_WORKERS workers on this host ($pinned);" \
      "$TILES tiles (README's tiles table)"
 echo
 echo "| case | n | series | m | query | backend | one node ms | Citus ms | one node / Citus | rows that differ |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
-row "one long series" "2^$LONG_EXP" 1 "matrix profile (rows, counted)" "$LONG_ONE" "$LONG_CITUS" \
+case " $CASES " in *" profile "*)
+    row "one long series" "2^$LONG_EXP" 1 "matrix profile (rows, counted)" "$LONG_ONE" "$LONG_CITUS" \
     "SELECT p.* FROM long_local s, ts_matrix_profile(s.a, $M) p" \
-    "SELECT p.* FROM long_series s, ts_matrix_profile_from_tiles(s.a, (SELECT $TILED FROM profile_tiles t, long_series r)) p"
-row "one long series" "2^$LONG_EXP" 1 "top-1 discord" "$DISC_ONE" "$DISC_CITUS" "$DISC_ONE" "$DISC_CITUS"
-row "many series" "2^$MANY_EXP" "$MANY" "top-3 discords of each" "$MANY_ONE" "$MANY_CITUS" \
+    "SELECT p.* FROM long_series s, ts_matrix_profile_from_tiles(s.a, (SELECT $TILED FROM profile_tiles t, long_series r)) p" ;;
+esac
+case " $CASES " in *" discord "*)
+    row "one long series" "2^$LONG_EXP" 1 "top-1 discord" "$DISC_ONE" "$DISC_CITUS" "$DISC_ONE" "$DISC_CITUS" ;;
+esac
+case " $CASES " in *" many "*)
+    row "many series" "2^$MANY_EXP" "$MANY" "top-3 discords of each" "$MANY_ONE" "$MANY_CITUS" \
     "SELECT s.id, d.* FROM many_local s, LATERAL ts_discords(s.a, $M, 3) d" \
-    "SELECT s.id, d.* FROM many s, LATERAL ts_discords(s.a, $M, 3) d"
+    "SELECT s.id, d.* FROM many s, LATERAL ts_discords(s.a, $M, 3) d" ;;
+esac
+# where the workers' GPU work ran: each worker's backends that hold a GPU slot now (Citus keeps its connections open)
+for ((i = 1; i <= CITUS_WORKERS; i++)); do
+    echo "worker $i (tsmine.gpu_devices = '$(q -p "${CITUS_PORTS[i]}" -c "LOAD 'tsmine'" -c 'SHOW tsmine.gpu_devices')'):" \
+         "$(q -p "${CITUS_PORTS[i]}" -c "SELECT coalesce(string_agg(format('GPU %s holds %s backends', device_id, backends), ', '), 'no GPU slot held')
+                                         FROM ts_gpu_slots() WHERE backends > 0")"
+done
+exit 0

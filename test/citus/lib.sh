@@ -131,7 +131,8 @@ SQL
 }
 
 # citus_cluster_start DIR PORT: a coordinator on PORT and workers on PORT+1 and
-# PORT+2, each a fresh data directory under DIR, on Unix sockets in DIR only;
+# PORT+2 (CITUS_WORKERS workers, default 2: PORT+1 .. PORT+CITUS_WORKERS),
+# each a fresh data directory under DIR, on Unix sockets in DIR only;
 # Citus created in the database postgres of every node, the workers added to
 # the coordinator, then tsmine created on the coordinator alone, as README
 # says (Citus creates it on the workers).  Exports PGHOST=DIR, PGPORT=PORT
@@ -144,7 +145,8 @@ citus_cluster_start() {
     tsm_server_user "$CITUS_DIR"
     CITUS_RUN=("${TSM_RUN[@]}")
     export PGHOST="$CITUS_DIR" PGPORT="$port" PGDATABASE=postgres
-    CITUS_PORTS=("$port" "$((port + 1))" "$((port + 2))")
+    CITUS_PORTS=("$port")
+    for ((p = 1; p <= ${CITUS_WORKERS:-2}; p++)); do CITUS_PORTS+=("$((port + p))"); done
     trap citus_cluster_stop EXIT
     for p in "${CITUS_PORTS[@]}"; do
         "${CITUS_RUN[@]}" "$PGBIN/initdb" -D "$CITUS_DIR/n$p" -A trust -U "$PGUSER" >"$CITUS_DIR/initdb-$p.log" 2>&1 \
