@@ -144,6 +144,18 @@ case " $CASES " in *" many "*)
     "SELECT s.id, d.* FROM many_local s, LATERAL ts_discords(s.a, $M, 3) d" \
     "SELECT s.id, d.* FROM many s, LATERAL ts_discords(s.a, $M, 3) d" ;;
 esac
+# STAGES=1: where the tiled profile's time goes (each the best of REPS, in a
+# warmed-up session): tile 1 computed on worker 1 alone; the merge of every
+# tile through Citus (the tiles on the workers, their merges shipped to the
+# coordinator), kept in a table; the profile from that merge on the coordinator.
+if [ -n "${STAGES:-}" ]; then
+    tile_ms=$(WARM="SELECT count(*) FROM ts_outliers(ARRAY[1, 2, 3]::float8[])" PGPORT="${CITUS_PORTS[1]}" \
+              timed "SELECT cardinality(ts_matrix_profile_tile(a, $M, 1, $TILES)) FROM long_series")
+    merge_ms=$(timed "DROP TABLE IF EXISTS merged; CREATE TABLE merged AS SELECT $TILED AS p FROM profile_tiles t, long_series r")
+    finish_ms=$(timed "SELECT count(*) FROM long_local s, ts_matrix_profile_from_tiles(s.a, (SELECT p FROM merged)) p")
+    echo "stages of the tiled profile (ms): tile 1 of $TILES alone on worker 1 $tile_ms;" \
+         "every tile merged through Citus $merge_ms; the profile's rows from the merge on the coordinator $finish_ms"
+fi
 # where the workers' GPU work ran: each worker's backends that hold a GPU slot now (Citus keeps its connections open)
 for ((i = 1; i <= CITUS_WORKERS; i++)); do
     echo "worker $i (tsmine.gpu_devices = '$(q -p "${CITUS_PORTS[i]}" -c "LOAD 'tsmine'" -c 'SHOW tsmine.gpu_devices')'):" \

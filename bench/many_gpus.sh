@@ -7,8 +7,10 @@
 # GPUs).  Every session starts its CUDA context first, then all begin at one
 # instant (pg_sleep_until); the time is from that instant to the last
 # session's end.  Prints a Markdown row per list: series/s, the speed-up over
-# the first list, how the sessions spread over the GPUs (ts_gpu_slots: device
-# ordinal x sessions), and whether the rows equal the first list's.
+# the first list, how the sessions spread over the GPUs (ts_gpu_slots: the
+# GPUs a session holds a slot of x sessions; a series shorter than
+# tsmine.gpu_split_min_length runs on its session's GPU alone), and whether
+# the rows equal the first list's.
 #   LISTS='0 0,1' SESSIONS=8 bash bench/many_gpus.sh
 # Needs a running server (PG* variables) with tsmine installed and a GPU;
 # tsmine.max_gpu_backends is set to SESSIONS for the runs (a superuser's
@@ -53,7 +55,7 @@ for list in $LISTS; do
       -c "INSERT INTO bench_many_gpus_$tag SELECT s.id, d.pos, d.distance, d.neighbor
           FROM bench_many_gpus s, LATERAL ts_discords(s.a, $M, 3) d WHERE s.id % $SESSIONS = $k" \
       -c "SELECT extract(epoch FROM clock_timestamp() - '$start'::timestamptz),
-                 (SELECT device_id FROM ts_gpu_slots() WHERE held_slot IS NOT NULL)" >"$dir/$tag.$k" &
+                 (SELECT string_agg(device_id::text, '+' ORDER BY device_id) FROM ts_gpu_slots() WHERE held_slot IS NOT NULL)" >"$dir/$tag.$k" &
   done
   wait
   if grep -q '^late' "$dir/$tag".*; then echo "a session started its GPU context after the common start: the time below includes it" >&2; fi

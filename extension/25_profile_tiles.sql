@@ -18,12 +18,40 @@ AS 'MODULE_PATHNAME', 'ts_matrix_profile_merge'
 LANGUAGE C IMMUTABLE PARALLEL SAFE STRICT;
 
 COMMENT ON FUNCTION ts_matrix_profile_merge(bigint[], bigint[]) IS
-'The partial matrix profile of the tiles of a and b (of one series, m, exclusion_zone and number of tiles): for every window the better candidate, ties to the smaller position. The transition and combine function of the aggregate ts_matrix_profile_merge(partial).';
+'The partial matrix profile of the tiles of a and b (of one series, m, exclusion_zone and number of tiles): for every window the better candidate, ties to the smaller position. The aggregate ts_matrix_profile_merge(partial) merges any number.';
+
+-- the aggregate's state: the partial profile's words in a bytea (Citus ships
+-- a partial aggregate's state as the text of its type: hex for a bytea, far
+-- cheaper than a bigint[]'s decimal text)
+CREATE FUNCTION ts_matrix_profile_merge_state(state bytea, partial bigint[])
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'ts_matrix_profile_merge_state'
+LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT;
+
+COMMENT ON FUNCTION ts_matrix_profile_merge_state(bytea, bigint[]) IS
+'The transition function of the aggregate ts_matrix_profile_merge(partial): partial merged into the state (the aggregate''s own; an error elsewhere).';
+
+CREATE FUNCTION ts_matrix_profile_merge_states(a bytea, b bytea)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'ts_matrix_profile_merge_states'
+LANGUAGE C IMMUTABLE PARALLEL SAFE STRICT;
+
+COMMENT ON FUNCTION ts_matrix_profile_merge_states(bytea, bytea) IS
+'The combine function of the aggregate ts_matrix_profile_merge(partial): the states of two partial merges merged.';
+
+CREATE FUNCTION ts_matrix_profile_merge_final(state bytea)
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'ts_matrix_profile_merge_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE STRICT;
+
+COMMENT ON FUNCTION ts_matrix_profile_merge_final(bytea) IS
+'The final function of the aggregate ts_matrix_profile_merge(partial): its state as the merged partial profile.';
 
 CREATE AGGREGATE ts_matrix_profile_merge(partial bigint[]) (
-  SFUNC = ts_matrix_profile_merge,
-  STYPE = bigint[],
-  COMBINEFUNC = ts_matrix_profile_merge,
+  SFUNC = ts_matrix_profile_merge_state,
+  STYPE = bytea,
+  COMBINEFUNC = ts_matrix_profile_merge_states,
+  FINALFUNC = ts_matrix_profile_merge_final,
   PARALLEL = SAFE
 );
 

@@ -92,7 +92,8 @@ std::vector<int> listed_gpus(const TsExec* ex, int visible) {
     return listed;
 }
 
-std::vector<int> split_gpus(TsExec* ex) {
+std::vector<int> split_gpus(TsExec* ex, int64_t n) {
+    if (n < ex->gpu_split_min_length) return {ex->gpu_device};
     std::vector<int> gpus;
     std::vector<int> usable{ex->gpu_device}, unusable;  // distinct GPUs, asked once each
     for (int d : listed_gpus(ex, visible_gpus())) {

@@ -56,7 +56,10 @@ std::vector<int> slot_order(const std::vector<int>& listed, Load load) {
 // listed order, repeats kept, less those of which this backend holds no slot
 // and none is free now (TS_SLOT_TRY: it never waits for another GPU, so two
 // backends cannot wait for each other); ex->gpu_device is always among them.
-std::vector<int> split_gpus(TsExec* ex);
+// A series of fewer than ex->gpu_split_min_length values (tsmine.
+// gpu_split_min_length) is not split: {ex->gpu_device} alone, so that the
+// backends of many short series spread over the GPUs, a GPU each.
+std::vector<int> split_gpus(TsExec* ex, int64_t n);
 
 // Whether a failure of the GPU path lets an automatic choice run the call on
 // the CPU instead: the input does not fit in device memory, exceeds what the

@@ -536,7 +536,7 @@ void matrix_profile(const double* x, int64_t n, int m, int64_t exclusion, TsExec
     const int64_t count = n - m + 1;
     if (use_gpu(ex, TS_WORK_MATRIX_PROFILE, n, m)) {
 #ifdef TSMINE_WITH_CUDA
-        gpu::matrix_profile(x, n, m, exclusion, split_gpus(ex), ex, dist, index, raw);  // prepares on the device
+        gpu::matrix_profile(x, n, m, exclusion, split_gpus(ex, n), ex, dist, index, raw);  // prepares on the device
 #endif
     } else {
         mp::Prepared P;
@@ -555,7 +555,7 @@ void matrix_profile_keys(const double* x, int64_t n, int m, int64_t exclusion, c
         throw Error(TS_INTERNAL, kInternal, "matrix_profile_keys: bad arguments");
     if (use_gpu(ex, TS_WORK_MATRIX_PROFILE, n, m)) {
 #ifdef TSMINE_WITH_CUDA
-        gpu::matrix_profile_keys(x, n, m, exclusion, units, split_gpus(ex), ex, keys, raw);
+        gpu::matrix_profile_keys(x, n, m, exclusion, units, split_gpus(ex, n), ex, keys, raw);
 #endif
         return;
     }

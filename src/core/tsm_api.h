@@ -123,6 +123,9 @@ typedef struct TsExec
 	int			gpu_device;		/* CUDA ordinal */
 	int			n_gpu_devices;
 	int			gpu_devices[TS_MAX_GPU_DEVICES];
+	/* a series of fewer values runs on gpu_device alone, however many GPUs
+	 * are listed (tsmine.gpu_split_min_length); 0: every series is split */
+	int64_t		gpu_split_min_length;
 	int			cpu_threads;	/* 0: the CPUs idle now (parallel.h) */
 	int64_t		gpu_memory_limit;	/* device bytes one call may hold; 0: no limit */
 	/* non-zero when the query was cancelled or timed out; may be NULL.  Called

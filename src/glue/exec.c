@@ -125,6 +125,7 @@ tsm_exec_prepare(TsExec *ex, const char *function)
 	ex->n_gpu_devices = tsm_guc_gpu_devices->n;
 	if (ex->n_gpu_devices > 0)
 		memcpy(ex->gpu_devices, tsm_guc_gpu_devices->devices, ex->n_gpu_devices * sizeof(int));
+	ex->gpu_split_min_length = tsm_guc_gpu_split_min_length;
 	ex->gpu_memory_limit = (int64_t) tsm_guc_gpu_memory_limit << 20;
 	ex->backend = tsm_guc_backend;
 	/* Parallel workers stay on the CPU: GPU slots are session locks, which

@@ -42,6 +42,7 @@ extern int	tsm_guc_max_gpu_backends;
 extern int	tsm_guc_gpu_busy;
 extern int	tsm_guc_cpu_threads;
 extern int	tsm_guc_gpu_memory_limit;	/* MB */
+extern int	tsm_guc_gpu_split_min_length;
 extern int	tsm_guc_progress;	/* seconds; -1: no NOTICEs */
 
 /* ---- GPU slots (gpu_slots.c) ---- */

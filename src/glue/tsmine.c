@@ -19,6 +19,7 @@ int			tsm_guc_max_gpu_backends = 4;
 int			tsm_guc_gpu_busy = TSM_GPU_BUSY_CPU;
 int			tsm_guc_cpu_threads = 0;
 int			tsm_guc_gpu_memory_limit = 0;
+int			tsm_guc_gpu_split_min_length = 262144;
 int			tsm_guc_progress = -1;
 
 static const struct config_enum_entry backend_options[] = {
@@ -148,6 +149,13 @@ _PG_init(void)
 							"Threads the CPU path uses at most (0: the CPUs idle when a call starts).",
 							"Work under about a millisecond runs on one thread whatever the setting.",
 							&tsm_guc_cpu_threads, 0, 0, 1024,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("tsmine.gpu_split_min_length",
+							"The shortest series whose matrix profile is split over the GPUs tsmine.gpu_devices lists.",
+							"A shorter series runs on one of them, the backend's (the least loaded when it took "
+							"its first), so that the backends of many series spread over the GPUs. 0 splits "
+							"every series.",
+							&tsm_guc_gpu_split_min_length, 262144, 0, PG_INT32_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("tsmine.gpu_memory_limit",
 							"Device memory one tsmine call may hold (0: as much as is free).",

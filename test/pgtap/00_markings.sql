@@ -51,18 +51,19 @@ SELECT is(
      JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tsmine'
    WHERE p.proargnames[1] = 'series' AND p.proname ~ '_(tile|from_tiles)$'),
   4, 'the tile functions are among them (tile, profile, discords and motifs from tiles)');
--- merging partial profiles: a STRICT function (the first partial becomes the
--- aggregate's state) and an aggregate with a combine function over a
--- non-internal state (what Citus needs to merge on the workers first)
+-- merging partial profiles: a STRICT function, and an aggregate with a
+-- combine function over a non-internal state (what Citus needs to merge on
+-- the workers first): a bytea, which Citus ships as hex
 SELECT is((SELECT provolatile::text || proparallel::text || proisstrict::text FROM pg_proc
            WHERE oid = 'ts_matrix_profile_merge(bigint[], bigint[])'::regprocedure),
           'istrue', 'ts_matrix_profile_merge(a, b) is IMMUTABLE PARALLEL SAFE STRICT');
-SELECT is((SELECT format('%s %s %s %s', a.aggtransfn::regprocedure, a.aggcombinefn::regprocedure,
-                         a.aggtranstype::regtype, p.proparallel)
+SELECT is((SELECT format('%s %s %s %s %s', a.aggtransfn::regprocedure, a.aggcombinefn::regprocedure,
+                         a.aggfinalfn::regprocedure, a.aggtranstype::regtype, p.proparallel)
            FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
            WHERE a.aggfnoid = 'ts_matrix_profile_merge(bigint[])'::regprocedure),
-          'ts_matrix_profile_merge(bigint[],bigint[]) ts_matrix_profile_merge(bigint[],bigint[]) bigint[] s',
-          'the aggregate ts_matrix_profile_merge: combine function, bigint[] state, PARALLEL SAFE');
+          'ts_matrix_profile_merge_state(bytea,bigint[]) ts_matrix_profile_merge_states(bytea,bytea) '
+          'ts_matrix_profile_merge_final(bytea) bytea s',
+          'the aggregate ts_matrix_profile_merge: combine function, bytea state, PARALLEL SAFE');
 -- pure functions of their arguments are IMMUTABLE
 SELECT is(
   (SELECT string_agg(provolatile::text || proparallel::text, ',' ORDER BY oid) FROM pg_proc

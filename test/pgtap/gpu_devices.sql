@@ -7,7 +7,7 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
 CREATE EXTENSION IF NOT EXISTS dblink;
-SELECT plan(18);
+SELECT plan(20);
 
 -- the setting: 22023 for what is not 'all', empty or CUDA ordinals
 SELECT throws_ok($$SELECT set_config('tsmine.gpu_devices', 'gpu0', false)$$, '22023', NULL,
@@ -17,6 +17,9 @@ SELECT throws_ok($$SELECT set_config('tsmine.gpu_devices', '64', false)$$, '2202
 SELECT lives_ok($$SELECT set_config('tsmine.gpu_devices', '1, 0, 0', false)$$, 'a list with repeats');
 SELECT is(current_setting('tsmine.gpu_devices'), '1, 0, 0', 'kept as written');
 RESET tsmine.gpu_devices;
+-- the shortest series split over the listed GPUs (shorter: the backend's GPU alone)
+SELECT is(current_setting('tsmine.gpu_split_min_length'), '262144', 'tsmine.gpu_split_min_length: 2^18 by default');
+SELECT throws_ok($$SELECT set_config('tsmine.gpu_split_min_length', '-1', false)$$, '22023', NULL, 'not negative');
 
 CREATE TEMP TABLE has_gpu AS SELECT count(*) > 0 AS yes FROM ts_device_info() WHERE kind = 'gpu';
 SELECT setseed(0.41);
@@ -26,6 +29,7 @@ CREATE TEMP TABLE walk AS SELECT CASE WHEN (SELECT yes FROM has_gpu)
         FROM (SELECT i, sum(random() - 0.5) OVER (ORDER BY i) AS s FROM generate_series(1, 1 << 18) i) w)
   END AS a;
 SET tsmine.backend = gpu;
+SET tsmine.gpu_split_min_length = 0;  -- every series split (walk's 2^18 values are split by default too)
 
 -- the results on one GPU, then on the same GPU listed twice and three times
 CREATE FUNCTION pg_temp.results(devices text) RETURNS TABLE (what text, result text) AS $$

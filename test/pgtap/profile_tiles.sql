@@ -8,7 +8,7 @@ BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS tsmine;
-SELECT plan(20);
+SELECT plan(24);
 
 -- three segments of rows (8192 each), a planted anomaly and a repeat
 CREATE TEMP TABLE s AS
@@ -101,6 +101,14 @@ SELECT throws_like($$SELECT * FROM ts_matrix_profile_from_tiles((SELECT a[1:1999
                    '%other values%', 'another series of the same length: refused');
 SELECT throws_ok($$SELECT ts_matrix_profile_merge(ARRAY[1, 2, 3]::bigint[], ARRAY[1, 2, 3]::bigint[])$$, '22023', NULL,
                  'a bigint[] that is not a partial profile: 22023');
+SELECT throws_ok($$SELECT ts_matrix_profile_merge(p) FROM (VALUES (ARRAY[1, 2, 3]::bigint[])) v(p)$$, '22023', NULL,
+                 '... the aggregate refuses one too, even alone');
+SELECT is((SELECT ts_matrix_profile_merge(NULL::bigint[]) FROM tiles), NULL, 'the aggregate of NULL partials alone is NULL');
+SELECT is(pg_temp.differences((SELECT ts_matrix_profile_merge(p) FROM (SELECT ts_matrix_profile_tile(s.a, 50, t, 7) AS p FROM s, tiles
+                                UNION ALL SELECT NULL) v)),
+          0::bigint, 'NULL partials are skipped');
+SELECT throws_ok($$SELECT ts_matrix_profile_merge_state(NULL, ARRAY[1]::bigint[])$$, '0A000', NULL,
+                 'the transition function is the aggregate''s alone');
 
 SELECT * FROM finish();
 ROLLBACK;

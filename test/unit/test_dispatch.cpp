@@ -128,6 +128,17 @@ TEST(a_listed_gpu_that_does_not_exist_is_a_clear_error) {
              std::string("tsmine.gpu_device is 1, but this machine has 1 GPU (CUDA ordinal 0)"));
 }
 
+TEST(a_series_shorter_than_the_split_length_stays_on_the_backends_gpu) {
+    TsExec ex = tsmt::cpu_exec();
+    ex.gpu_device = 1;  // the backend's GPU, chosen by use_gpu
+    ex.n_gpu_devices = 2;
+    ex.gpu_devices[0] = 0;
+    ex.gpu_devices[1] = 1;
+    ex.gpu_split_min_length = 1000;
+    CHECK(tsm::split_gpus(&ex, 999) == std::vector<int>({1}));  // no other GPU asked for a slot
+    CHECK(tsm::split_gpus(&ex, 1) == std::vector<int>({1}));
+}
+
 TEST(a_new_backend_takes_the_least_loaded_gpu) {
     const std::vector<int> loads = {3, 1, 1, 0};  // other backends holding a slot of GPU d
     auto load = [&](int d) { return loads[d]; };
