@@ -856,10 +856,13 @@ class ProfileSelection {
   public:
     // lb[i]: a lower bound of window i's best pair (+inf: it has no neighbour);
     // pi: the profile's neighbours (likely partners)
+    // budget > 0: over_budget() once the selection has computed more
+    // distances (auto then runs MK instead)
     ProfileSelection(const double* xs, int64_t n, int m, const double* lb, const int64_t* pi, int64_t k,
-                     int64_t excl, WindowProfiler& prof, int64_t whole_profile_after, const TsExec* ex, bool raw)
+                     int64_t excl, WindowProfiler& prof, int64_t whole_profile_after, int64_t budget,
+                     const TsExec* ex, bool raw)
         : N_(n - m + 1), m_(m), pd_(lb), pi_(pi), k_(k), excl_(excl), prof_(prof), whole_after_(whole_profile_after),
-          ex_(ex), slack_(motif::pruning_slack(m)),
+          budget_(budget), ex_(ex), slack_(motif::pruning_slack(m)),
           batch_((size_t)std::min<int64_t>(N_, std::max<int64_t>(256, 8 * k))), blocked_(N_, 0), seen_(N_, 0),
           stats_(xs, N_, m, raw) {}
 
@@ -1002,6 +1005,7 @@ class ProfileSelection {
     // so far: those cannot win), in parallel; the least into best.
     void compare(int64_t i, Partner& best) {
         const size_t count = candidates_.size();
+        spend((int64_t)count);
         dist_.resize(count);
         const double lim2 = motif::abandon_limit2(best.d, slack_);
         const int64_t per = std::max<int64_t>(16, 4096 / m_);  // candidates a task
@@ -1015,9 +1019,15 @@ class ProfileSelection {
         for (size_t c = 0; c < count; ++c) best.offer(dist_[c], candidates_[c]);
     }
 
+    void spend(int64_t distances) {
+        spent_ += distances;
+        if (budget_ > 0 && spent_ > budget_) over_budget();
+    }
+
     // Window i's exact best allowed pair from its whole distance profile
     // (ties: the smaller partner, scanned first).
     bool whole_profile_entry(int64_t i, Entry& e) {
+        spend(N_);
         dist_.resize(N_);
         prof_.profile(i, dist_.data());
         check_interrupt(ex_);
@@ -1036,6 +1046,8 @@ class ProfileSelection {
     const int64_t k_, excl_;
     WindowProfiler& prof_;
     const int64_t whole_after_;
+    const int64_t budget_;
+    int64_t spent_ = 0;  // distances computed
     const TsExec* ex_;
     const double slack_;  // of the distances' early abandoning
     size_t batch_;
@@ -1066,7 +1078,8 @@ std::unique_ptr<WindowProfiler> make_profiler(const double* xs, int64_t n, int m
 
 std::vector<MotifPair> select_top_motifs_from_profile(const double* xs, int64_t n, int m, const int64_t* pi,
                                                       int64_t k, int64_t excl, WindowProfiler& prof,
-                                                      int64_t whole_profile_after, const TsExec* ex, bool raw) {
+                                                      int64_t whole_profile_after, const TsExec* ex, bool raw,
+                                                      int64_t budget) {
     const int64_t N = n - m + 1;
     std::vector<double> lb(N);
     prof.pair_distances(nullptr, pi, N, lb.data());
@@ -1084,7 +1097,7 @@ std::vector<MotifPair> select_top_motifs_from_profile(const double* xs, int64_t 
             lb[i] = motif::raw_profile_lower_bound(lb[i], c ? 0.0 : std::sqrt((double)m) / inv);
         }
     });
-    return ProfileSelection(xs, n, m, lb.data(), pi, k, excl, prof, whole_profile_after, ex, raw).run();
+    return ProfileSelection(xs, n, m, lb.data(), pi, k, excl, prof, whole_profile_after, budget, ex, raw).run();
 }
 
 }  // namespace tsm
@@ -1130,7 +1143,7 @@ void check_motif_series(const double* x, int64_t n, int32_t m, int64_t exclusion
 bool has_gaps(const double* x, int64_t n) { return x && n > 0 && tsm::first_nonfinite(x, n) >= 0; }
 
 int motifs_by_profile(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion, int32_t normalize,
-                      TsExec* ex, TsMotifs* out, TsStatus* st);
+                      TsExec* ex, TsMotifs* out, TsStatus* st, int64_t selection_budget = 0);
 
 void fill_motifs(const std::vector<tsm::MotifPair>& r, TsExec* ex, TsMotifs* out) {
     out->count = (int64_t)r.size();
@@ -1172,9 +1185,12 @@ extern "C" int tsm_motifs_mk(const double* x, int64_t n, int32_t m, int64_t k, i
     });
 }
 
-extern "C" int tsm_motifs_from_profile(const double* x, int64_t n, int32_t m, const int64_t* profile_index,
-                                       int64_t k, int64_t exclusion, int32_t normalize, TsExec* ex, TsMotifs* out,
-                                       TsStatus* st) noexcept {
+namespace {
+
+// tsm_motifs_from_profile with the selection's budget (select_top_motifs_from_profile).
+int motifs_from_profile(const double* x, int64_t n, int32_t m, const int64_t* profile_index, int64_t k,
+                        int64_t exclusion, int32_t normalize, int64_t budget, TsExec* ex, TsMotifs* out,
+                        TsStatus* st) {
     return tsm::run_entry(ex, st, [&] {
         std::memset(out, 0, sizeof *out);
         exclusion = check_window_k_exclusion(m, k, exclusion);
@@ -1195,13 +1211,21 @@ extern "C" int tsm_motifs_from_profile(const double* x, int64_t n, int32_t m, co
         // a few percent of them (an estimate).
         const int64_t whole_profile_after = on_gpu ? N / 32 : N / 4;
         std::vector<tsm::MotifPair> r = tsm::select_top_motifs_from_profile(
-            xs.data(), n, m, profile_index, k, exclusion, *prof, whole_profile_after, ex, raw);
+            xs.data(), n, m, profile_index, k, exclusion, *prof, whole_profile_after, ex, raw, budget);
         if (raw) {
             const int e = tsm::unit_scale_exponent(x, n);
             for (tsm::MotifPair& p : r) p.d = tsm::raw_distance_unscaled(p.d, e);
         }
         fill_motifs(r, ex, out);
     });
+}
+
+}  // namespace
+
+extern "C" int tsm_motifs_from_profile(const double* x, int64_t n, int32_t m, const int64_t* profile_index,
+                                       int64_t k, int64_t exclusion, int32_t normalize, TsExec* ex, TsMotifs* out,
+                                       TsStatus* st) noexcept {
+    return motifs_from_profile(x, n, m, profile_index, k, exclusion, normalize, 0, ex, out, st);
 }
 
 namespace {
@@ -1223,14 +1247,15 @@ int motifs_of_few_windows(const double* x, int64_t n, int32_t m, int64_t k, int6
         for (int64_t i = 0; i < N; ++i) lb[i] = gaps.gap[i] ? std::numeric_limits<double>::infinity() : 0.0;
         std::unique_ptr<tsm::WindowProfiler> prof = tsm::make_cpu_profiler(xs.data(), n, m, ex);
         ex->used_backend = TS_BACKEND_CPU;
-        fill_motifs(tsm::ProfileSelection(xs.data(), n, m, lb.data(), nullptr, k, exclusion, *prof, N, ex, false).run(),
+        fill_motifs(tsm::ProfileSelection(xs.data(), n, m, lb.data(), nullptr, k, exclusion, *prof, N, 0, ex, false).run(),
                     ex, out);
     });
 }
 
-// Motifs by way of the matrix profile: the profile, then the exact pairs from it.
+// Motifs by way of the matrix profile: the profile, then the exact pairs from
+// it (selection_budget > 0: TS_OVER_BUDGET past that many distances).
 int motifs_by_profile(const double* x, int64_t n, int32_t m, int64_t k, int64_t exclusion, int32_t normalize,
-                      TsExec* ex, TsMotifs* out, TsStatus* st) {
+                      TsExec* ex, TsMotifs* out, TsStatus* st, int64_t selection_budget) {
     ex->used_method = "matrix_profile";
     // (raw values need the profile, as without gaps: 2m > n is an error there)
     if (normalize && 2 * (int64_t)m > n && has_gaps(x, n))
@@ -1239,8 +1264,11 @@ int motifs_by_profile(const double* x, int64_t n, int32_t m, int64_t k, int64_t 
     int code = tsm_matrix_profile(x, n, m, exclusion, normalize, ex, &p, st);
     if (code != TS_OK) return code;
     tsm::progress_unknown(ex);  // the selection's work depends on the data
-    return tsm_motifs_from_profile(x, n, m, p.index, k, exclusion, normalize, ex, out, st);
+    return motifs_from_profile(x, n, m, p.index, k, exclusion, normalize, selection_budget, ex, out, st);
 }
+
+// auto's budget for the profile's selection, in whole distance profiles (N distances each).
+constexpr int64_t kSelectionBudgetProfiles = 64;
 
 // MK compares z-normalised windows only.
 void check_raw_method(int32_t method) {
@@ -1282,7 +1310,17 @@ extern "C" int tsm_motifs(const double* x, int64_t n, int32_t m, int64_t k, int6
     ex->budget_ms = 0;
     if (code != TS_OVER_BUDGET) return code;
     ex->device_ms = ex->kernel_ms = ex->device_bytes = 0;
-    return motifs_by_profile(x, n, m, k, exclusion, 1, ex, out, st);
+    // The profile's selection, within the distances of 64 whole distance
+    // profiles (a random walk of 10^5 values takes about 1.2, exact repeats
+    // about 29): near-ties at tiny distances (which its bounds
+    // cannot separate) would make it compare every window with every other;
+    // MK's exact reference distances separate them, so MK then runs to the end.
+    const int64_t N = n - m + 1;
+    code = motifs_by_profile(x, n, m, k, exclusion, 1, ex, out, st, kSelectionBudgetProfiles * N + (1 << 20));
+    if (code != TS_OVER_BUDGET) return code;
+    ex->device_ms = ex->kernel_ms = ex->device_bytes = 0;
+    ex->used_method = "mk";
+    return tsm_motifs_mk(x, n, m, k, exclusion, n_references, ex, out, st);
 }
 
 extern "C" int tsm_motifs_from_tiles(const double* x, int64_t n, const int64_t* merged, int64_t words, int64_t k,

@@ -145,11 +145,15 @@ std::unique_ptr<WindowProfiler> make_cpu_profiler(const double* xs, int64_t n, i
 // exactly on the host, or, for a window with more than whole_profile_after
 // of them, with prof.  xs: the series as unit_scaled returns it.  raw: the
 // raw-value profile's neighbours and distances (prof raw too; the bound is
-// motif::raw_profile_lower_bound; distances in xs's units).
+// motif::raw_profile_lower_bound; distances in xs's units).  budget > 0:
+// over_budget() (TS_OVER_BUDGET) once more than that many distances were
+// computed — where the profile's bounds cannot tell near-ties apart (tiny
+// distances: the bound is 0 below about sqrt(2m·2^-27)), every window
+// compares itself with every other, and auto turns to MK instead.
 std::vector<MotifPair> select_top_motifs_from_profile(const double* xs, int64_t n, int m,
                                                       const int64_t* profile_index, int64_t k, int64_t excl,
                                                       WindowProfiler& prof, int64_t whole_profile_after,
-                                                      const TsExec* ex, bool raw = false);
+                                                      const TsExec* ex, bool raw = false, int64_t budget = 0);
 
 // Match: the distance profile of a pattern (CPU), and the greedy selection.
 void match_profile_cpu(const double* x, int64_t n, const double* pattern, int m, TsExec* ex,

@@ -5,9 +5,11 @@
 #include <numeric>
 #include <random>
 
+#include "api_matrix_profile.h"
 #include "api_motifs.h"
 #include "args.h"
 #include "check.h"
+#include "error.h"
 #include "motifs.h"
 
 namespace {
@@ -937,3 +939,40 @@ static void check_mk_budget(TsExec ex) {
 
 TEST(motifs_mk_stops_past_its_budget) { check_mk_budget(tsmt::cpu_exec()); }
 GPU_TEST(motifs_gpu_mk_stops_past_its_budget) { check_mk_budget(tsmt::gpu_exec()); }
+
+// Near-ties at tiny distances (one period repeated, 1e-9 noise): every
+// profile bound is 0 (below about sqrt(2m·2^-27) it cannot tell), so the
+// profile's selection compares every window with every other.  With a budget
+// it gives up (TS_OVER_BUDGET), and auto, after MK's own budget and the
+// profile, finishes with MK: the pairs of both methods, method "mk".
+static void check_near_ties_by_auto(TsExec ex) {
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> noise(0.0, 1e-9);
+    std::vector<double> x(3000);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(2 * M_PI * (double)i / 50) + noise(rng);
+    const int m = 100;
+    const int64_t n = (int64_t)x.size(), N = n - m + 1;
+    TsProfile p;
+    TsStatus st;
+    tsm_matrix_profile(x.data(), n, m, m, 1, &ex, &p, &st);
+    CHECK_OK(st);
+    const std::vector<double> xs = tsm::unit_scaled(x.data(), n);
+    auto prof = tsm::make_cpu_profiler(xs.data(), n, m, &ex);
+    int code = TS_OK;
+    try {
+        tsm::select_top_motifs_from_profile(xs.data(), n, m, p.index, 3, m, *prof, N / 4, &ex, false, 4 * N);
+    } catch (const tsm::Error& e) {
+        code = e.code;
+    }
+    CHECK_EQ(code, (int)TS_OVER_BUDGET);
+    const Pairs by_mk = motifs_by(x, m, 3, TS_MOTIFS_MK, ex);
+    CHECK(same_pairs(motifs_by(x, m, 3, TS_MOTIFS_MATRIX_PROFILE, ex), by_mk, 0, "profile"));
+    TsMotifs o;
+    tsm_motifs(x.data(), n, m, 3, m, "auto", 10, 1, &ex, &o, &st);
+    CHECK_OK(st);
+    CHECK(same_pairs(to_pairs(o), by_mk, 0, "auto"));
+    CHECK_EQ(std::string(ex.used_method ? ex.used_method : ""), std::string("mk"));
+}
+
+TEST(motifs_auto_on_near_ties_finishes_with_mk) { check_near_ties_by_auto(tsmt::cpu_exec()); }
+GPU_TEST(motifs_gpu_auto_on_near_ties_finishes_with_mk) { check_near_ties_by_auto(tsmt::gpu_exec()); }
