@@ -862,7 +862,7 @@ class ProfileSelection {
                      int64_t excl, WindowProfiler& prof, int64_t whole_profile_after, int64_t budget,
                      const TsExec* ex, bool raw)
         : N_(n - m + 1), m_(m), pd_(lb), pi_(pi), k_(k), excl_(excl), prof_(prof), whole_after_(whole_profile_after),
-          budget_(budget), ex_(ex), slack_(motif::pruning_slack(m)),
+          budget_(budget), raw_(raw), ex_(ex), slack_(motif::pruning_slack(m)),
           batch_((size_t)std::min<int64_t>(N_, std::max<int64_t>(256, 8 * k))), blocked_(N_, 0), seen_(N_, 0),
           stats_(xs, N_, m, raw) {}
 
@@ -949,6 +949,8 @@ class ProfileSelection {
         likely_partners(i);
         compare(i, best);
         int64_t compared = (int64_t)candidates_.size();
+        if (ref_d_.empty() && !refs_tried_ && !raw_ && pi_ && spent_ > kRefsAfter * N_) build_refs();
+        if (!ref_d_.empty()) return reference_entry(i, best, compared, e);
         size_t round = 64;
         auto it = keys_.begin();
         for (;;) {
@@ -967,6 +969,81 @@ class ProfileSelection {
         if (best.j < 0 || std::isinf(best.d)) return false;  // +inf: only windows with gaps were left
         e = {best.d, std::min(i, best.j), std::max(i, best.j), i};
         return true;
+    }
+
+    // Where the bounds cannot tell windows apart (near-ties at tiny
+    // distances: every bound 0 below about sqrt(2m·2^-27)), exact_entry
+    // compares a window with almost every other.  Once the selection has
+    // computed kRefsAfter·N distances, kRefs reference windows' exact
+    // distances D_r (whole distance profiles; z-normalised distances only,
+    // whose rounding pruning_slack covers) bound every pair by the triangle
+    // inequality, |D_r(i) − D_r(j)| ≤ d(i, j), as MK's references do; the
+    // windows sorted by D_0 then give a window's candidates as a range.
+    void build_refs() {
+        refs_tried_ = true;
+        for (int r = 0; r < kRefs; ++r) {
+            int64_t w = (2 * r + 1) * N_ / (2 * kRefs);
+            while (w < N_ && !(pd_[w] < std::numeric_limits<double>::infinity())) ++w;  // no gap in it
+            if (w >= N_) {
+                ref_d_.clear();
+                return;
+            }
+            spend(N_);
+            ref_d_.emplace_back(N_);
+            prof_.profile(w, ref_d_.back().data());
+            check_interrupt(ex_);
+        }
+        const std::vector<double>& D0 = ref_d_[0];
+        for (int64_t j = 0; j < N_; ++j)
+            if (D0[j] < std::numeric_limits<double>::infinity()) ref_order_.push_back(j);
+        std::sort(ref_order_.begin(), ref_order_.end(), [&](int64_t a, int64_t b) { return ref_before(a, b); });
+    }
+
+    bool ref_before(int64_t a, int64_t b) const {
+        return ref_d_[0][a] < ref_d_[0][b] || (ref_d_[0][a] == ref_d_[0][b] && a < b);
+    }
+
+    // exact_entry with the references: window i's candidates are the windows
+    // within best.d + slack of it in every D_r, read outwards from i's place
+    // in the D_0 order in rounds compared in parallel (the range shrinks with
+    // the best; a window past it stays past it), filtered as gather does (and
+    // by its own bound: d(i, j) ≥ j's best ≥ its bound).
+    bool reference_entry(int64_t i, Partner& best, int64_t compared, Entry& e) {
+        const std::vector<double>& D0 = ref_d_[0];
+        size_t up = std::lower_bound(ref_order_.begin(), ref_order_.end(), i,
+                                     [&](int64_t a, int64_t b) { return ref_before(a, b); }) -
+                    ref_order_.begin();
+        size_t down = up, round = 64;
+        for (;;) {
+            const double lim = best.d + slack_;
+            candidates_.clear();
+            while (candidates_.size() < round && (up < ref_order_.size() || down > 0)) {
+                if (up < ref_order_.size()) {
+                    if (D0[ref_order_[up]] - D0[i] > lim) up = ref_order_.size();
+                    else offer_candidate(i, ref_order_[up++], best.d, lim);
+                }
+                if (down > 0) {
+                    if (D0[i] - D0[ref_order_[down - 1]] > lim) down = 0;
+                    else offer_candidate(i, ref_order_[--down], best.d, lim);
+                }
+            }
+            if (candidates_.empty()) break;
+            compare(i, best);
+            compared += (int64_t)candidates_.size();
+            if (compared > whole_after_) return whole_profile_entry(i, e);
+            round = std::min<size_t>(round * 2, 8192);
+        }
+        if (best.j < 0 || std::isinf(best.d)) return false;
+        e = {best.d, std::min(i, best.j), std::max(i, best.j), i};
+        return true;
+    }
+
+    void offer_candidate(int64_t i, int64_t j, double best_d, double lim) {
+        if (blocked_[j] || seen_[j] == stamp_ || !motif::far_enough(i, j, excl_) || pd_[j] > best_d) return;
+        for (size_t r = 1; r < ref_d_.size(); ++r)
+            if (std::fabs(ref_d_[r][j] - ref_d_[r][i]) > lim) return;
+        seen_[j] = stamp_;
+        candidates_.push_back(j);
     }
 
     // The profile's neighbours of windows i − 1, i and i + 1, shifted to
@@ -1047,7 +1124,13 @@ class ProfileSelection {
     WindowProfiler& prof_;
     const int64_t whole_after_;
     const int64_t budget_;
+    const bool raw_;     // raw-value distances: no references (pruning_slack is for z-normalised ones)
     int64_t spent_ = 0;  // distances computed
+    static constexpr int kRefs = 3;
+    static constexpr int64_t kRefsAfter = 2;  // × N distances computed before the references
+    bool refs_tried_ = false;
+    std::vector<std::vector<double>> ref_d_;  // D_r(j), r < kRefs
+    std::vector<int64_t> ref_order_;          // the windows with a finite D_0, by (D_0, window)
     const TsExec* ex_;
     const double slack_;  // of the distances' early abandoning
     size_t batch_;
