@@ -979,19 +979,22 @@ class ProfileSelection {
     // whose rounding pruning_slack covers) bound every pair by the triangle
     // inequality, |D_r(i) − D_r(j)| ≤ d(i, j), as MK's references do; the
     // windows sorted by D_0 then give a window's candidates as a range.
+    // The references are MK's (random, a fixed seed): windows at regular
+    // places would share a phase of a periodic series, and so its symmetry
+    // (two phases at one distance from them).
     void build_refs() {
         refs_tried_ = true;
-        for (int r = 0; r < kRefs; ++r) {
-            int64_t w = (2 * r + 1) * N_ / (2 * kRefs);
-            while (w < N_ && !(pd_[w] < std::numeric_limits<double>::infinity())) ++w;  // no gap in it
-            if (w >= N_) {
-                ref_d_.clear();
-                return;
-            }
+        for (int64_t w : mk_references(N_, 4 * kRefs)) {
+            if (!(pd_[w] < std::numeric_limits<double>::infinity())) continue;  // a gap in it
             spend(N_);
             ref_d_.emplace_back(N_);
             prof_.profile(w, ref_d_.back().data());
             check_interrupt(ex_);
+            if (ref_d_.size() == kRefs) break;
+        }
+        if (ref_d_.size() < kRefs) {
+            ref_d_.clear();
+            return;
         }
         const std::vector<double>& D0 = ref_d_[0];
         for (int64_t j = 0; j < N_; ++j)
