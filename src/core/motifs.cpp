@@ -1016,7 +1016,10 @@ class ProfileSelection {
         size_t up = std::lower_bound(ref_order_.begin(), ref_order_.end(), i,
                                      [&](int64_t a, int64_t b) { return ref_before(a, b); }) -
                     ref_order_.begin();
-        size_t down = up, round = 64;
+        // one round holds the whole range as a rule: its width is mostly the
+        // slack, which a better best does not shrink (and a round is a
+        // parallel_for, whose start costs more than these distances)
+        size_t down = up, round = 8192;
         for (;;) {
             const double lim = best.d + slack_;
             candidates_.clear();
@@ -1034,7 +1037,6 @@ class ProfileSelection {
             compare(i, best);
             compared += (int64_t)candidates_.size();
             if (compared > whole_after_) return whole_profile_entry(i, e);
-            round = std::min<size_t>(round * 2, 8192);
         }
         if (best.j < 0 || std::isinf(best.d)) return false;
         e = {best.d, std::min(i, best.j), std::max(i, best.j), i};
