@@ -716,9 +716,13 @@ class CpuProfiler : public WindowProfiler {
     // Tasks (window, block of columns) in parallel, each abandoning pairs
     // beyond the smaller of upper and its best so far, and every task of a
     // window stopping once one found a pair below floor; merged in block order.
+    // After kRefsAfter windows' searches, by the references instead.
     void nearest(const int64_t* w, int64_t count, int64_t excl, const double* upper, double floor, double* best_d,
                  int64_t* best_j) override {
         need_stats();
+        searched_ += count;
+        if (!refs_tried_ && !raw_ && searched_ > kRefsAfter) build_refs();
+        if (!ref_d_.empty()) return nearest_by_refs(w, count, excl, upper, floor, best_d, best_j);
         const int64_t blocks = (N_ + block_ - 1) / block_;
         std::vector<double> part_d(count * blocks);
         std::vector<int64_t> part_j(count * blocks);
@@ -759,6 +763,83 @@ class CpuProfiler : public WindowProfiler {
     void need_stats() {
         if (zs_.count == 0 && !raw_) zstats(x_, n_, m_, zs_, ex_);
     }
+
+    // Where the windows' nearest neighbours are all near-ties (a periodic
+    // series: every window repeats itself to rounding), the discords'
+    // ranking asks for the exact neighbour of almost every window, and each
+    // search reads every window.  The reference windows' exact distances
+    // D_r (MK's references, z-normalised distances, whose rounding
+    // pruning_slack covers) bound every pair by the triangle inequality,
+    // |D_r(i) − D_r(j)| ≤ d(i, j): a window's search reads the windows
+    // sorted by D_0 outwards from its own place, up to the best so far (or
+    // upper) + slack, and skips those too far in another D_r.  The same
+    // exact answer (the least (distance, window)), by fewer distances.
+    static constexpr int kRefs = 3;
+    static constexpr int64_t kRefsAfter = 64;  // windows searched before the references
+
+    void build_refs() {
+        refs_tried_ = true;
+        for (int64_t w : mk_references(N_, 4 * kRefs)) {
+            if (std::isnan(zs_.inv[w])) continue;  // a gap in it
+            ref_d_.emplace_back(N_);
+            profile(w, ref_d_.back().data());
+            check_interrupt(ex_);
+            if ((int)ref_d_.size() == kRefs) break;
+        }
+        if ((int)ref_d_.size() < kRefs) {
+            ref_d_.clear();
+            return;
+        }
+        for (int64_t j = 0; j < N_; ++j)
+            if (ref_d_[0][j] < std::numeric_limits<double>::infinity()) order_.push_back(j);
+        std::sort(order_.begin(), order_.end(), [&](int64_t a, int64_t b) { return ref_before(a, b); });
+    }
+
+    bool ref_before(int64_t a, int64_t b) const {
+        return ref_d_[0][a] < ref_d_[0][b] || (ref_d_[0][a] == ref_d_[0][b] && a < b);
+    }
+
+    // nearest() by the references: a task per window.
+    void nearest_by_refs(const int64_t* w, int64_t count, int64_t excl, const double* upper, double floor,
+                         double* best_d, int64_t* best_j) {
+        const double slack = motif::pruning_slack(m_);
+        parallel_for(ex_, count, [&](int64_t t) {
+            const int64_t i = w[t];
+            const std::vector<double>& D0 = ref_d_[0];
+            double bd = std::numeric_limits<double>::infinity();
+            int64_t bj = -1;
+            bool below = !(D0[i] < std::numeric_limits<double>::infinity());  // a gap in it: no neighbour
+            auto visit = [&](int64_t j, double lim) {
+                if (!motif::far_enough(i, j, excl)) return;
+                for (size_t r = 1; r < ref_d_.size(); ++r)
+                    if (std::fabs(ref_d_[r][j] - ref_d_[r][i]) > lim) return;
+                const double d = dist(i, j, motif::abandon_limit2(std::min(upper[t], bd), slack));
+                if (d < std::numeric_limits<double>::infinity() && motif::nearer(d, j, bd, bj)) {
+                    bd = d;
+                    bj = j;
+                }
+                if (d < floor) below = true;
+            };
+            size_t up = std::lower_bound(order_.begin(), order_.end(), i,
+                                         [&](int64_t a, int64_t b) { return ref_before(a, b); }) -
+                        order_.begin();
+            size_t down = up;
+            while (!below && (up < order_.size() || down > 0)) {
+                const double lim = std::min(upper[t], bd) + slack;
+                if (up < order_.size()) {
+                    if (D0[order_[up]] - D0[i] > lim) up = order_.size();
+                    else visit(order_[up++], lim);
+                }
+                if (down > 0 && !below) {
+                    if (D0[i] - D0[order_[down - 1]] > lim) down = 0;
+                    else visit(order_[--down], lim);
+                }
+            }
+            best_d[t] = bd;
+            best_j[t] = bj;
+        });
+        check_interrupt(ex_);
+    }
     double dist(int64_t i, int64_t j, double lim2 = std::numeric_limits<double>::infinity()) const {
         if (raw_) return motif::raw_distance_bounded(x_ + i, x_ + j, m_, lim2);
         return zdist_bounded(x_ + i, zs_.mean[i], zs_.inv[i], zs_.constant[i], x_ + j, zs_.mean[j], zs_.inv[j],
@@ -772,6 +853,10 @@ class CpuProfiler : public WindowProfiler {
     int64_t block_;  // windows per parallel task
     bool raw_;
     ZStats zs_;
+    int64_t searched_ = 0;  // windows whose nearest neighbour was searched
+    bool refs_tried_ = false;
+    std::vector<std::vector<double>> ref_d_;  // D_r(j)
+    std::vector<int64_t> order_;              // the windows with a finite D_0, by (D_0, window)
 };
 
 // The statistics of the windows the selection compares on the host, each
