@@ -690,6 +690,76 @@ std::vector<MotifPair> motifs_mk_cpu(const double* x, int64_t n, int m, int64_t 
 
 namespace {
 
+// Reference windows for exact searches where other bounds fail (near-ties:
+// every window repeats itself to rounding).  D_r(j) = d(ref_r, j), exact
+// (whole distance profiles of MK's references: random, a fixed seed, so they
+// share no phase of a periodic series), bound every pair by the triangle
+// inequality, |D_r(i) − D_r(j)| ≤ d(i, j); z-normalised distances only,
+// whose rounding motif::pruning_slack covers.  The windows sorted by D_0
+// give a window's possible partners as a range around its own place, read
+// outwards with next(); beyond() checks the other references.
+class ReferenceIndex {
+  public:
+    static constexpr int kRefs = 3;
+    struct Cursor {
+        int64_t i;
+        size_t up, down;
+        bool turn_down = false;
+    };
+
+    // usable(w): w may be a reference (no gap in it); profile(w, out): D_w.
+    template <class Usable, class Profile>
+    void build(int64_t N, Usable usable, Profile profile) {
+        for (int64_t w : mk_references(N, 4 * kRefs)) {
+            if (!usable(w)) continue;
+            d_.emplace_back(N);
+            profile(w, d_.back().data());
+            if ((int)d_.size() == kRefs) break;
+        }
+        if ((int)d_.size() < kRefs) {
+            d_.clear();
+            return;
+        }
+        for (int64_t j = 0; j < N; ++j)
+            if (d_[0][j] < std::numeric_limits<double>::infinity()) order_.push_back(j);
+        std::sort(order_.begin(), order_.end(), [&](int64_t a, int64_t b) { return before(a, b); });
+    }
+    bool ready() const { return !d_.empty(); }
+    // Whether window i is in the order (a finite D_0: no gap in it).
+    bool placed(int64_t i) const { return d_[0][i] < std::numeric_limits<double>::infinity(); }
+    Cursor start(int64_t i) const {
+        const size_t at = std::lower_bound(order_.begin(), order_.end(), i,
+                                           [&](int64_t a, int64_t b) { return before(a, b); }) -
+                          order_.begin();
+        return {i, at, at};
+    }
+    // The next window within lim of c.i in D_0, alternately above and below
+    // it; −1 when none is left (lim never grows, so a side past it is done).
+    int64_t next(Cursor& c, double lim) const {
+        const std::vector<double>& D0 = d_[0];
+        if (c.up < order_.size() && D0[order_[c.up]] - D0[c.i] > lim) c.up = order_.size();
+        if (c.down > 0 && D0[c.i] - D0[order_[c.down - 1]] > lim) c.down = 0;
+        const bool can_up = c.up < order_.size(), can_down = c.down > 0;
+        if (!can_up && !can_down) return -1;
+        c.turn_down = !c.turn_down;
+        if (can_down && (c.turn_down || !can_up)) return order_[--c.down];
+        return order_[c.up++];
+    }
+    // Some other reference puts i and j more than lim apart.
+    bool beyond(int64_t i, int64_t j, double lim) const {
+        for (size_t r = 1; r < d_.size(); ++r)
+            if (std::fabs(d_[r][j] - d_[r][i]) > lim) return true;
+        return false;
+    }
+
+  private:
+    bool before(int64_t a, int64_t b) const {
+        return d_[0][a] < d_[0][b] || (d_[0][a] == d_[0][b] && a < b);
+    }
+    std::vector<std::vector<double>> d_;  // D_r(j)
+    std::vector<int64_t> order_;          // the windows with a finite D_0, by (D_0, window)
+};
+
 // The CPU's WindowProfiler; the statistics of every window are computed the
 // first time a distance is asked for.  raw: the raw-value distance
 // (motif::raw_distance_bounded; no statistics).
@@ -721,8 +791,15 @@ class CpuProfiler : public WindowProfiler {
                  int64_t* best_j) override {
         need_stats();
         searched_ += count;
-        if (!refs_tried_ && !raw_ && searched_ > kRefsAfter) build_refs();
-        if (!ref_d_.empty()) return nearest_by_refs(w, count, excl, upper, floor, best_d, best_j);
+        if (!refs_tried_ && !raw_ && searched_ > kRefsAfter) {
+            refs_tried_ = true;
+            refs_.build(N_, [&](int64_t r) { return !std::isnan(zs_.inv[r]); },  // no gap in it
+                        [&](int64_t r, double* out) {
+                            profile(r, out);
+                            check_interrupt(ex_);
+                        });
+        }
+        if (refs_.ready()) return nearest_by_refs(w, count, excl, upper, floor, best_d, best_j);
         const int64_t blocks = (N_ + block_ - 1) / block_;
         std::vector<double> part_d(count * blocks);
         std::vector<int64_t> part_j(count * blocks);
@@ -767,37 +844,12 @@ class CpuProfiler : public WindowProfiler {
     // Where the windows' nearest neighbours are all near-ties (a periodic
     // series: every window repeats itself to rounding), the discords'
     // ranking asks for the exact neighbour of almost every window, and each
-    // search reads every window.  The reference windows' exact distances
-    // D_r (MK's references, z-normalised distances, whose rounding
-    // pruning_slack covers) bound every pair by the triangle inequality,
-    // |D_r(i) − D_r(j)| ≤ d(i, j): a window's search reads the windows
-    // sorted by D_0 outwards from its own place, up to the best so far (or
-    // upper) + slack, and skips those too far in another D_r.  The same
-    // exact answer (the least (distance, window)), by fewer distances.
-    static constexpr int kRefs = 3;
+    // search reads every window; after kRefsAfter searches they go by a
+    // ReferenceIndex: a window's search reads the windows near its own in
+    // D_0, up to the best so far (or upper) + slack, and skips those beyond
+    // it in another reference.  The same exact answer (the least
+    // (distance, window)), by fewer distances.
     static constexpr int64_t kRefsAfter = 64;  // windows searched before the references
-
-    void build_refs() {
-        refs_tried_ = true;
-        for (int64_t w : mk_references(N_, 4 * kRefs)) {
-            if (std::isnan(zs_.inv[w])) continue;  // a gap in it
-            ref_d_.emplace_back(N_);
-            profile(w, ref_d_.back().data());
-            check_interrupt(ex_);
-            if ((int)ref_d_.size() == kRefs) break;
-        }
-        if ((int)ref_d_.size() < kRefs) {
-            ref_d_.clear();
-            return;
-        }
-        for (int64_t j = 0; j < N_; ++j)
-            if (ref_d_[0][j] < std::numeric_limits<double>::infinity()) order_.push_back(j);
-        std::sort(order_.begin(), order_.end(), [&](int64_t a, int64_t b) { return ref_before(a, b); });
-    }
-
-    bool ref_before(int64_t a, int64_t b) const {
-        return ref_d_[0][a] < ref_d_[0][b] || (ref_d_[0][a] == ref_d_[0][b] && a < b);
-    }
 
     // nearest() by the references: a task per window.
     void nearest_by_refs(const int64_t* w, int64_t count, int64_t excl, const double* upper, double floor,
@@ -805,34 +857,21 @@ class CpuProfiler : public WindowProfiler {
         const double slack = motif::pruning_slack(m_);
         parallel_for(ex_, count, [&](int64_t t) {
             const int64_t i = w[t];
-            const std::vector<double>& D0 = ref_d_[0];
             double bd = std::numeric_limits<double>::infinity();
             int64_t bj = -1;
-            bool below = !(D0[i] < std::numeric_limits<double>::infinity());  // a gap in it: no neighbour
-            auto visit = [&](int64_t j, double lim) {
-                if (!motif::far_enough(i, j, excl)) return;
-                for (size_t r = 1; r < ref_d_.size(); ++r)
-                    if (std::fabs(ref_d_[r][j] - ref_d_[r][i]) > lim) return;
-                const double d = dist(i, j, motif::abandon_limit2(std::min(upper[t], bd), slack));
-                if (d < std::numeric_limits<double>::infinity() && motif::nearer(d, j, bd, bj)) {
-                    bd = d;
-                    bj = j;
-                }
-                if (d < floor) below = true;
-            };
-            size_t up = std::lower_bound(order_.begin(), order_.end(), i,
-                                         [&](int64_t a, int64_t b) { return ref_before(a, b); }) -
-                        order_.begin();
-            size_t down = up;
-            while (!below && (up < order_.size() || down > 0)) {
-                const double lim = std::min(upper[t], bd) + slack;
-                if (up < order_.size()) {
-                    if (D0[order_[up]] - D0[i] > lim) up = order_.size();
-                    else visit(order_[up++], lim);
-                }
-                if (down > 0 && !below) {
-                    if (D0[i] - D0[order_[down - 1]] > lim) down = 0;
-                    else visit(order_[--down], lim);
+            if (refs_.placed(i)) {  // (else a gap in it: no neighbour)
+                ReferenceIndex::Cursor c = refs_.start(i);
+                for (;;) {
+                    const double lim = std::min(upper[t], bd) + slack;
+                    const int64_t j = refs_.next(c, lim);
+                    if (j < 0) break;
+                    if (!motif::far_enough(i, j, excl) || refs_.beyond(i, j, lim)) continue;
+                    const double d = dist(i, j, motif::abandon_limit2(std::min(upper[t], bd), slack));
+                    if (d < std::numeric_limits<double>::infinity() && motif::nearer(d, j, bd, bj)) {
+                        bd = d;
+                        bj = j;
+                    }
+                    if (d < floor) break;
                 }
             }
             best_d[t] = bd;
@@ -855,8 +894,7 @@ class CpuProfiler : public WindowProfiler {
     ZStats zs_;
     int64_t searched_ = 0;  // windows whose nearest neighbour was searched
     bool refs_tried_ = false;
-    std::vector<std::vector<double>> ref_d_;  // D_r(j)
-    std::vector<int64_t> order_;              // the windows with a finite D_0, by (D_0, window)
+    ReferenceIndex refs_;
 };
 
 // The statistics of the windows the selection compares on the host, each
@@ -1034,8 +1072,8 @@ class ProfileSelection {
         likely_partners(i);
         compare(i, best);
         int64_t compared = (int64_t)candidates_.size();
-        if (ref_d_.empty() && !refs_tried_ && !raw_ && pi_ && spent_ > kRefsAfter * N_) build_refs();
-        if (!ref_d_.empty()) return reference_entry(i, best, compared, e);
+        if (!refs_tried_ && !raw_ && pi_ && spent_ > kRefsAfter * N_) build_refs();
+        if (refs_.ready()) return reference_entry(i, best, compared, e);
         size_t round = 64;
         auto it = keys_.begin();
         for (;;) {
@@ -1059,66 +1097,33 @@ class ProfileSelection {
     // Where the bounds cannot tell windows apart (near-ties at tiny
     // distances: every bound 0 below about sqrt(2m·2^-27)), exact_entry
     // compares a window with almost every other.  Once the selection has
-    // computed kRefsAfter·N distances, kRefs reference windows' exact
-    // distances D_r (whole distance profiles; z-normalised distances only,
-    // whose rounding pruning_slack covers) bound every pair by the triangle
-    // inequality, |D_r(i) − D_r(j)| ≤ d(i, j), as MK's references do; the
-    // windows sorted by D_0 then give a window's candidates as a range.
-    // The references are MK's (random, a fixed seed): windows at regular
-    // places would share a phase of a periodic series, and so its symmetry
-    // (two phases at one distance from them).
+    // computed kRefsAfter·N distances, a ReferenceIndex gives a window's
+    // candidates as a range (z-normalised distances only).
     void build_refs() {
         refs_tried_ = true;
-        for (int64_t w : mk_references(N_, 4 * kRefs)) {
-            if (!(pd_[w] < std::numeric_limits<double>::infinity())) continue;  // a gap in it
-            spend(N_);
-            ref_d_.emplace_back(N_);
-            prof_.profile(w, ref_d_.back().data());
-            check_interrupt(ex_);
-            if (ref_d_.size() == kRefs) break;
-        }
-        if (ref_d_.size() < kRefs) {
-            ref_d_.clear();
-            return;
-        }
-        const std::vector<double>& D0 = ref_d_[0];
-        for (int64_t j = 0; j < N_; ++j)
-            if (D0[j] < std::numeric_limits<double>::infinity()) ref_order_.push_back(j);
-        std::sort(ref_order_.begin(), ref_order_.end(), [&](int64_t a, int64_t b) { return ref_before(a, b); });
-    }
-
-    bool ref_before(int64_t a, int64_t b) const {
-        return ref_d_[0][a] < ref_d_[0][b] || (ref_d_[0][a] == ref_d_[0][b] && a < b);
+        refs_.build(N_, [&](int64_t w) { return pd_[w] < std::numeric_limits<double>::infinity(); },  // no gap
+                    [&](int64_t w, double* out) {
+                        spend(N_);
+                        prof_.profile(w, out);
+                        check_interrupt(ex_);
+                    });
     }
 
     // exact_entry with the references: window i's candidates are the windows
     // within best.d + slack of it in every D_r, read outwards from i's place
-    // in the D_0 order in rounds compared in parallel (the range shrinks with
-    // the best; a window past it stays past it), filtered as gather does (and
-    // by its own bound: d(i, j) ≥ j's best ≥ its bound).
+    // in the D_0 order; one round holds the whole range as a rule (its width
+    // is mostly the slack, which a better best does not shrink; a round is a
+    // parallel_for), filtered as gather does (and by the candidate's own
+    // bound: d(i, j) ≥ j's best ≥ its bound).
     bool reference_entry(int64_t i, Partner& best, int64_t compared, Entry& e) {
-        const std::vector<double>& D0 = ref_d_[0];
-        size_t up = std::lower_bound(ref_order_.begin(), ref_order_.end(), i,
-                                     [&](int64_t a, int64_t b) { return ref_before(a, b); }) -
-                    ref_order_.begin();
-        // one round holds the whole range as a rule: its width is mostly the
-        // slack, which a better best does not shrink (and a round is a
-        // parallel_for, whose start costs more than these distances)
-        size_t down = up, round = 8192;
-        for (;;) {
+        ReferenceIndex::Cursor c = refs_.start(i);
+        for (bool more = true; more;) {
             const double lim = best.d + slack_;
             candidates_.clear();
-            while (candidates_.size() < round && (up < ref_order_.size() || down > 0)) {
-                if (up < ref_order_.size()) {
-                    if (D0[ref_order_[up]] - D0[i] > lim) up = ref_order_.size();
-                    else offer_candidate(i, ref_order_[up++], best.d, lim);
-                }
-                if (down > 0) {
-                    if (D0[i] - D0[ref_order_[down - 1]] > lim) down = 0;
-                    else offer_candidate(i, ref_order_[--down], best.d, lim);
-                }
-            }
-            if (candidates_.empty()) break;
+            int64_t j;
+            while (candidates_.size() < 8192 && (j = refs_.next(c, lim)) >= 0) offer_candidate(i, j, best.d, lim);
+            more = !candidates_.empty();
+            if (!more) break;
             compare(i, best);
             compared += (int64_t)candidates_.size();
             if (compared > whole_after_) return whole_profile_entry(i, e);
@@ -1129,9 +1134,9 @@ class ProfileSelection {
     }
 
     void offer_candidate(int64_t i, int64_t j, double best_d, double lim) {
-        if (blocked_[j] || seen_[j] == stamp_ || !motif::far_enough(i, j, excl_) || pd_[j] > best_d) return;
-        for (size_t r = 1; r < ref_d_.size(); ++r)
-            if (std::fabs(ref_d_[r][j] - ref_d_[r][i]) > lim) return;
+        if (blocked_[j] || seen_[j] == stamp_ || !motif::far_enough(i, j, excl_) || pd_[j] > best_d ||
+            refs_.beyond(i, j, lim))
+            return;
         seen_[j] = stamp_;
         candidates_.push_back(j);
     }
@@ -1216,11 +1221,9 @@ class ProfileSelection {
     const int64_t budget_;
     const bool raw_;     // raw-value distances: no references (pruning_slack is for z-normalised ones)
     int64_t spent_ = 0;  // distances computed
-    static constexpr int kRefs = 3;
     static constexpr int64_t kRefsAfter = 2;  // × N distances computed before the references
     bool refs_tried_ = false;
-    std::vector<std::vector<double>> ref_d_;  // D_r(j), r < kRefs
-    std::vector<int64_t> ref_order_;          // the windows with a finite D_0, by (D_0, window)
+    ReferenceIndex refs_;
     const TsExec* ex_;
     const double slack_;  // of the distances' early abandoning
     size_t batch_;
