@@ -694,13 +694,21 @@ namespace {
 // every window repeats itself to rounding).  D_r(j) = d(ref_r, j), exact
 // (whole distance profiles of MK's references: random, a fixed seed, so they
 // share no phase of a periodic series), bound every pair by the triangle
-// inequality, |D_r(i) − D_r(j)| ≤ d(i, j); z-normalised distances only,
-// whose rounding motif::pruning_slack covers.  The windows sorted by D_0
+// inequality, |D_r(i) − D_r(j)| ≤ d(i, j).  The windows sorted by D_0
 // give a window's possible partners as a range around its own place, read
-// outwards with next(); beyond() checks the other references.
+// outwards with next(); beyond() checks the other references.  Rounding: a
+// caller's lim already holds its absolute slack (z-normalised distances:
+// motif::pruning_slack); raw-value distances (rawdist_detail.h: m rounded
+// squares of rounded differences, added in 32 lanes and a tree, then a
+// square root) are within (m + 64)·2^-52 of themselves relatively, so a raw
+// index compares |ΔD| with lim·(1 + rel) + rel·(D(i) + D(j)), rel =
+// (m + 64)·2^-50: a pair so pruned is farther, exactly, than the best, so
+// its computed distance cannot tie it either.
 class ReferenceIndex {
   public:
     static constexpr int kRefs = 3;
+    explicit ReferenceIndex(double rel = 0) : rel_(rel) {}
+    static double raw_rel(int m) { return (m + 64) * 0x1p-50; }
     struct Cursor {
         int64_t i;
         size_t up, down;
@@ -737,8 +745,8 @@ class ReferenceIndex {
     // it; −1 when none is left (lim never grows, so a side past it is done).
     int64_t next(Cursor& c, double lim) const {
         const std::vector<double>& D0 = d_[0];
-        if (c.up < order_.size() && D0[order_[c.up]] - D0[c.i] > lim) c.up = order_.size();
-        if (c.down > 0 && D0[c.i] - D0[order_[c.down - 1]] > lim) c.down = 0;
+        if (c.up < order_.size() && apart(D0[order_[c.up]], D0[c.i], lim)) c.up = order_.size();
+        if (c.down > 0 && apart(D0[c.i], D0[order_[c.down - 1]], lim)) c.down = 0;
         const bool can_up = c.up < order_.size(), can_down = c.down > 0;
         if (!can_up && !can_down) return -1;
         c.turn_down = !c.turn_down;
@@ -748,11 +756,16 @@ class ReferenceIndex {
     // Some other reference puts i and j more than lim apart.
     bool beyond(int64_t i, int64_t j, double lim) const {
         for (size_t r = 1; r < d_.size(); ++r)
-            if (std::fabs(d_[r][j] - d_[r][i]) > lim) return true;
+            if (apart(std::max(d_[r][j], d_[r][i]), std::min(d_[r][j], d_[r][i]), lim)) return true;
         return false;
     }
 
   private:
+    // hi − lo (hi ≥ lo) exceeds lim with the rounding of both.
+    bool apart(double hi, double lo, double lim) const {
+        return rel_ == 0 ? hi - lo > lim : hi - lo > lim * (1 + rel_) + rel_ * (hi + lo);
+    }
+    double rel_;
     bool before(int64_t a, int64_t b) const {
         return d_[0][a] < d_[0][b] || (d_[0][a] == d_[0][b] && a < b);
     }
@@ -791,9 +804,10 @@ class CpuProfiler : public WindowProfiler {
                  int64_t* best_j) override {
         need_stats();
         searched_ += count;
-        if (!refs_tried_ && !raw_ && searched_ > kRefsAfter) {
+        if (!refs_tried_ && searched_ > kRefsAfter) {
             refs_tried_ = true;
-            refs_.build(N_, [&](int64_t r) { return !std::isnan(zs_.inv[r]); },  // no gap in it
+            refs_ = ReferenceIndex(raw_ ? ReferenceIndex::raw_rel(m_) : 0.0);
+            refs_.build(N_, [&](int64_t r) { return std::all_of(x_ + r, x_ + r + m_, [](double v) { return std::isfinite(v); }); },
                         [&](int64_t r, double* out) {
                             profile(r, out);
                             check_interrupt(ex_);
@@ -1072,7 +1086,7 @@ class ProfileSelection {
         likely_partners(i);
         compare(i, best);
         int64_t compared = (int64_t)candidates_.size();
-        if (!refs_tried_ && !raw_ && pi_ && spent_ > kRefsAfter * N_) build_refs();
+        if (!refs_tried_ && pi_ && spent_ > kRefsAfter * N_) build_refs();
         if (refs_.ready()) return reference_entry(i, best, compared, e);
         size_t round = 64;
         auto it = keys_.begin();
@@ -1098,9 +1112,10 @@ class ProfileSelection {
     // distances: every bound 0 below about sqrt(2m·2^-27)), exact_entry
     // compares a window with almost every other.  Once the selection has
     // computed kRefsAfter·N distances, a ReferenceIndex gives a window's
-    // candidates as a range (z-normalised distances only).
+    // candidates as a range.
     void build_refs() {
         refs_tried_ = true;
+        refs_ = ReferenceIndex(raw_ ? ReferenceIndex::raw_rel(m_) : 0.0);
         refs_.build(N_, [&](int64_t w) { return pd_[w] < std::numeric_limits<double>::infinity(); },  // no gap
                     [&](int64_t w, double* out) {
                         spend(N_);
@@ -1219,7 +1234,7 @@ class ProfileSelection {
     WindowProfiler& prof_;
     const int64_t whole_after_;
     const int64_t budget_;
-    const bool raw_;     // raw-value distances: no references (pruning_slack is for z-normalised ones)
+    const bool raw_;     // raw-value distances (the references' relative slack)
     int64_t spent_ = 0;  // distances computed
     static constexpr int64_t kRefsAfter = 2;  // × N distances computed before the references
     bool refs_tried_ = false;

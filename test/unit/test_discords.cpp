@@ -1069,7 +1069,8 @@ GPU_TEST(discords_gpu_scan_bits_equal_cpu) {
 // where every window's neighbour is a near-tie) against its plain search (a
 // fresh profiler for every 64 windows): the same neighbour and distance, bit
 // for bit, for every window — a pure sine, one with 1e-9 noise, a random walk
-// with planted anomalies and one with constant stretches and a gap.
+// with planted anomalies and one with constant stretches and a gap; with
+// z-normalised and raw-value distances.
 TEST(discords_nearest_by_references_equals_the_plain_search) {
     const int m = 50;
     std::vector<std::vector<double>> series;
@@ -1087,6 +1088,7 @@ TEST(discords_nearest_by_references_equals_the_plain_search) {
     for (int i = 700; i < 900; ++i) flat[i] = 3.0;
     flat[1500] = NAN;
     series.push_back(flat);
+    for (bool raw : {false, true})
     for (const auto& x : series) {
         const int64_t n = (int64_t)x.size(), N = n - m + 1;
         const std::vector<double> xs = tsm::unit_scaled(x.data(), n);
@@ -1096,11 +1098,11 @@ TEST(discords_nearest_by_references_equals_the_plain_search) {
         const std::vector<double> upper(N, INFINITY);
         std::vector<double> d_ref(N), d_plain(N);
         std::vector<int64_t> j_ref(N), j_plain(N);
-        tsm::make_cpu_profiler(xs.data(), n, m, &ex)->nearest(w.data(), N, m, upper.data(), -INFINITY, d_ref.data(),
+        tsm::make_cpu_profiler(xs.data(), n, m, &ex, raw)->nearest(w.data(), N, m, upper.data(), -INFINITY, d_ref.data(),
                                                               j_ref.data());
         for (int64_t lo = 0; lo < N; lo += 64) {
             const int64_t count = std::min<int64_t>(64, N - lo);
-            tsm::make_cpu_profiler(xs.data(), n, m, &ex)->nearest(w.data() + lo, count, m, upper.data(), -INFINITY,
+            tsm::make_cpu_profiler(xs.data(), n, m, &ex, raw)->nearest(w.data() + lo, count, m, upper.data(), -INFINITY,
                                                                   d_plain.data() + lo, j_plain.data() + lo);
         }
         CHECK(j_ref == j_plain);

@@ -984,3 +984,29 @@ static void check_near_ties(TsExec ex) {
 
 TEST(motifs_of_near_ties_by_every_method) { check_near_ties(tsmt::cpu_exec()); }
 GPU_TEST(motifs_gpu_of_near_ties_by_every_method) { check_near_ties(tsmt::gpu_exec()); }
+
+// The selection with its reference windows (near-ties: they take over after
+// 2·N distances) against the selection by whole distance profiles alone
+// (whole_profile_after = 0: every window's exact pair from its whole
+// profile, no reference involved): the same pairs, z-normalised and raw.
+TEST(motif_selection_by_references_equals_whole_profiles) {
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> noise(0.0, 1e-9);
+    std::vector<double> x(2000);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(2 * M_PI * (double)i / 50) + noise(rng);
+    const int m = 50;
+    const int64_t n = (int64_t)x.size(), N = n - m + 1;
+    for (bool raw : {false, true}) {
+        TsExec ex = tsmt::cpu_exec(2);
+        TsProfile p;
+        TsStatus st;
+        tsm_matrix_profile(x.data(), n, m, m, raw ? 0 : 1, &ex, &p, &st);
+        CHECK_OK(st);
+        const std::vector<double> xs = tsm::unit_scaled(x.data(), n);
+        auto prof = tsm::make_cpu_profiler(xs.data(), n, m, &ex, raw);
+        const Pairs by_refs = tsm::select_top_motifs_from_profile(xs.data(), n, m, p.index, 5, m, *prof, N / 4, &ex, raw);
+        const Pairs whole = tsm::select_top_motifs_from_profile(xs.data(), n, m, p.index, 5, m, *prof, 0, &ex, raw);
+        CHECK(same_pairs(by_refs, whole, 0, raw ? "raw" : "z"));
+        CHECK_EQ(by_refs.size(), (size_t)5);
+    }
+}
