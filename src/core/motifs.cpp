@@ -1458,8 +1458,10 @@ int motifs_by_profile(const double* x, int64_t n, int32_t m, int64_t k, int64_t 
     return motifs_from_profile(x, n, m, p.index, k, exclusion, normalize, selection_budget, ex, out, st);
 }
 
-// auto's budget for the profile's selection, in whole distance profiles (N distances each).
-constexpr int64_t kSelectionBudgetProfiles = 64;
+// auto's budget for the profile's selection, in whole distance profiles (N
+// distances each): a base and as many more for each rank asked for (MK,
+// which auto would run instead, also runs again for every rank).
+constexpr int64_t kSelectionBudgetProfiles = 64, kSelectionBudgetPerRank = 16;
 
 // MK compares z-normalised windows only.
 void check_raw_method(int32_t method) {
@@ -1501,13 +1503,16 @@ extern "C" int tsm_motifs(const double* x, int64_t n, int32_t m, int64_t k, int6
     ex->budget_ms = 0;
     if (code != TS_OVER_BUDGET) return code;
     ex->device_ms = ex->kernel_ms = ex->device_bytes = 0;
-    // The profile's selection, within the distances of 64 whole distance
-    // profiles (a random walk of 10^5 values takes about 1.2, exact repeats
-    // about 29): near-ties at tiny distances (which its bounds
-    // cannot separate) would make it compare every window with every other;
-    // MK's exact reference distances separate them, so MK then runs to the end.
+    // The profile's selection, within the distances of 64 + 16·k whole
+    // distance profiles (a random walk of 10^5 values takes about 1.2 at
+    // k = 10, exact repeats about 29 at k = 20): near-ties at tiny distances
+    // (which its bounds cannot separate) would make it compare every window
+    // with every other; MK's exact reference distances separate them, so
+    // MK then runs to the end.
     const int64_t N = n - m + 1;
-    code = motifs_by_profile(x, n, m, k, exclusion, 1, ex, out, st, kSelectionBudgetProfiles * N + (1 << 20));
+    const int64_t ranks = std::min<int64_t>(k, int64_t(1) << 20);  // (no overflow)
+    code = motifs_by_profile(x, n, m, k, exclusion, 1, ex, out, st,
+                             (kSelectionBudgetProfiles + kSelectionBudgetPerRank * ranks) * N + (1 << 20));
     if (code != TS_OVER_BUDGET) return code;
     ex->device_ms = ex->kernel_ms = ex->device_bytes = 0;
     ex->used_method = "mk";
