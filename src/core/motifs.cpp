@@ -1132,13 +1132,12 @@ class ProfileSelection {
     // bound: d(i, j) ≥ j's best ≥ its bound).
     bool reference_entry(int64_t i, Partner& best, int64_t compared, Entry& e) {
         ReferenceIndex::Cursor c = refs_.start(i);
-        for (bool more = true; more;) {
+        for (;;) {
             const double lim = best.d + slack_;
             candidates_.clear();
             int64_t j;
             while (candidates_.size() < 8192 && (j = refs_.next(c, lim)) >= 0) offer_candidate(i, j, best.d, lim);
-            more = !candidates_.empty();
-            if (!more) break;
+            if (candidates_.empty()) break;
             compare(i, best);
             compared += (int64_t)candidates_.size();
             if (compared > whole_after_) return whole_profile_entry(i, e);

@@ -43,6 +43,9 @@ std::vector<double> load_column(const std::string& rel, int column, bool csv_hea
 // Seeded random walk and Gaussian noise.
 std::vector<double> random_walk(int64_t n, uint64_t seed);
 std::vector<double> gaussian(int64_t n, uint64_t seed, double mean = 0, double sd = 1);
+// sin(2πi/period) plus uniform noise in [0, noise) (none: every window
+// repeats itself to rounding, the near-ties of a periodic series).
+std::vector<double> periodic(int64_t n, int period, double noise, uint64_t seed);
 
 }  // namespace tsmt
 

@@ -1,5 +1,6 @@
 // main.cpp — runs every TEST in test/unit (optionally only names containing argv[1]).
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <exception>
 #include <fstream>
@@ -81,6 +82,14 @@ std::vector<double> random_walk(int64_t n, uint64_t seed) {
     std::vector<double> v(n);
     double s = 0;
     for (auto& x : v) x = (s += g(rng));
+    return v;
+}
+
+std::vector<double> periodic(int64_t n, int period, double noise, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<double> v(n);
+    for (int64_t i = 0; i < n; ++i) v[i] = std::sin(2 * M_PI * (double)i / period) + (noise > 0 ? noise * u(rng) : 0.0);
     return v;
 }
 

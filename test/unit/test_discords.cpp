@@ -1073,16 +1073,7 @@ GPU_TEST(discords_gpu_scan_bits_equal_cpu) {
 // z-normalised and raw-value distances.
 TEST(discords_nearest_by_references_equals_the_plain_search) {
     const int m = 50;
-    std::vector<std::vector<double>> series;
-    std::vector<double> s(2500), noisy(2500);
-    std::mt19937_64 rng(3);
-    std::uniform_real_distribution<double> noise(0.0, 1e-9);
-    for (size_t i = 0; i < s.size(); ++i) {
-        s[i] = std::sin(2 * M_PI * (double)i / 50);
-        noisy[i] = s[i] + noise(rng);
-    }
-    series.push_back(s);
-    series.push_back(noisy);
+    std::vector<std::vector<double>> series = {tsmt::periodic(2500, 50, 0, 3), tsmt::periodic(2500, 50, 1e-9, 3)};
     series.push_back(planted(2200, 5, m));
     auto flat = planted(2300, 6, m);
     for (int i = 700; i < 900; ++i) flat[i] = 3.0;

@@ -946,13 +946,10 @@ GPU_TEST(motifs_gpu_mk_stops_past_its_budget) { check_mk_budget(tsmt::gpu_exec()
 // with every other (about N²/2 distances).  With them it compares a window
 // with the windows of its phase only (about N²/50 here; a budget of N²/8 it
 // must not exceed); with a budget of 4·N it stops (TS_OVER_BUDGET), as auto's
-// (64·N) does here, which then finishes with MK.
+// ((64 + 16·k)·N) does here, which then finishes with MK.
 // MK, the profile and auto give the same pairs.
 static void check_near_ties(TsExec ex) {
-    std::mt19937_64 rng(7);
-    std::uniform_real_distribution<double> noise(0.0, 1e-9);
-    std::vector<double> x(3000);
-    for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(2 * M_PI * (double)i / 50) + noise(rng);
+    const std::vector<double> x = tsmt::periodic(3000, 50, 1e-9, 7);
     const int m = 100;
     const int64_t n = (int64_t)x.size(), N = n - m + 1;
     TsProfile p;
@@ -990,10 +987,7 @@ GPU_TEST(motifs_gpu_of_near_ties_by_every_method) { check_near_ties(tsmt::gpu_ex
 // (whole_profile_after = 0: every window's exact pair from its whole
 // profile, no reference involved): the same pairs, z-normalised and raw.
 TEST(motif_selection_by_references_equals_whole_profiles) {
-    std::mt19937_64 rng(11);
-    std::uniform_real_distribution<double> noise(0.0, 1e-9);
-    std::vector<double> x(2000);
-    for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(2 * M_PI * (double)i / 50) + noise(rng);
+    const std::vector<double> x = tsmt::periodic(2000, 50, 1e-9, 11);
     const int m = 50;
     const int64_t n = (int64_t)x.size(), N = n - m + 1;
     for (bool raw : {false, true}) {
