@@ -561,22 +561,30 @@ std::vector<ExactRanking::Entry> ExactRanking::take_batch(std::vector<Entry>& he
 // taken greedily without overlap — each of the first k − 1 picks overlaps at
 // most two windows of such a set, so one of them is still free for the k-th;
 // in range mode the k-th largest E.  A window below it is no answer.
-double ExactRanking::answer_floor() const {
+double ExactRanking::answer_floor() {
     const bool range = !std::isnan(r_);
     if (k_ < 0) return -INFINITY;
-    std::vector<RankKey> v;
-    for (const auto& e : known_)
-        if (e.second.nn >= 0) v.push_back({e.second.d, e.first});
     const size_t need = (size_t)(range ? k_ : 2 * k_ - 1);
-    if (v.size() < need) return -INFINITY;
-    std::sort(v.begin(), v.end(), ranks_before);
+    // Any set of known distances gives a valid floor: the walk (linear in the
+    // known windows when most overlap, as on a periodic series) is redone
+    // only after they grew by an eighth, so its cost stays linear in all.
+    if (ranked_.size() < need || ranked_.size() < floor_size_ + floor_size_ / 8 + 1) return floor_;
+    floor_size_ = ranked_.size();
     std::set<int64_t> taken;
-    for (const RankKey& key : v) {
+    for (const RankKey& key : ranked_) {
         if (!range && overlaps(taken, key.pos, m_)) continue;
         taken.insert(key.pos);
-        if (taken.size() == need) return key.v;
+        if (taken.size() == need) return floor_ = std::max(floor_, key.v);
     }
-    return -INFINITY;
+    return floor_;
+}
+
+// A window's exact NN distance (nn < 0: it has no admissible window).
+void ExactRanking::remember(int64_t w, double d, int64_t nn) {
+    const auto it = known_.find(w);
+    if (it != known_.end() && it->second.nn >= 0) ranked_.erase({it->second.d, w});
+    known_[w] = {d, nn};
+    if (nn >= 0) ranked_.insert({d, w});
 }
 
 // The batch's exact NN distances (remembered), back into the heap.  A window
@@ -595,7 +603,7 @@ void ExactRanking::refine(std::vector<Entry>& heap, const std::vector<Entry>& ba
     prof_.nearest(w.data(), count, excl_, upper.data(), floor, d.data(), nn.data());
     for (int64_t t = 0; t < count; ++t) {
         if (d[t] < floor) continue;  // E < floor, not necessarily d[t]
-        known_[w[t]] = {d[t], nn[t]};
+        remember(w[t], d[t], nn[t]);
         if (nn[t] < 0) continue;  // no admissible window: never reported
         heap.push_back({{d[t], w[t]}, true});
         std::push_heap(heap.begin(), heap.end(), later);

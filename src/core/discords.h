@@ -89,7 +89,8 @@ class ExactRanking {
         bool exact;
     };
     void refine(std::vector<Entry>& heap, const std::vector<Entry>& batch, double floor);
-    double answer_floor() const;
+    double answer_floor();
+    void remember(int64_t w, double d, int64_t nn);
     std::vector<Entry> take_batch(std::vector<Entry>& heap, RankKey boundary, const std::set<int64_t>& chosen,
                                   size_t limit) const;
 
@@ -98,6 +99,14 @@ class ExactRanking {
     const int64_t excl_, k_;
     const double r_;
     std::unordered_map<int64_t, Exact> known_;
+    // The known windows that have a neighbour, in rank order (answer_floor
+    // walks them from the top instead of sorting known_ at each batch).
+    struct RankOrder {
+        bool operator()(const RankKey& a, const RankKey& b) const { return ranks_before(a, b); }
+    };
+    std::set<RankKey, RankOrder> ranked_;
+    double floor_ = -INFINITY;  // answer_floor's value when ranked_ held floor_size_ windows
+    size_t floor_size_ = 0;
 };
 
 // Method 'pd3': range mode when min_distance is finite, else top-k mode with
