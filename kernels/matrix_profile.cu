@@ -217,16 +217,14 @@ struct Order {
     }
 };
 
-// One row r (step s within the group) at rotation phase U = (r − r0) mod D;
-// RAW: the pair's value is mp::raw_d (raw values), else mp::sweep_v;
-// NAN_FREE: no pair's value can be NaN.
+// The D pairs of row r (step()'s arguments): the recurrence, each pair's
+// tagged value, the row's best and the columns' running best.
 template <int U, bool MASK, int SIDES, bool RAW, bool NAN_FREE>
-__device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s) {
+__device__ __forceinline__ void pairs(Lane& L, const Params& p, int64_t r, int s, double dfr, double dgr, double ivr,
+                                      bool upd) {
     using O = Order<RAW>;
-    const double dfr = L.sh->row_df[s], dgr = L.sh->row_dg[s], ivr = L.sh->row_inv[s];
     const double mur = RAW ? L.sh->row_mu[s] : 0.0;
     const double off = RAW ? p.codec.cterm : p.codec.off;
-    const bool upd = !MASK || r > L.r0;
     // tagged values compared as doubles (no 64-bit integer compare).  A NaN
     // (a gap, a kTileDirect lane) never wins better() as its first operand:
     // one chain from none() never holds one; NAN_FREE (the plain sweep of
@@ -261,8 +259,14 @@ __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s)
         }
         L.sh->row_best[s * 33 + L.lane] = rb;
     }
-    // retire diagonal 0's column (slot U): lane 0 to shared memory, the others
-    // pass it (data and running maximum) to the lane below
+}
+
+// Retire diagonal 0's column (slot U): lane 0 to shared memory, the others
+// pass it (data and running maximum) to the lane below; lane 31 takes the
+// next column in.
+template <int U, int SIDES, bool RAW>
+__device__ __forceinline__ void retire_column(Lane& L, int s) {
+    using O = Order<RAW>;
     if ((SIDES & kCols) && L.lane == 0) L.sh->col_retired[s] = L.col_best[U];
     L.col_df[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_df[U], 1);
     L.col_dg[U] = __shfl_down_sync(0xFFFFFFFFu, L.col_dg[U], 1);
@@ -276,6 +280,28 @@ __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s)
         if (RAW) L.col_mu[U] = L.sh->new_mu[s];
         L.col_best[U] = O::none();
     }
+}
+
+// One row r (step s within the group) at rotation phase U = (r − r0) mod D;
+// RAW: the pair's value is mp::raw_d (raw values), else mp::sweep_v;
+// NAN_FREE: no pair's value can be NaN.  Otherwise a row window with a gap
+// (its factor is NaN, mp::mark_gap_window), whose pairs all have a NaN
+// value and would win nothing, only moves its co-moments on (a test a row,
+// warp-uniform: one kind of step, so the loop's code stays that of one).
+template <int U, bool MASK, int SIDES, bool RAW, bool NAN_FREE>
+__device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s) {
+    using O = Order<RAW>;
+    const double dfr = L.sh->row_df[s], dgr = L.sh->row_dg[s], ivr = L.sh->row_inv[s];
+    const bool upd = !MASK || r > L.r0;
+    if (!NAN_FREE && ivr != ivr) {
+#pragma unroll
+        for (int d = 0; d < D; ++d)
+            if (upd) L.cov[d] = comoment_next(L.cov[d], dfr, dgr, L.col_df[(d + U) % D], L.col_dg[(d + U) % D]);
+        if (SIDES & kRows) L.sh->row_best[s * 33 + L.lane] = O::none();
+    } else {
+        pairs<U, MASK, SIDES, RAW, NAN_FREE>(L, p, r, s, dfr, dgr, ivr, upd);
+    }
+    retire_column<U, SIDES, RAW>(L, s);
 }
 
 template <int U, bool MASK, int SIDES, bool RAW, bool NAN_FREE>

@@ -426,6 +426,19 @@ GPU_TEST(gaps_gpu_equals_cpu) {
             CHECK(c.index == g.index);
             CHECK(c.dist == g.dist);
         }
+    // runs of gaps far apart: the sweep's groups of rows whose columns hold
+    // no gap (their rows reduced as a tree), beside groups whose rows (left
+    // out) or columns (one chain) do; z-normalised and raw values
+    std::vector<double> runs = tsmt::random_walk(3 * 8192 + 777, 35);
+    for (size_t i = 700; i + 40 < runs.size(); i += 2100) std::fill(runs.begin() + i, runs.begin() + i + 40, kInf);
+    for (int mm : {16, 100})
+        for (int64_t excl : {int64_t(1), int64_t(mm)})
+            for (int normalize : {1, 0}) {
+                const Profile c = tsmt::matrix_profile(runs, mm, excl, tsmt::cpu_exec(), normalize);
+                const Profile g = tsmt::matrix_profile(runs, mm, excl, tsmt::gpu_exec(), normalize);
+                CHECK(c.index == g.index);
+                CHECK(c.dist == g.dist);
+            }
     // the device's gap plan (scans over many blocks): a leading run past
     // several of the rescaling's samples, a run of infinities, trailing gaps
     std::vector<double> y = tsmt::random_walk(3 * 8192 + 777, 34);
