@@ -499,6 +499,7 @@ bool ExactRanking::select(const std::vector<std::pair<int64_t, double>>& cands, 
     }
     std::make_heap(heap.begin(), heap.end(), later);
     std::set<int64_t> chosen;
+    int misses = 0;  // batches refined since the last answer: each doubles the next one
     for (;;) {
         const int64_t left = k_ < 0 ? kMaxBatch : k_ - (int64_t)out.pos.size();
         if (left <= 0) return true;
@@ -512,11 +513,16 @@ bool ExactRanking::select(const std::vector<std::pair<int64_t, double>>& cands, 
             continue;
         }
         if (!top.exact) {
-            refine(heap,
-                   take_batch(heap, boundary, chosen, (size_t)std::min<int64_t>(kMaxBatch, std::max<int64_t>(1, left))),
+            // left windows, more after each batch that gave no answer (near-ties:
+            // a periodic series needs most windows' E, and one window a call
+            // leaves the GPU's searches one block wide and the CPU's one thread)
+            const int64_t want = std::min<int64_t>(kMaxBatch, std::max<int64_t>(1, left) << std::min(misses, 6));
+            refine(heap, take_batch(heap, boundary, chosen, (size_t)want),
                    std::max({boundary.v, range ? r_ : -INFINITY, answer_floor()}));
+            ++misses;
             continue;
         }
+        misses = 0;
         std::pop_heap(heap.begin(), heap.end(), later);
         heap.pop_back();
         const Exact& e = known_.at(top.key.pos);

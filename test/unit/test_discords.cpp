@@ -492,13 +492,14 @@ namespace {
 struct TableProfiler : tsm::WindowProfiler {
     std::vector<double> E, u;
     std::vector<int64_t> nn;
-    int64_t refined = 0;
+    int64_t refined = 0, calls = 0;
     void profile(int64_t, double*) override { CHECK(false); }
     void pair_distances(const int64_t* a, const int64_t* b, int64_t count, double* out) override {
         for (int64_t t = 0; t < count; ++t) out[t] = b[t] < 0 ? INFINITY : u[a ? a[t] : t];
     }
     void nearest(const int64_t* w, int64_t count, int64_t, const double* upper, double, double* d,
                  int64_t* j) override {
+        ++calls;
         for (int64_t t = 0; t < count; ++t) {
             CHECK(upper[t] >= E[w[t]]);
             d[t] = E[w[t]];
@@ -509,6 +510,37 @@ struct TableProfiler : tsm::WindowProfiler {
 };
 
 }  // namespace
+
+// Near-ties: every window's bound exceeds its E by more than the E's spread
+// (as the windows of a periodic series), so the selection refines almost
+// every window; it does so in growing batches, not one window a call (a GPU
+// search of one window a launch: 54,486 launches for a 40,000-point sine).
+TEST(discords_ranking_refines_near_ties_in_growing_batches) {
+    auto ex = tsmt::cpu_exec();
+    const int64_t count = 20000;
+    const int m = 50;
+    TableProfiler tp;
+    Profile prof;
+    tp.E.resize(count);
+    tp.nn.resize(count);
+    for (int64_t i = 0; i < count; ++i) {
+        tp.E[i] = 1.0 + 1e-9 * (double)((i * 7919) % count);
+        tp.nn[i] = (i + count / 2) % count;
+    }
+    tp.u = tp.E;
+    for (double& u : tp.u) u += 0.5;
+    prof.dist = tp.E;
+    prof.nn = tp.nn;
+    for (int64_t k : {1, 10}) {
+        tp.calls = tp.refined = 0;
+        auto got = tsm::rank_from_profile(tp, count, m, tp.nn.data(), k, std::nan(""), m, &ex);
+        std::vector<Row> rows;
+        for (size_t t = 0; t < got.pos.size(); ++t) rows.push_back({got.pos[t], got.dist[t], got.nn[t]});
+        check_same(rows, oracle_discords(prof, m, k, std::nan("")), 0);
+        CHECK(tp.refined >= count / 2);
+        CHECK(tp.calls <= count / 16);  // one window a call: ~2·count calls here
+    }
+}
 
 // The ranking rule's selection reads only a prefix of the rank order (the
 // windows of largest u, widened when the picks run out) and refines windows
