@@ -76,7 +76,8 @@
 //    mark_kernel gives the flagged windows NaN factors after the guard's
 //    tables, so their pairs' values are NaN and lose every comparison of the
 //    sweep (which starts from Order::none()), and direct_tile drops them as
-//    the CPU's gap sweep does.
+//    the CPU's gap sweep does; a row window with a gap skips its pairs
+//    altogether (step: only its co-moments move on).
 //  * Tiles (mp_tiles.cpp): a tile runs the tasks and the direct tiles of its
 //    units alone and copies the keys out; keys merged from tiles are loaded
 //    in place of the sweep's and finalised (DeviceCall).

@@ -426,9 +426,9 @@ GPU_TEST(gaps_gpu_equals_cpu) {
             CHECK(c.index == g.index);
             CHECK(c.dist == g.dist);
         }
-    // runs of gaps far apart: the sweep's groups of rows whose columns hold
-    // no gap (their rows reduced as a tree), beside groups whose rows (left
-    // out) or columns (one chain) do; z-normalised and raw values
+    // runs of gaps far apart: the GPU sweep's rows with a gap (only their
+    // co-moments move on) in groups of 32 rows with and without others, long
+    // stretches of columns without gaps; z-normalised and raw values
     std::vector<double> runs = tsmt::random_walk(3 * 8192 + 777, 35);
     for (size_t i = 700; i + 40 < runs.size(); i += 2100) std::fill(runs.begin() + i, runs.begin() + i + 40, kInf);
     for (int mm : {16, 100})
