@@ -225,6 +225,7 @@ __device__ __forceinline__ void pairs(Lane& L, const Params& p, int64_t r, int s
                                       bool upd) {
     using O = Order<RAW>;
     const double mur = RAW ? L.sh->row_mu[s] : 0.0;
+    const double tr = RAW ? mp::raw_row_floor(ivr) : 0.0;  // raw values: the row's floor
     const double off = RAW ? p.codec.cterm : p.codec.off;
     // tagged values compared as doubles (no 64-bit integer compare).  A NaN
     // (a gap, a kTileDirect lane) never wins better() as its first operand:
@@ -237,7 +238,7 @@ __device__ __forceinline__ void pairs(Lane& L, const Params& p, int64_t r, int s
     for (int d = 0; d < D; ++d) {
         const int q = (d + U) % D;
         if (upd) L.cov[d] = comoment_next(L.cov[d], dfr, dgr, L.col_df[q], L.col_dg[q]);
-        const double v = RAW ? mp::raw_d(L.cov[d], mur, ivr, L.col_mu[q], L.col_inv4[q], off)
+        const double v = RAW ? mp::raw_d(L.cov[d], mur, ivr, tr, L.col_mu[q], L.col_inv4[q], off)
                              : mp::sweep_v(L.cov[d], ivr, L.col_inv4[q], off);
         // tagged value: v's bits below the quantum replaced by the tag; the
         // quantum lies in the low word (shift < 32), the high word is v's own
@@ -531,7 +532,8 @@ __device__ void direct_tile(const Params& p, int64_t ra, int64_t rb, int64_t k) 
         u64 row_best = 0;
         for (int64_t j = r + k; j < r + k + mp::kGuardDiags && j < p.count_c; ++j) {
             const double cov = direct_comoment(p.xs_r, r, p.xs_c, j, p.m, p.mu_r[r], p.mu_c[j]);
-            const double v = c.raw ? mp::raw_d(cov, p.mu_r[r], p.inv_norm_r[r], p.mu_c[j], p.inv4_c[j], c.cterm)
+            const double v = c.raw ? mp::raw_d(cov, p.mu_r[r], p.inv_norm_r[r], mp::raw_row_floor(p.inv_norm_r[r]),
+                                               p.mu_c[j], p.inv4_c[j], c.cterm)
                                    : mp::sweep_v(cov, p.inv_norm_r[r], p.inv4_c[j], c.off);
             if (mp::gap_pair(v)) continue;
             const u64 core = c.raw ? mp::raw_core(v, c) : mp::v_core(v, c);

@@ -216,20 +216,26 @@ TSM_HD double sweep_v(double cov, double inv_i, double inv4_j, double off) {
 // digits), taken as d²/m = fma(g, g, fma(C, −2/m, s)), g = μ_r − μ_j,
 // s = σ_r² + σ_j² (σ² = N²/m, raw_sq; s = 0: two flat windows, whose C is 0,
 // not the rounding the recurrence carries from other windows, so d²/m = g²),
-// floored at t = 2^-40·2^⌊log2 s⌋ (0 when s < 2^-982; raw_floor).
+// floored at the row window's t_r = 2^-40·2^⌊log2 2σ_r²⌋ (raw_row_floor: the
+// floor of s for a partner with σ_j = σ_r; 0 when 2σ_r² < 2^-982), a d² that
+// rounds below 0 counting as 0.  The floor is the row's, not the pair's, so
+// that the sweeps compute it once a row, not once a pair (the pair (r, j),
+// r < j, of the self-join is one value for row r and for column j: both
+// compare it under r's floor).
 // Non-negative doubles order like their bits, so the key's part is
 //     raw_core(a) = ((kRawTop − bits(a)) >> shift) << B
 // (kRawTop − bits(a): larger for nearer pairs, so the largest key wins as in
-// the z-normalised sweep; |·|: a d² that rounds below 0 counts as its
-// magnitude): d² to 2^(shift−52) relative (2^-32 at 2^20 windows), ties to
+// the z-normalised sweep; a is +0 or −0 where d² rounds below 0 and the
+// floor is 0, the same key): d² to 2^(shift−52) relative (2^-32 at 2^20 windows), ties to
 // the smaller index as above.  kRawTop's low 52 bits are all ones, so the
 // subtraction borrows nothing from the exponent: bits of a below the
 // quantum (the GPU's tags) never reach the key.  The GPU compares the a
 // themselves, the smallest winning (raw_nearer).  The floor is the
 // z-normalised key's resolution (ρ to ≈ 2^-40): pairs closer than it are
-// ties, so exact repeats, whose computed d² are rounding noise of different
-// sizes, tie at their common floor (the σ² of repeats differ by rounding
-// only, not in their binade) and the smaller index wins.  The co-moment, its
+// ties, so exact repeats of a window, whose computed d² are rounding noise of
+// different sizes, tie at their common floor (the row's; for a column, the
+// σ² of its repeats, the rows, differ by rounding only, not in their binade)
+// and the smaller index wins.  The co-moment, its
 // recurrence, restarts and guard are those of the z-normalised sweep
 // (C within τ·N_r·N_j, so d² within 2τ·N_r·N_j); a NaN co-moment (the GPU's
 // kTileDirect lanes) or a window with a gap (σ² NaN, mark_gap_window) gives
@@ -245,13 +251,15 @@ TSM_HD double raw_floor(double s) {
     return hd::from_bits(e > kRawTieExp ? e - kRawTieExp : 0);
 }
 
-TSM_HD double raw_d(double cov, double mu_r, double sq_r, double mu_j, double sq_j, double cterm) {
+// The row window's floor t_r from its σ² (a NaN σ²: a finite t_r, its d² are NaN).
+TSM_HD double raw_row_floor(double sq_r) { return raw_floor(hd::add(sq_r, sq_r)); }
+
+// a = max(d²/m, t_r) of the pair (row r, column j); t_r = raw_row_floor(sq_r).
+TSM_HD double raw_d(double cov, double mu_r, double sq_r, double t_r, double mu_j, double sq_j, double cterm) {
     const double g = hd::sub(mu_r, mu_j);
     const double s = hd::add(sq_r, sq_j);
     const double d2m = hd::fma(g, g, s <= 0 ? 0.0 : hd::fma(cov, cterm, s));  // s = 0: both flat; NaN s: NaN
-    const double a = ::fabs(d2m);
-    const double t = raw_floor(s);
-    return t > a ? t : a;  // a NaN a stays NaN
+    return t_r > d2m ? t_r : d2m;  // below 0: t_r (≥ 0); a NaN d2m stays NaN
 }
 
 // The d² part of a key from a = raw_d(...) (bits of a below the quantum ignored).
