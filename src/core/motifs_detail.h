@@ -239,8 +239,8 @@ TSM_HD double raw_distance_bounded(const double* a, const double* b, int m, doub
 // A lower bound of window i's exact best raw distance from u = d(i, the raw
 // profile's neighbour) and N_i = sqrt(Σ(x − μ_i)²).  The profile orders pairs
 // by its d², within 2^-24·(N_i + N_j + d)² of the exact one (the guard's
-// 2τ·N_i·N_j, the window statistics' 2^-30 relative, the tie floor
-// 2^-40·(N_i² + N_j²)), to a key quantum of 2^-20 of d² at most; and
+// 2τ·N_i·N_j, the window statistics' 2^-30 relative, the tie floor, at
+// most 2^-39·max(N_i², N_j²)), to a key quantum of 2^-20 of d² at most; and
 // N_j ≤ N_i + d for the neighbour and for the best window alike
 // (‖(a − μ_a) − (b − μ_b)‖ ≤ ‖a − b‖).  So d_best² ≥ u² − 2^-19·(N_i + u)².
 inline double raw_profile_lower_bound(double u, double norm_i) {
