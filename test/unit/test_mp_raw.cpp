@@ -12,6 +12,7 @@
 #include "check.h"
 #include "oracles.h"
 #include "matrix_profile.h"
+#include "mp_detail.h"
 
 namespace {
 
@@ -158,6 +159,28 @@ TEST(mp_raw_exact_repeats_tie_to_the_smaller_index) {
         CHECK_EQ(mp.index[i], j);
         CHECK_EQ(mp.dist[i], 0.0);
     }
+}
+
+// The sweep's raw value of a pair (mp_detail.h): floored at the row window's
+// t_r = 2^-40 of the binade of 2σ_r²; a d² that rounds below 0 counts as 0
+// (then t_r); a window with a gap (σ² NaN) gives NaN, which wins nothing.
+TEST(mp_raw_pair_value_floor_and_rounding_below_zero) {
+    namespace mp = tsm::mp;
+    const double cterm = -2.0 / 10;  // m = 10
+    CHECK_EQ(mp::raw_row_floor(1.0), 0x1p-39);
+    CHECK_EQ(mp::raw_row_floor(1.5), 0x1p-39);
+    CHECK_EQ(mp::raw_row_floor(0.0), 0.0);
+    // s = 2, C·cterm just below −2: d²/m rounds below 0, the floor instead
+    CHECK_EQ(mp::raw_d(10.0000001, 3.0, 1.0, mp::raw_row_floor(1.0), 3.0, 1.0, cterm), 0x1p-39);
+    // a flat row (t_r = 0): 0
+    CHECK_EQ(mp::raw_d(5.0000001, 3.0, 0.0, 0.0, 3.0, 1.0, cterm), 0.0);
+    // far apart: d²/m itself (g² + s − 2C/m = 4 + 2 − 0)
+    CHECK_EQ(mp::raw_d(0.0, 5.0, 1.0, mp::raw_row_floor(1.0), 3.0, 1.0, cterm), 6.0);
+    // a tiny d² of a repeat is the row's floor, whichever partner
+    CHECK_EQ(mp::raw_d(9.9999999999999, 3.0, 1.0, mp::raw_row_floor(1.0), 3.0, 1.0, cterm), 0x1p-39);
+    const double nan = std::nan("");
+    CHECK(std::isnan(mp::raw_d(0.0, 3.0, nan, mp::raw_row_floor(nan), 3.0, 1.0, cterm)));
+    CHECK(std::isnan(mp::raw_d(0.0, 3.0, 1.0, mp::raw_row_floor(1.0), 3.0, nan, cterm)));
 }
 
 TEST(mp_raw_near_the_float64_limits) {
