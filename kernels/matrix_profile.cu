@@ -107,7 +107,8 @@ namespace {
 constexpr int D = TSM_MP_DIAGS;               // diagonals per lane (8: 168 registers, no spills)
 constexpr int kWarpsPerBlock = 4;             // independent tasks per block
 // blocks per SM the sweep is compiled for: z-normalised 3 (≤ 168 registers,
-// no spills); raw values need about 230 (forcing 3 spills and runs slower)
+// no spills); raw values need about 204 (2 blocks fit; forced to 3 they
+// spill, or without spills as one chain per row, and run 6% slower)
 constexpr int kZBlocksPerSM = 3, kRawBlocksPerSM = 1;
 constexpr int kBand = 32 * D;                 // diagonals per warp (≤ 1024: tags fit in 10 bits)
 constexpr int kGroup = 32;                    // rows per flush group (= warp size)
@@ -226,7 +227,7 @@ __device__ __forceinline__ void pairs(Lane& L, const Params& p, int64_t r, int s
     using O = Order<RAW>;
     const double mur = RAW ? L.sh->row_mu[s] : 0.0;
     const double tr = RAW ? mp::raw_row_floor(ivr) : 0.0;  // raw values: the row's floor
-    const double off = RAW ? p.codec.cterm : p.codec.off;
+    const double off = RAW ? mp::raw_row_cterm(ivr, p.codec.cterm) : p.codec.off;  // raw: the row's c_r
     // tagged values compared as doubles (no 64-bit integer compare).  A NaN
     // (a gap, a kTileDirect lane) never wins better() as its first operand:
     // one chain from none() never holds one; NAN_FREE (the plain sweep of
@@ -238,7 +239,7 @@ __device__ __forceinline__ void pairs(Lane& L, const Params& p, int64_t r, int s
     for (int d = 0; d < D; ++d) {
         const int q = (d + U) % D;
         if (upd) L.cov[d] = comoment_next(L.cov[d], dfr, dgr, L.col_df[q], L.col_dg[q]);
-        const double v = RAW ? mp::raw_d(L.cov[d], mur, ivr, tr, L.col_mu[q], L.col_inv4[q], off)
+        const double v = RAW ? mp::raw_d(L.cov[d], mur, ivr, tr, off, L.col_mu[q], L.col_inv4[q])
                              : mp::sweep_v(L.cov[d], ivr, L.col_inv4[q], off);
         // tagged value: v's bits below the quantum replaced by the tag; the
         // quantum lies in the low word (shift < 32), the high word is v's own
@@ -530,10 +531,11 @@ __device__ void direct_tile(const Params& p, int64_t ra, int64_t rb, int64_t k) 
     const mp::KeyCodec c = p.codec;
     for (int64_t r = ra; r < rb; ++r) {
         u64 row_best = 0;
+        const double sq_r = p.inv_norm_r[r];  // raw values: the row's σ², its floor and c_r
+        const double t_r = c.raw ? mp::raw_row_floor(sq_r) : 0.0, c_r = c.raw ? mp::raw_row_cterm(sq_r, c.cterm) : 0.0;
         for (int64_t j = r + k; j < r + k + mp::kGuardDiags && j < p.count_c; ++j) {
             const double cov = direct_comoment(p.xs_r, r, p.xs_c, j, p.m, p.mu_r[r], p.mu_c[j]);
-            const double v = c.raw ? mp::raw_d(cov, p.mu_r[r], p.inv_norm_r[r], mp::raw_row_floor(p.inv_norm_r[r]),
-                                               p.mu_c[j], p.inv4_c[j], c.cterm)
+            const double v = c.raw ? mp::raw_d(cov, p.mu_r[r], sq_r, t_r, c_r, p.mu_c[j], p.inv4_c[j])
                                    : mp::sweep_v(cov, p.inv_norm_r[r], p.inv4_c[j], c.off);
             if (mp::gap_pair(v)) continue;
             const u64 core = c.raw ? mp::raw_core(v, c) : mp::v_core(v, c);

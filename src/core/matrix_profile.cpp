@@ -343,7 +343,7 @@ __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task
         const bool direct = r > r0 && mode == kTileDirect;
         const int64_t jb = r + t.k0;
         const double dfr = R.df[r], dgr = R.dg[r], invr = inv[r], mur = R.mu[r], colr = R.inv4[r];
-        const double tr = Raw ? raw_row_floor(colr) : 0.0;
+        const double tr = Raw ? raw_row_floor(colr) : 0.0, cr = Raw ? raw_row_cterm(colr, cterm) : 0.0;
         if (Gaps && R.gap[r]) {  // a row with a gap: no key, the co-moments go on as in any row
             if (direct) direct_row(S, r, t.k0, nd, cov);
             else if (r > r0)
@@ -359,7 +359,7 @@ __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task
                 const int64_t j = jb + d;
                 const double c = comoment_next(cov[d], dfr, dgr, df[j], dg[j]);
                 cov[d] = c;
-                const double v = Raw ? raw_d(c, mur, colr, tr, mu[j], colw[j], cterm) : sweep_v(c, invr, colw[j], off);
+                const double v = Raw ? raw_d(c, mur, colr, tr, cr, mu[j], colw[j]) : sweep_v(c, invr, colw[j], off);
                 const uint64_t core = Raw ? raw_core(v, codec) : v_core(v, codec);
                 const uint64_t keep = !Gaps ? ~uint64_t(0) : Raw ? gap_mask_raw(v) : gap_mask(v);
                 merge_pair<SIDES>(core, keep, low - (uint64_t)j, rlow, best, ck[d]);
@@ -369,7 +369,7 @@ __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task
             for (int64_t d = 0; d < nd; ++d) {
                 const int64_t j = jb + d;
                 const double v =
-                    Raw ? raw_d(cov[d], mur, colr, tr, mu[j], colw[j], cterm) : sweep_v(cov[d], invr, colw[j], off);
+                    Raw ? raw_d(cov[d], mur, colr, tr, cr, mu[j], colw[j]) : sweep_v(cov[d], invr, colw[j], off);
                 const uint64_t core = Raw ? raw_core(v, codec) : v_core(v, codec);
                 const uint64_t keep = !Gaps ? ~uint64_t(0) : Raw ? gap_mask_raw(v) : gap_mask(v);
                 merge_pair<SIDES>(core, keep, low - (uint64_t)j, rlow, best, ck[d]);

@@ -213,9 +213,11 @@ TSM_HD double sweep_v(double cov, double inv_i, double inv4_j, double off) {
 // a non-negative double that grows with the pair's squared Euclidean
 // distance d² = Σ(xs_r − xs_j)² = m(μ_r − μ_j)² + N_r² + N_j² − 2C (the
 // centred form: an offset cancels in μ_r − μ_j and in C, so it costs no
-// digits), taken as d²/m = fma(g, g, fma(C, −2/m, s)), g = μ_r − μ_j,
-// s = σ_r² + σ_j² (σ² = N²/m, raw_sq; s = 0: two flat windows, whose C is 0,
-// not the rounding the recurrence carries from other windows, so d²/m = g²),
+// digits), taken as d²/m = fma(g, g, fma(C, c_r, s)), g = μ_r − μ_j,
+// s = σ_r² + σ_j² (σ² = N²/m, raw_sq), c_r = −2/m, or 0 for a flat row
+// window (raw_row_cterm: its C with any window is 0, not the rounding the
+// recurrence carries from other windows; two flat windows then give g²
+// exactly; a test once a row, not a select once a pair),
 // floored at the row window's t_r = 2^-40·2^⌊log2 2σ_r²⌋ (raw_row_floor: the
 // floor of s for a partner with σ_j = σ_r; 0 when 2σ_r² < 2^-982), a d² that
 // rounds below 0 counting as 0.  The floor is the row's, not the pair's, so
@@ -254,11 +256,16 @@ TSM_HD double raw_floor(double s) {
 // The row window's floor t_r from its σ² (a NaN σ²: a finite t_r, its d² are NaN).
 TSM_HD double raw_row_floor(double sq_r) { return raw_floor(hd::add(sq_r, sq_r)); }
 
-// a = max(d²/m, t_r) of the pair (row r, column j); t_r = raw_row_floor(sq_r).
-TSM_HD double raw_d(double cov, double mu_r, double sq_r, double t_r, double mu_j, double sq_j, double cterm) {
+// The row window's multiplier c_r of C from its σ² and cterm = −2/m: 0 for a
+// flat row (and for a NaN σ², whose s is NaN anyway).
+TSM_HD double raw_row_cterm(double sq_r, double cterm) { return sq_r > 0 ? cterm : 0.0; }
+
+// a = max(d²/m, t_r) of the pair (row r, column j); t_r = raw_row_floor(sq_r),
+// c_r = raw_row_cterm(sq_r, −2/m).  Two flat windows: fma(g, g, C·0 + 0) =
+// g²; a NaN C (C·0 is NaN) or a NaN σ² gives NaN.
+TSM_HD double raw_d(double cov, double mu_r, double sq_r, double t_r, double c_r, double mu_j, double sq_j) {
     const double g = hd::sub(mu_r, mu_j);
-    const double s = hd::add(sq_r, sq_j);
-    const double d2m = hd::fma(g, g, s <= 0 ? 0.0 : hd::fma(cov, cterm, s));  // s = 0: both flat; NaN s: NaN
+    const double d2m = hd::fma(g, g, hd::fma(cov, c_r, hd::add(sq_r, sq_j)));
     return t_r > d2m ? t_r : d2m;  // below 0: t_r (≥ 0); a NaN d2m stays NaN
 }
 

@@ -163,24 +163,35 @@ TEST(mp_raw_exact_repeats_tie_to_the_smaller_index) {
 
 // The sweep's raw value of a pair (mp_detail.h): floored at the row window's
 // t_r = 2^-40 of the binade of 2σ_r²; a d² that rounds below 0 counts as 0
-// (then t_r); a window with a gap (σ² NaN) gives NaN, which wins nothing.
+// (then t_r); a flat row's C counts as 0 (c_r = 0), so two flat windows give
+// g² exactly; a window with a gap (σ² NaN) gives NaN, which wins nothing.
 TEST(mp_raw_pair_value_floor_and_rounding_below_zero) {
     namespace mp = tsm::mp;
     const double cterm = -2.0 / 10;  // m = 10
-    CHECK_EQ(mp::raw_row_floor(1.0), 0x1p-39);
+    const double c1 = mp::raw_row_cterm(1.0, cterm), t1 = mp::raw_row_floor(1.0);
+    CHECK_EQ(t1, 0x1p-39);
     CHECK_EQ(mp::raw_row_floor(1.5), 0x1p-39);
     CHECK_EQ(mp::raw_row_floor(0.0), 0.0);
+    CHECK_EQ(c1, cterm);
+    CHECK_EQ(mp::raw_row_cterm(0.0, cterm), 0.0);
     // s = 2, C·cterm just below −2: d²/m rounds below 0, the floor instead
-    CHECK_EQ(mp::raw_d(10.0000001, 3.0, 1.0, mp::raw_row_floor(1.0), 3.0, 1.0, cterm), 0x1p-39);
-    // a flat row (t_r = 0): 0
-    CHECK_EQ(mp::raw_d(5.0000001, 3.0, 0.0, 0.0, 3.0, 1.0, cterm), 0.0);
+    CHECK_EQ(mp::raw_d(10.0000001, 3.0, 1.0, t1, c1, 3.0, 1.0), 0x1p-39);
+    // a flat row (t_r = 0, c_r = 0): the recurrence's C does not count
+    CHECK_EQ(mp::raw_d(5.0000001, 3.0, 0.0, 0.0, mp::raw_row_cterm(0.0, cterm), 3.0, 1.0), 1.0);
+    CHECK_EQ(mp::raw_d(5.0000001, 5.0, 0.0, 0.0, mp::raw_row_cterm(0.0, cterm), 3.0, 1.0), 5.0);
+    // two flat windows: g² exactly, whatever rounding C carries (a NaN C: NaN)
+    CHECK_EQ(mp::raw_d(-1e-9, 3.0, 0.0, 0.0, mp::raw_row_cterm(0.0, cterm), 3.0, 0.0), 0.0);
+    CHECK_EQ(mp::raw_d(1e-9, 3.5, 0.0, 0.0, mp::raw_row_cterm(0.0, cterm), 3.0, 0.0), 0.25);
+    // a flat column under a row that is not flat: g² + σ_r² + C·cterm
+    CHECK_EQ(mp::raw_d(0.0, 5.0, 1.0, t1, c1, 3.0, 0.0), 5.0);
     // far apart: d²/m itself (g² + s − 2C/m = 4 + 2 − 0)
-    CHECK_EQ(mp::raw_d(0.0, 5.0, 1.0, mp::raw_row_floor(1.0), 3.0, 1.0, cterm), 6.0);
+    CHECK_EQ(mp::raw_d(0.0, 5.0, 1.0, t1, c1, 3.0, 1.0), 6.0);
     // a tiny d² of a repeat is the row's floor, whichever partner
-    CHECK_EQ(mp::raw_d(9.9999999999999, 3.0, 1.0, mp::raw_row_floor(1.0), 3.0, 1.0, cterm), 0x1p-39);
+    CHECK_EQ(mp::raw_d(9.9999999999999, 3.0, 1.0, t1, c1, 3.0, 1.0), 0x1p-39);
     const double nan = std::nan("");
-    CHECK(std::isnan(mp::raw_d(0.0, 3.0, nan, mp::raw_row_floor(nan), 3.0, 1.0, cterm)));
-    CHECK(std::isnan(mp::raw_d(0.0, 3.0, 1.0, mp::raw_row_floor(1.0), 3.0, nan, cterm)));
+    CHECK(std::isnan(mp::raw_d(0.0, 3.0, nan, mp::raw_row_floor(nan), mp::raw_row_cterm(nan, cterm), 3.0, 1.0)));
+    CHECK(std::isnan(mp::raw_d(0.0, 3.0, 1.0, t1, c1, 3.0, nan)));
+    CHECK(std::isnan(mp::raw_d(nan, 3.0, 0.0, 0.0, mp::raw_row_cterm(0.0, cterm), 3.0, 0.0)));
 }
 
 TEST(mp_raw_near_the_float64_limits) {
