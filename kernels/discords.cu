@@ -31,7 +31,9 @@
 //    statistics computed on the device by motif::k_window_zstats).
 //  * Refinement: the same scan over columns j <= i − exclusion, only for
 //    segments that hold candidates.
-//  * Launches cover a window of W columns for all segments (≲ 20–50 ms of
+//  * A launch takes every unfinished segment's next W columns of its own
+//    (pd3::plan_segment_step: all segments busy from the first launch, and
+//    a scan whose segments all stop early is one launch; ≲ 20–50 ms of
 //    work); the co-moments at the last column, best distances and bits carry
 //    over in global memory; tsm::gpu::wait between launches.
 #include <cuda_runtime.h>
@@ -210,14 +212,14 @@ __device__ __forceinline__ void record_column(const ScanArgs& d, int64_t first_r
     }
 }
 
-// Scans columns [c_lo, c_hi) ∩ the segment's columns; see the file comment.
+// Scans step `step` (`width` columns) of the segment's columns; see the file comment.
 template <bool Select>
-__global__ void __launch_bounds__(32 * kWarpsPerBlock, 3) pd3_scan(ScanArgs d, int64_t c_lo, int64_t c_hi) {
+__global__ void __launch_bounds__(32 * kWarpsPerBlock, 3) pd3_scan(ScanArgs d, int64_t step, int64_t width) {
     __shared__ StagedColumns staged[kWarpsPerBlock];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int64_t s = (int64_t)blockIdx.x * kWarpsPerBlock + warp;
     if (s >= d.nseg || d.seg_done[s]) return;  // warp-uniform
-    const pd3::SegmentPlan sp = pd3::plan_segment(Select, s, d.windows, d.excl, c_lo, c_hi);
+    const pd3::SegmentPlan sp = pd3::plan_segment_step(Select, s, d.windows, d.excl, step, width);
     bool dead = false;
     if (sp.lo < sp.hi) {
         const double md = d.m, m2 = hd::mul(2.0, md);
@@ -480,11 +482,10 @@ class GpuPd3 final : public Pd3Runner {
                          dev_.col_row, dev_.seg_done, dev_.pending, windows_,   p_.excl,
                          nseg_,        p_.m,      r2};
         const unsigned blocks = (unsigned)((nseg_ + kWarpsPerBlock - 1) / kWarpsPerBlock);
-        for (int64_t c = cols.begin; c < cols.end; c += W) {
+        for (int64_t step = 0; step * W < cols.end - cols.begin; ++step) {
             check(cudaMemsetAsync(dev_.pending, 0, sizeof(int), *stream_), "cudaMemsetAsync");
-            const int64_t c_hi = std::min(cols.end, c + W);
-            if (select) pd3_scan<true><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d, c, c_hi);
-            else pd3_scan<false><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d, c, c_hi);
+            if (select) pd3_scan<true><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d, step, W);
+            else pd3_scan<false><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d, step, W);
             check(cudaGetLastError(), "pd3_scan");
             int pending = 0;
             copy_async(&pending, dev_.pending, 1, cudaMemcpyDeviceToHost, *stream_, "download");

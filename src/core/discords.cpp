@@ -104,7 +104,7 @@ constexpr int kSegmentRows = pd3::kSegmentRows;
 constexpr int kColumnBlock = 8;
 // A segment checks whether any row is left (PD3's early termination) after
 // each column j with (j − start) % kAliveCheck = kAliveCheck − 1, and at the
-// end of a column window (a multiple of kAliveCheck columns from the start):
+// end of a step (pd3::plan_segment_step: a multiple of kAliveCheck columns from the start):
 // where the GPU's warps check, so both stop a segment at the same column and
 // its discarded rows keep the same scan neighbours (the verification's partners).
 constexpr int kAliveCheck = 32;
@@ -318,10 +318,10 @@ __attribute__((target("avx2,fma"))) bool scan_fma(const SideScan& sc, const pd3:
 #endif
 bool scan_generic(const SideScan& sc, const pd3::SegmentPlan& sp) { return scan_body<1>(sc, sp); }
 
-// Segment s within the column window [c_lo, c_hi); returns whether it is finished.
-bool scan_segment(const SideScan& sc, int64_t s, int64_t c_lo, int64_t c_hi) {
+// Segment s's step of `width` columns; returns whether it is finished.
+bool scan_segment(const SideScan& sc, int64_t s, int64_t step, int64_t width) {
     const ScanSeries& p = *sc.in;
-    const pd3::SegmentPlan sp = pd3::plan_segment(sc.select, s, p.N, p.excl, c_lo, c_hi);
+    const pd3::SegmentPlan sp = pd3::plan_segment_step(sc.select, s, p.N, p.excl, step, width);
     bool dead = false;
     if (sp.lo < sp.hi) {
 #if defined(__x86_64__)
@@ -433,15 +433,16 @@ class CpuPd3 final : public Pd3Runner {
         }
     }
 
+    // Steps of W columns of every segment's own (pd3::plan_segment_step)
+    // until every segment is finished.
     void scan(const SideScan& sc) {
         const pd3::Columns cols = pd3::scan_columns(sc.select, N_, in_.excl);
         // ≈ 1.6e7 pair updates per task (a multiple of kAliveCheck)
         const int64_t W = std::max<int64_t>(4096, (int64_t(1) << 24) / kSegmentRows);
-        for (int64_t c = cols.begin; c < cols.end; c += W) {
+        for (int64_t step = 0; step * W < cols.end - cols.begin; ++step) {
             if (std::find(seg_done_.begin(), seg_done_.end(), 0) == seg_done_.end()) break;
-            const int64_t c_hi = std::min(cols.end, c + W);
             parallel_for(ex_, nseg_, [&](int64_t s) {
-                if (!seg_done_[s]) seg_done_[s] = scan_segment(sc, s, c, c_hi) ? 1 : 0;
+                if (!seg_done_[s]) seg_done_[s] = scan_segment(sc, s, step, W) ? 1 : 0;
             });
         }
     }

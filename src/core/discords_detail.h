@@ -166,6 +166,21 @@ TSM_HD SegmentPlan plan_segment(bool select, int64_t s, int64_t windows, int64_t
     return p;
 }
 
+// Segment s's step t of a scan: its own columns [start + t·width, start +
+// (t + 1)·width) ∩ [start, end).  Each segment moves through its columns at
+// its own pace, so that one launch (one parallel step on the CPU) gives every
+// segment work at once, and a scan whose segments all stop early (a high r)
+// ends after its first step.  A width that is a multiple of 32 (the period
+// of the checks for PD3's early termination, counted from start) keeps those
+// checks at the same columns, whatever the width: the scan's bits do not
+// depend on it.
+TSM_HD SegmentPlan plan_segment_step(bool select, int64_t s, int64_t windows, int64_t excl, int64_t step,
+                                     int64_t width) {
+    const int64_t first_row = s * kSegmentRows;
+    const int64_t c_lo = (select ? first_row + excl : 0) + step * width;
+    return plan_segment(select, s, windows, excl, c_lo, c_lo + width);
+}
+
 // Whether the segment is done after this column window: it has no pair at
 // all, reached its last column, or every row was discarded (dead: PD3's early
 // termination).
