@@ -31,11 +31,12 @@
 //    statistics computed on the device by motif::k_window_zstats).
 //  * Refinement: the same scan over columns j <= i − exclusion, only for
 //    segments that hold candidates.
-//  * A launch takes every unfinished segment's next W columns of its own
-//    (pd3::plan_segment_step: all segments busy from the first launch, and
-//    a scan whose segments all stop early is one launch; ≲ 20–50 ms of
-//    work); the co-moments at the last column, best distances and bits carry
-//    over in global memory; tsm::gpu::wait between launches.
+//  * Chunks (discords_detail.h): a launch scans chunk 0 of up to 8,192
+//    segments (pd3_scan), a warp each, and lists the segments that need
+//    their later chunks; those run as tasks of their own, a warp per chunk,
+//    in batches of up to 8,192 slots (pd3_scan_later), each batch merged in
+//    column order (pd3_merge); ≲ 20 ms of work a launch; tsm::gpu::wait
+//    between launches.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -56,6 +57,9 @@ namespace {
 constexpr int kSegmentRows = pd3::kSegmentRows;
 constexpr int kRowsPerLane = kSegmentRows / 32;
 constexpr int kWarpsPerBlock = 4;  // segments per block
+constexpr int64_t kChunkBatch = 8192;  // later chunks a launch (≈ 1.7e10 pair updates at most)
+// segments a launch of chunk 0 (≈ 1.7e10 pair updates at most)
+constexpr int64_t kSegmentsPerLaunch = 8192;
 constexpr unsigned kFullMask = 0xffffffffu;
 static_assert(kRowsPerLane * 32 == kSegmentRows, "a segment is one row block per lane");
 
@@ -68,14 +72,21 @@ struct ScanArgs {
     const double* df;
     const double* dg;
     const uint8_t* rough; // pd3::rough_window
-    double* carry;        // C(row, last column scanned)
     double* best_d2;      // the side's nearest neighbour so far
     int* best_nn;
     uint8_t* alive;       // Bitmap.Subseq (candidates in the refinement)
+    const uint8_t* alive0;  // later chunks: the rows alive after chunk 0
+    const int* task_seg;    // later chunks: task t's segment and chunk
+    const int* task_chunk;
+    int n_tasks;
+    double* slot_d2;      // later chunks: task t's rows' state at t·kSegmentRows
+    int* slot_nn;
+    uint8_t* slot_alive;
+    int* pending_list;    // chunk 0: the segments that need their later chunks
     uint8_t* neighbor;    // Bitmap.Neighbor
     int* col_row;         // the smallest row that discarded the column
     uint8_t* seg_done;
-    int* pending;         // segments with columns left after this launch
+    int* pending;         // chunk 0: how many segments need their later chunks
     int64_t windows, excl, nseg;
     int m;
     double r2;            // pd3::discard_below
@@ -98,7 +109,18 @@ struct StagedColumns {
 
 __device__ __forceinline__ int lane_row(int lane, int r) { return lane * kRowsPerLane + r; }
 
-__device__ __forceinline__ void load_rows(const ScanArgs& d, const pd3::SegmentPlan& sp, int lane, LaneRows& lr) {
+// Where a chunk's rows keep their state (index = row of the segment): the
+// side's arrays at the segment's first row (chunk 0) or the task's slot.
+struct RowState {
+    double* best_d2;
+    int* best_nn;
+    uint8_t* alive;
+    const uint8_t* alive_in;  // the rows alive as the chunk begins
+    bool fresh;               // no neighbour yet (a later chunk)
+};
+
+__device__ __forceinline__ void load_rows(const ScanArgs& d, const pd3::SegmentPlan& sp, int lane,
+                                          const RowState& rs, LaneRows& lr) {
     lr.alive = 0;
     lr.rough = 0;
 #pragma unroll
@@ -109,25 +131,23 @@ __device__ __forceinline__ void load_rows(const ScanArgs& d, const pd3::SegmentP
         lr.df[r] = act ? d.df[i] : 0.0;
         lr.dg[r] = act ? d.dg[i] : 0.0;
         lr.isd[r] = act ? d.isd[i] : 0.0;
-        lr.comoment[r] = (act && sp.lo > sp.start) ? d.carry[i] : 0.0;
-        lr.best_d2[r] = act ? d.best_d2[i] : INFINITY;
-        lr.best_nn[r] = act ? d.best_nn[i] : -1;
-        if (act && d.alive[i]) lr.alive |= 1u << r;
+        lr.comoment[r] = 0.0;  // the chunk's first column takes every row directly
+        lr.best_d2[r] = act && !rs.fresh ? rs.best_d2[row] : INFINITY;
+        lr.best_nn[r] = act && !rs.fresh ? rs.best_nn[row] : -1;
+        if (act && rs.alive_in[row]) lr.alive |= 1u << r;
         if (act && row > 0 && d.rough[i]) lr.rough |= 1u << r;
     }
 }
 
-__device__ __forceinline__ void store_rows(const ScanArgs& d, const pd3::SegmentPlan& sp, int lane,
-                                           const LaneRows& lr) {
+__device__ __forceinline__ void store_rows(const pd3::SegmentPlan& sp, int lane, const LaneRows& lr,
+                                           const RowState& rs) {
 #pragma unroll
     for (int r = 0; r < kRowsPerLane; ++r) {
         const int row = lane_row(lane, r);
         if (row < sp.rows) {
-            const int64_t i = sp.first_row + row;
-            d.carry[i] = lr.comoment[r];
-            d.best_d2[i] = lr.best_d2[r];
-            d.best_nn[i] = lr.best_nn[r];
-            d.alive[i] = (lr.alive >> r) & 1u;
+            rs.best_d2[row] = lr.best_d2[r];
+            rs.best_nn[row] = lr.best_nn[r];
+            rs.alive[row] = (lr.alive >> r) & 1u;
         }
     }
 }
@@ -150,7 +170,7 @@ __device__ __forceinline__ void stage_columns(const ScanArgs& d, const pd3::Segm
 // segment has rough rows (warp-uniform).
 __device__ __forceinline__ void advance_column(const ScanArgs& d, const pd3::SegmentPlan& sp, int64_t j, int lane,
                                                const StagedColumns& st, int t, bool seg_rough, LaneRows& lr) {
-    if (j == sp.start || st.rough[t]) {  // the segment's first column, a rough one: every row directly
+    if (j == sp.lo || st.rough[t]) {  // the chunk's first column, a rough one: every row directly
         const double mean_j = d.mean[j];
 #pragma unroll
         for (int r = 0; r < kRowsPerLane; ++r) {
@@ -212,50 +232,89 @@ __device__ __forceinline__ void record_column(const ScanArgs& d, int64_t first_r
     }
 }
 
-// Scans step `step` (`width` columns) of the segment's columns; see the file comment.
+// Scans the chunk sp of the warp's segment, its rows' state in rs; returns
+// whether every row was discarded (warp-uniform).
 template <bool Select>
-__global__ void __launch_bounds__(32 * kWarpsPerBlock, 3) pd3_scan(ScanArgs d, int64_t step, int64_t width) {
+__device__ __forceinline__ bool scan_chunk(const ScanArgs& d, const pd3::SegmentPlan& sp, int lane,
+                                           StagedColumns& st, const RowState& rs) {
+    const double md = d.m, m2 = hd::mul(2.0, md);
+    LaneRows lr;
+    load_rows(d, sp, lane, rs, lr);
+    const bool seg_rough = __any_sync(kFullMask, lr.rough != 0);
+    const double mean_top = d.mean[sp.first_row];  // the top row's, loaded once
+    bool dead = false;
+    for (int64_t j0 = sp.lo; j0 < sp.hi; j0 += 32) {
+        stage_columns(d, sp, mean_top, j0, lane, st);
+        const int count = (int)min((int64_t)32, sp.hi - j0);
+        for (int t = 0; t < count; ++t) {
+            const int64_t j = j0 + t;
+            const double isd_j = st.isd[t];  // read with df_j, dg_j, before the recurrence
+            advance_column(d, sp, j, lane, st, t, seg_rough, lr);
+            int lo, hi;
+            pd3::paired_rows(Select, sp, j, d.excl, &lo, &hi);
+            // compiled once per kind of column (the branch is warp-uniform)
+            const int closer = isd_j == 0.0 ? visit_column<true>(lane, lo, hi, (int)j, 0.0, md, m2, d.r2, lr)
+                                            : visit_column<false>(lane, lo, hi, (int)j, pd3::column_isd2(isd_j),
+                                                                  md, m2, d.r2, lr);
+            if (Select) record_column(d, sp.first_row, j, lane, closer);
+        }
+        __syncwarp();
+        if (!__any_sync(kFullMask, lr.alive != 0)) {  // PD3's early termination
+            dead = true;
+            break;
+        }
+    }
+    store_rows(sp, lane, lr, rs);
+    return dead;
+}
+
+// Chunk 0 of segments [s0, s0 + gridDim.x·kWarpsPerBlock), a warp each; a
+// segment that needs its later chunks goes to pending_list.
+template <bool Select>
+__global__ void __launch_bounds__(32 * kWarpsPerBlock, 3) pd3_scan(ScanArgs d, int64_t s0) {
     __shared__ StagedColumns staged[kWarpsPerBlock];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const int64_t s = (int64_t)blockIdx.x * kWarpsPerBlock + warp;
+    const int64_t s = s0 + (int64_t)blockIdx.x * kWarpsPerBlock + warp;
     if (s >= d.nseg || d.seg_done[s]) return;  // warp-uniform
-    const pd3::SegmentPlan sp = pd3::plan_segment_step(Select, s, d.windows, d.excl, step, width);
-    bool dead = false;
-    if (sp.lo < sp.hi) {
-        const double md = d.m, m2 = hd::mul(2.0, md);
-        LaneRows lr;
-        load_rows(d, sp, lane, lr);
-        const bool seg_rough = __any_sync(kFullMask, lr.rough != 0);
-        StagedColumns& st = staged[warp];
-        const double mean_top = d.mean[sp.first_row];  // the top row's, loaded once
-        for (int64_t j0 = sp.lo; j0 < sp.hi; j0 += 32) {
-            stage_columns(d, sp, mean_top, j0, lane, st);
-            const int count = (int)min((int64_t)32, sp.hi - j0);
-            for (int t = 0; t < count; ++t) {
-                const int64_t j = j0 + t;
-                const double isd_j = st.isd[t];  // read with df_j, dg_j, before the recurrence
-                advance_column(d, sp, j, lane, st, t, seg_rough, lr);
-                int lo, hi;
-                pd3::paired_rows(Select, sp, j, d.excl, &lo, &hi);
-                // compiled once per kind of column (the branch is warp-uniform)
-                const int closer = isd_j == 0.0
-                                       ? visit_column<true>(lane, lo, hi, (int)j, 0.0, md, m2, d.r2, lr)
-                                       : visit_column<false>(lane, lo, hi, (int)j, pd3::column_isd2(isd_j), md, m2,
-                                                             d.r2, lr);
-                if (Select) record_column(d, sp.first_row, j, lane, closer);
-            }
-            __syncwarp();
-            if (!__any_sync(kFullMask, lr.alive != 0)) {  // PD3's early termination
-                dead = true;
-                break;
-            }
-        }
-        store_rows(d, sp, lane, lr);
-    }
+    const pd3::SegmentPlan sp = pd3::plan_chunk(Select, s, d.windows, d.excl, 0);
+    const int64_t a = sp.first_row;
+    const RowState rs{d.best_d2 + a, d.best_nn + a, d.alive + a, d.alive + a, false};
+    const bool dead = sp.lo < sp.hi && scan_chunk<Select>(d, sp, lane, staged[warp], rs);
     if (lane == 0) {
-        if (pd3::segment_finished(sp, dead)) d.seg_done[s] = 1;
-        else atomicAdd(d.pending, 1);
+        d.seg_done[s] = 1;
+        if (!pd3::segment_finished(sp, dead)) d.pending_list[atomicAdd(d.pending, 1)] = (int)s;
     }
+}
+
+// The later chunks of a batch, a warp per task, into the tasks' slots.
+template <bool Select>
+__global__ void __launch_bounds__(32 * kWarpsPerBlock, 3) pd3_scan_later(ScanArgs d) {
+    __shared__ StagedColumns staged[kWarpsPerBlock];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int64_t t = (int64_t)blockIdx.x * kWarpsPerBlock + warp;
+    if (t >= d.n_tasks) return;  // warp-uniform
+    const pd3::SegmentPlan sp = pd3::plan_chunk(Select, d.task_seg[t], d.windows, d.excl, d.task_chunk[t]);
+    const int64_t o = t * kSegmentRows;
+    const RowState rs{d.slot_d2 + o, d.slot_nn + o, d.slot_alive + o, d.alive0 + sp.first_row, true};
+    if (sp.lo < sp.hi) scan_chunk<Select>(d, sp, lane, staged[warp], rs);
+}
+
+// The slots of a batch merged in order (pd3::merge_chunk): block b merges
+// tasks [run_first[b], run_first[b + 1]), all of one segment, thread per row.
+__global__ void pd3_merge(ScanArgs d, const int* run_first) {
+    const int t0 = run_first[blockIdx.x], t1 = run_first[blockIdx.x + 1];
+    const int64_t i = (int64_t)d.task_seg[t0] * kSegmentRows + threadIdx.x;
+    if (i >= d.windows) return;
+    uint8_t alive = d.alive[i];
+    double best_d2 = d.best_d2[i];
+    int best_nn = d.best_nn[i];
+    for (int t = t0; t < t1; ++t) {
+        const int64_t o = (int64_t)t * kSegmentRows + threadIdx.x;
+        pd3::merge_chunk(d.slot_alive[o], d.slot_d2[o], d.slot_nn[o], alive, best_d2, best_nn);
+    }
+    d.alive[i] = alive;
+    d.best_d2[i] = best_d2;
+    d.best_nn[i] = best_nn;
 }
 
 __global__ void pd3_init(uint8_t* alive, uint8_t* neighbor, int* col_row, double* right_d2, double* left_d2,
@@ -347,7 +406,7 @@ __global__ void pd3_collect(const uint8_t* alive, const double* left_d2, const i
 // The device arrays of a runner, in one allocation.
 struct DeviceArrays {
     Arena arena;
-    double *xs = nullptr, *mean = nullptr, *isd = nullptr, *df = nullptr, *dg = nullptr, *carry = nullptr;
+    double *xs = nullptr, *mean = nullptr, *isd = nullptr, *df = nullptr, *dg = nullptr;
     double *xe = nullptr, *zmean = nullptr, *zinv = nullptr;          // the exact distances' input
     double *right_d2 = nullptr, *left_d2 = nullptr;                    // NN d² right / left
     int *right_nn = nullptr, *left_nn = nullptr, *out_nn = nullptr;   // NN indices, survivors' partners
@@ -356,15 +415,30 @@ struct DeviceArrays {
     uint8_t *rough = nullptr, *zcst = nullptr;
     int64_t* out_pos = nullptr;
     double* out_u = nullptr;  // undone windows' u
+    // the later chunks (discords_detail.h "Chunks"): a batch of slots
+    uint8_t* alive0 = nullptr;
+    int *pending_list = nullptr, *task_seg = nullptr, *task_chunk = nullptr, *run_first = nullptr;
+    double* slot_d2 = nullptr;
+    int* slot_nn = nullptr;
+    uint8_t* slot_alive = nullptr;
+    int64_t slots = 0;
 
     void allocate(int64_t n, int64_t windows, int64_t nseg) {
         for (double** a : {&xs, &xe}) arena.reserve(*a, n);
-        for (double** a : {&mean, &isd, &df, &dg, &carry, &zmean, &zinv, &right_d2, &left_d2, &out_u})
+        for (double** a : {&mean, &isd, &df, &dg, &zmean, &zinv, &right_d2, &left_d2, &out_u})
             arena.reserve(*a, windows);
         for (int** a : {&right_nn, &left_nn, &out_nn, &col_row}) arena.reserve(*a, windows);
-        for (uint8_t** a : {&alive, &neighbor, &kept, &cand, &rough, &zcst}) arena.reserve(*a, windows);
+        for (uint8_t** a : {&alive, &neighbor, &kept, &cand, &rough, &zcst, &alive0}) arena.reserve(*a, windows);
         arena.reserve(seg_done, nseg);
         arena.reserve(pending, 2);
+        arena.reserve(pending_list, nseg);
+        // at most every segment's chunks but its first; a batch is at most kChunkBatch
+        slots = std::max<int64_t>(1, std::min<int64_t>(kChunkBatch, nseg * ((windows - 1) / pd3::kChunkColumns)));
+        for (int** a : {&task_seg, &task_chunk}) arena.reserve(*a, slots);
+        arena.reserve(run_first, slots + 1);
+        arena.reserve(slot_d2, slots * kSegmentRows);
+        arena.reserve(slot_nn, slots * kSegmentRows);
+        arena.reserve(slot_alive, slots * kSegmentRows);
         arena.reserve(out_pos, windows);
         require_bytes(arena.off, "PD3 discord search");
         arena.allocate("PD3 discord search");
@@ -471,26 +545,67 @@ class GpuPd3 final : public Pd3Runner {
     }
 
     void scan(bool select, double r2) {
-        const pd3::Columns cols = pd3::scan_columns(select, windows_, p_.excl);
-        // ≈ 2^34 pair updates a launch at most (every row busy): ~10–40 ms on an H100;
-        // a multiple of 32 columns, so the warps' checks fall where the CPU's do
-        int64_t W = (int64_t(1) << 34) / std::max<int64_t>(windows_, 1);
-        W = std::max<int64_t>(256, (W + 31) / 32 * 32);
-        const ScanArgs d{dev_.xs,      dev_.mean,  dev_.isd,      dev_.df,       dev_.dg,
-                         dev_.rough,   dev_.carry, select ? dev_.right_d2 : dev_.left_d2,
-                         select ? dev_.right_nn : dev_.left_nn,  dev_.alive,    dev_.neighbor,
-                         dev_.col_row, dev_.seg_done, dev_.pending, windows_,   p_.excl,
-                         nseg_,        p_.m,      r2};
-        const unsigned blocks = (unsigned)((nseg_ + kWarpsPerBlock - 1) / kWarpsPerBlock);
-        for (int64_t step = 0; step * W < cols.end - cols.begin; ++step) {
-            check(cudaMemsetAsync(dev_.pending, 0, sizeof(int), *stream_), "cudaMemsetAsync");
-            if (select) pd3_scan<true><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d, step, W);
-            else pd3_scan<false><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d, step, W);
+        ScanArgs d{};
+        d.x = dev_.xs, d.mean = dev_.mean, d.isd = dev_.isd, d.df = dev_.df, d.dg = dev_.dg, d.rough = dev_.rough;
+        d.best_d2 = select ? dev_.right_d2 : dev_.left_d2;
+        d.best_nn = select ? dev_.right_nn : dev_.left_nn;
+        d.alive = dev_.alive, d.neighbor = dev_.neighbor, d.col_row = dev_.col_row, d.seg_done = dev_.seg_done;
+        d.alive0 = dev_.alive0, d.task_seg = dev_.task_seg, d.task_chunk = dev_.task_chunk;
+        d.slot_d2 = dev_.slot_d2, d.slot_nn = dev_.slot_nn, d.slot_alive = dev_.slot_alive;
+        d.pending = dev_.pending, d.pending_list = dev_.pending_list;
+        d.windows = windows_, d.excl = p_.excl, d.nseg = nseg_, d.m = p_.m, d.r2 = r2;
+        const std::vector<int> pending = first_chunks(select, d);
+        if (!pending.empty()) later_chunks(select, d, pending);
+    }
+
+    // Chunk 0 of every unfinished segment; returns those that need their later chunks.
+    std::vector<int> first_chunks(bool select, const ScanArgs& d) {
+        check(cudaMemsetAsync(dev_.pending, 0, sizeof(int), *stream_), "cudaMemsetAsync");
+        for (int64_t s0 = 0; s0 < nseg_; s0 += kSegmentsPerLaunch) {
+            const int64_t segs = std::min(kSegmentsPerLaunch, nseg_ - s0);
+            const unsigned blocks = (unsigned)((segs + kWarpsPerBlock - 1) / kWarpsPerBlock);
+            if (select) pd3_scan<true><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d, s0);
+            else pd3_scan<false><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d, s0);
             check(cudaGetLastError(), "pd3_scan");
-            int pending = 0;
-            copy_async(&pending, dev_.pending, 1, cudaMemcpyDeviceToHost, *stream_, "download");
             wait(*stream_, ex_);
-            if (pending == 0) break;  // every segment finished or discarded
+        }
+        int count = 0;
+        copy_async(&count, dev_.pending, 1, cudaMemcpyDeviceToHost, *stream_, "download");
+        wait(*stream_, ex_);
+        std::vector<int> list(count);
+        copy_async(list.data(), dev_.pending_list, count, cudaMemcpyDeviceToHost, *stream_, "download");
+        wait(*stream_, ex_);
+        std::sort(list.begin(), list.end());
+        return list;
+    }
+
+    // The later chunks of the pending segments, in batches of slots merged in order.
+    void later_chunks(bool select, ScanArgs d, const std::vector<int>& pending) {
+        std::vector<int> seg, chunk;
+        for (int s : pending) {
+            const int64_t count = pd3::chunk_count(pd3::plan_chunk(select, s, windows_, p_.excl, 0));
+            for (int64_t c = 1; c < count; ++c) seg.push_back(s), chunk.push_back((int)c);
+        }
+        if (seg.empty()) return;
+        check(cudaMemcpyAsync(dev_.alive0, dev_.alive, windows_, cudaMemcpyDeviceToDevice, *stream_), "copy");
+        const cudaMemcpyKind up = cudaMemcpyHostToDevice;
+        for (size_t t0 = 0; t0 < seg.size(); t0 += (size_t)dev_.slots) {
+            const int n = (int)std::min<size_t>((size_t)dev_.slots, seg.size() - t0);
+            std::vector<int> run_first;  // the batch's runs of one segment
+            for (int t = 0; t < n; ++t)
+                if (t == 0 || seg[t0 + t] != seg[t0 + t - 1]) run_first.push_back(t);
+            run_first.push_back(n);
+            copy_async(dev_.task_seg, seg.data() + t0, n, up, *stream_, "upload");
+            copy_async(dev_.task_chunk, chunk.data() + t0, n, up, *stream_, "upload");
+            copy_async(dev_.run_first, run_first.data(), (int64_t)run_first.size(), up, *stream_, "upload");
+            d.n_tasks = n;
+            const unsigned blocks = (unsigned)((n + kWarpsPerBlock - 1) / kWarpsPerBlock);
+            if (select) pd3_scan_later<true><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d);
+            else pd3_scan_later<false><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d);
+            check(cudaGetLastError(), "pd3_scan_later");
+            pd3_merge<<<(unsigned)(run_first.size() - 1), kSegmentRows, 0, *stream_>>>(d, dev_.run_first);
+            check(cudaGetLastError(), "pd3_merge");
+            wait(*stream_, ex_);  // (the host's arrays above outlive the copies)
         }
     }
 

@@ -22,8 +22,9 @@
 //  (ExactRanking), which gives each window it needs its exact NN distance;
 //  when they would decide the answer, the discards are verified (undone) with
 //  exact distances first.
-// Long scans are cut into column windows (≲ 50 ms of work per task); the
-// co-moments of a segment's rows at the last column carry over.  The scan of
+// A segment scans its columns in chunks (discords_detail.h): chunk 0 of
+// every segment, then every other chunk of the segments left unfinished, each
+// a task of its own (≲ 2.1e6 pair updates).  The scan of
 // a segment is compiled twice, for FMA hardware and without (sweep_fma
 // pattern of matrix_profile.cpp): hd::fma is one instruction only where the
 // target has it.
@@ -104,7 +105,7 @@ constexpr int kSegmentRows = pd3::kSegmentRows;
 constexpr int kColumnBlock = 8;
 // A segment checks whether any row is left (PD3's early termination) after
 // each column j with (j − start) % kAliveCheck = kAliveCheck − 1, and at the
-// end of a step (pd3::plan_segment_step: a multiple of kAliveCheck columns from the start):
+// end of a chunk (pd3::plan_chunk: a multiple of kAliveCheck columns from the start):
 // where the GPU's warps check, so both stop a segment at the same column and
 // its discarded rows keep the same scan neighbours (the verification's partners).
 constexpr int kAliveCheck = 32;
@@ -131,12 +132,19 @@ struct SideScan {
     const ScanSeries* in;
     bool select;
     double r2;                        // discard below (pd3::discard_below)
-    double* carry;                    // C(row, last column scanned), between column windows
     double* best_d2;                  // the side's nearest neighbour so far
     int64_t* best_nn;
     uint8_t* alive;                   // Bitmap.Subseq (the candidates in the refinement)
     std::atomic<uint8_t>* neighbor;   // Bitmap.Neighbor
     std::atomic<int64_t>* col_row;    // the smallest row that discarded the column (pd3::close_row)
+};
+
+// Where one chunk's rows keep their state: the side's arrays at the
+// segment's first row (chunk 0), or a later chunk's own slot.
+struct RowState {
+    double* best_d2;
+    int64_t* best_nn;
+    uint8_t* alive;
 };
 
 // A segment's rows while it scans (a task's stack).
@@ -152,27 +160,26 @@ struct SegmentRows {
     int n_rough = 0;
 };
 
-TSM_SCAN_INLINE void load_rows(const SideScan& sc, const pd3::SegmentPlan& sp, SegmentRows& sr) {
+TSM_SCAN_INLINE void load_rows(const SideScan& sc, const pd3::SegmentPlan& sp, const RowState& st,
+                               SegmentRows& sr) {
     const ScanSeries& p = *sc.in;
     const int64_t a = sp.first_row;
     const double md = p.m, m2 = hd::mul(2.0, md);
     for (int r = 0; r < sp.rows; ++r) {
-        sr.comoment[r] = sp.lo > sp.start ? sc.carry[a + r] : 0.0;
+        sr.comoment[r] = 0.0;  // the chunk's first column takes every row directly
         sr.base[r] = pd3::row_base(p.isd[a + r], md, m2);
-        sr.best_d2[r] = sc.best_d2[a + r];
-        sr.best_nn[r] = sc.best_nn[a + r];
-        sr.alive[r] = sc.alive[a + r];
+        sr.best_d2[r] = st.best_d2[r];
+        sr.best_nn[r] = st.best_nn[r];
+        sr.alive[r] = st.alive[r];
         if (r > 0 && p.rough[a + r]) sr.rough_rows[sr.n_rough++] = r;
     }
 }
 
-TSM_SCAN_INLINE void store_rows(const SideScan& sc, const pd3::SegmentPlan& sp, const SegmentRows& sr) {
-    const int64_t a = sp.first_row;
+TSM_SCAN_INLINE void store_rows(const pd3::SegmentPlan& sp, const SegmentRows& sr, const RowState& st) {
     for (int r = 0; r < sp.rows; ++r) {
-        sc.carry[a + r] = sr.comoment[r];
-        sc.best_d2[a + r] = sr.best_d2[r];
-        sc.best_nn[a + r] = sr.best_nn[r];
-        sc.alive[a + r] = sr.alive[r];
+        st.best_d2[r] = sr.best_d2[r];
+        st.best_nn[r] = sr.best_nn[r];
+        st.alive[r] = sr.alive[r];
     }
 }
 
@@ -203,11 +210,11 @@ TSM_SCAN_INLINE void direct_block(const ScanSeries& p, int64_t i0, int64_t j0, i
 
 // The co-moments of every row of the segment with column j; top: the top
 // row's, computed directly (PD3's QTcol).  Direct for every row in the
-// segment's first column and in a rough column, for the rough rows elsewhere.
+// chunk's first column and in a rough column, for the rough rows elsewhere.
 TSM_SCAN_INLINE void advance_column(const ScanSeries& p, const pd3::SegmentPlan& sp, int64_t j, double top,
                                     SegmentRows& sr) {
     const int64_t a = sp.first_row;
-    if (j == sp.start || p.rough[j]) {
+    if (j == sp.lo || p.rough[j]) {
         direct_block<1, 0>(p, a, j, sp.rows, sr.comoment);
         return;
     }
@@ -283,13 +290,14 @@ TSM_SCAN_INLINE bool none_alive(const SegmentRows& sr, int rows) {
     return !any;
 }
 
-// Scans the columns [sp.lo, sp.hi) for the segment; returns whether every
-// row of it was discarded.  Compiled once per target (scan_fma / scan_generic).
+// Scans the chunk's columns [sp.lo, sp.hi) for the segment, its rows' state
+// in st; returns whether every row of it was discarded.  Compiled once per
+// target (scan_fma / scan_generic).
 template <int Target>
-TSM_SCAN_INLINE bool scan_body(const SideScan& sc, const pd3::SegmentPlan& sp) {
+TSM_SCAN_INLINE bool scan_body(const SideScan& sc, const pd3::SegmentPlan& sp, const RowState& st) {
     const ScanSeries& p = *sc.in;
     SegmentRows sr;
-    load_rows(sc, sp, sr);
+    load_rows(sc, sp, st, sr);
     const double md = p.m;
     const double* isd_rows = p.isd + sp.first_row;
     double top[kColumnBlock];  // the top row's co-moments with the block's columns
@@ -307,29 +315,33 @@ TSM_SCAN_INLINE bool scan_body(const SideScan& sc, const pd3::SegmentPlan& sp) {
         if (sc.select && close) record_column(sc, sp, j, lo, isd_rows, isd_j, md, sr);
         if ((j - sp.start) % kAliveCheck == kAliveCheck - 1 || j + 1 == sp.hi) dead = none_alive(sr, sp.rows);
     }
-    store_rows(sc, sp, sr);
+    store_rows(sp, sr, st);
     return dead;
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx2,fma"))) bool scan_fma(const SideScan& sc, const pd3::SegmentPlan& sp) {
-    return scan_body<0>(sc, sp);
+__attribute__((target("avx2,fma"))) bool scan_fma(const SideScan& sc, const pd3::SegmentPlan& sp,
+                                                  const RowState& st) {
+    return scan_body<0>(sc, sp, st);
 }
 #endif
-bool scan_generic(const SideScan& sc, const pd3::SegmentPlan& sp) { return scan_body<1>(sc, sp); }
+bool scan_generic(const SideScan& sc, const pd3::SegmentPlan& sp, const RowState& st) {
+    return scan_body<1>(sc, sp, st);
+}
 
-// Segment s's step of `width` columns; returns whether it is finished.
-bool scan_segment(const SideScan& sc, int64_t s, int64_t step, int64_t width) {
+// Chunk c of segment s (pd3::plan_chunk), its rows' state in st; returns
+// whether the segment is finished (chunk 0: needs no other chunk).
+bool scan_chunk(const SideScan& sc, int64_t s, int64_t c, const RowState& st) {
     const ScanSeries& p = *sc.in;
-    const pd3::SegmentPlan sp = pd3::plan_segment_step(sc.select, s, p.N, p.excl, step, width);
+    const pd3::SegmentPlan sp = pd3::plan_chunk(sc.select, s, p.N, p.excl, c);
     bool dead = false;
     if (sp.lo < sp.hi) {
 #if defined(__x86_64__)
         if (cpu_has_fma())
-            dead = scan_fma(sc, sp);
+            dead = scan_fma(sc, sp, st);
         else
 #endif
-            dead = scan_generic(sc, sp);
+            dead = scan_generic(sc, sp, st);
     }
     return pd3::segment_finished(sp, dead);
 }
@@ -339,7 +351,6 @@ class CpuPd3 final : public Pd3Runner {
     CpuPd3(const Pd3Prep& p, WindowProfiler& exact, TsExec* ex) : in_(scan_series_of(p)), exact_(exact), ex_(ex) {
         N_ = p.N;
         nseg_ = (N_ + kSegmentRows - 1) / kSegmentRows;
-        carry_.assign(N_, 0.0);
         right_d2_.assign(N_, kInf);
         left_d2_.assign(N_, kInf);
         right_nn_.assign(N_, -1);
@@ -355,10 +366,10 @@ class CpuPd3 final : public Pd3Runner {
     std::vector<Candidate> run(double r) override {
         reset();
         const double r2 = pd3::discard_below(r);
-        scan({&in_, true, r2, carry_.data(), right_d2_.data(), right_nn_.data(), alive_.data(), neighbor_.get(),
+        scan({&in_, true, r2, right_d2_.data(), right_nn_.data(), alive_.data(), neighbor_.get(),
               col_row_.get()});
         conjunction();
-        scan({&in_, false, r2, carry_.data(), left_d2_.data(), left_nn_.data(), alive_.data(), neighbor_.get(),
+        scan({&in_, false, r2, left_d2_.data(), left_nn_.data(), alive_.data(), neighbor_.get(),
               col_row_.get()});
         std::vector<Candidate> rows;
         for (int64_t i = 0; i < N_; ++i) {
@@ -433,17 +444,49 @@ class CpuPd3 final : public Pd3Runner {
         }
     }
 
-    // Steps of W columns of every segment's own (pd3::plan_segment_step)
-    // until every segment is finished.
+    // Chunk 0 of every unfinished segment, then the other chunks of those
+    // that need them (discords_detail.h, "Chunks").
     void scan(const SideScan& sc) {
-        const pd3::Columns cols = pd3::scan_columns(sc.select, N_, in_.excl);
-        // ≈ 1.6e7 pair updates per task (a multiple of kAliveCheck)
-        const int64_t W = std::max<int64_t>(4096, (int64_t(1) << 24) / kSegmentRows);
-        for (int64_t step = 0; step * W < cols.end - cols.begin; ++step) {
-            if (std::find(seg_done_.begin(), seg_done_.end(), 0) == seg_done_.end()) break;
-            parallel_for(ex_, nseg_, [&](int64_t s) {
-                if (!seg_done_[s]) seg_done_[s] = scan_segment(sc, s, step, W) ? 1 : 0;
+        parallel_for(ex_, nseg_, [&](int64_t s) {
+            if (seg_done_[s]) return;
+            const int64_t a = s * kSegmentRows;
+            seg_done_[s] = scan_chunk(sc, s, 0, RowState{sc.best_d2 + a, sc.best_nn + a, sc.alive + a}) ? 1 : 0;
+        });
+        later_chunks(sc);
+    }
+
+    // Chunks 1.. of the segments chunk 0 left unfinished, in batches of slots
+    // (each chunk from the rows alive after chunk 0, no neighbour yet),
+    // merged into the side's arrays in column order.
+    void later_chunks(const SideScan& sc) {
+        std::vector<std::pair<int64_t, int64_t>> tasks;  // (segment, chunk)
+        for (int64_t s = 0; s < nseg_; ++s) {
+            if (seg_done_[s]) continue;
+            const int64_t count = pd3::chunk_count(pd3::plan_chunk(sc.select, s, N_, in_.excl, 0));
+            for (int64_t c = 1; c < count; ++c) tasks.push_back({s, c});
+            seg_done_[s] = 1;
+        }
+        if (tasks.empty()) return;
+        const std::vector<uint8_t> alive0(sc.alive, sc.alive + N_);
+        constexpr size_t kBatch = 4096;
+        std::vector<double> d2(kBatch * kSegmentRows);
+        std::vector<int64_t> nn(kBatch * kSegmentRows);
+        std::vector<uint8_t> alive(kBatch * kSegmentRows);
+        for (size_t t0 = 0; t0 < tasks.size(); t0 += kBatch) {
+            const size_t count = std::min(kBatch, tasks.size() - t0);
+            parallel_for(ex_, (int64_t)count, [&](int64_t u) {
+                const int64_t a = tasks[t0 + u].first * kSegmentRows, o = u * kSegmentRows;
+                std::fill(d2.begin() + o, d2.begin() + o + kSegmentRows, kInf);
+                std::fill(nn.begin() + o, nn.begin() + o + kSegmentRows, int64_t(-1));
+                for (int64_t r = 0; r < kSegmentRows && a + r < N_; ++r) alive[o + r] = alive0[a + r];
+                scan_chunk(sc, tasks[t0 + u].first, tasks[t0 + u].second, RowState{&d2[o], &nn[o], &alive[o]});
             });
+            for (size_t u = 0; u < count; ++u) {
+                const int64_t a = tasks[t0 + u].first * kSegmentRows, o = (int64_t)u * kSegmentRows;
+                for (int64_t r = 0; r < kSegmentRows && a + r < N_; ++r)
+                    pd3::merge_chunk(alive[o + r], d2[o + r], nn[o + r], sc.alive[a + r], sc.best_d2[a + r],
+                                     sc.best_nn[a + r]);
+            }
         }
     }
 
@@ -451,7 +494,7 @@ class CpuPd3 final : public Pd3Runner {
     WindowProfiler& exact_;
     TsExec* ex_;
     int64_t N_ = 0, nseg_ = 0;
-    std::vector<double> carry_, right_d2_, left_d2_;  // NN d² right / left
+    std::vector<double> right_d2_, left_d2_;  // NN d² right / left
     std::vector<int64_t> right_nn_, left_nn_;         // NN indices
     std::vector<uint8_t> alive_, kept_, cand_, seg_done_;  // kept_: Subseq after the selection; cand_: candidates
     std::unique_ptr<std::atomic<uint8_t>[]> neighbor_;

@@ -91,9 +91,10 @@
 //    neighbour on a side changes only to a strictly nearer column, so a tie
 //    keeps the smaller index; its NN is the nearer of its left and right
 //    ones, a tie goes left (the smaller index).
-//  * Early termination: a segment whose rows are all discarded stops, checked
-//    after every 32nd column from its first one and at the end of a column
-//    window (a multiple of 32 columns): the same columns on both paths.
+//  * Early termination: a chunk (below) whose rows are all discarded stops,
+//    checked after every 32nd column from the segment's first one and at
+//    the end of the chunk (a multiple of 32 columns): the same columns on
+//    both paths.
 //  * Verification (where a step's answer would be taken from the survivors):
 //    a window the scan excluded stays excluded only if its exact distance to
 //    one of the partners that discarded it (discard_partners: its right
@@ -166,24 +167,49 @@ TSM_HD SegmentPlan plan_segment(bool select, int64_t s, int64_t windows, int64_t
     return p;
 }
 
-// Segment s's step t of a scan: its own columns [start + t·width, start +
-// (t + 1)·width) ∩ [start, end).  Each segment moves through its columns at
-// its own pace, so that one launch (one parallel step on the CPU) gives every
-// segment work at once, and a scan whose segments all stop early (a high r)
-// ends after its first step.  A width that is a multiple of 32 (the period
-// of the checks for PD3's early termination, counted from start) keeps those
-// checks at the same columns, whatever the width: the scan's bits do not
-// depend on it.
-TSM_HD SegmentPlan plan_segment_step(bool select, int64_t s, int64_t windows, int64_t excl, int64_t step,
-                                     int64_t width) {
+// Chunks.  A segment's columns [start, end) are scanned in chunks of
+// kChunkColumns, chunk c = [start + c·K, start + (c + 1)·K) ∩ [start, end),
+// each starting with direct co-moments for every row (as a segment's first
+// column: the chain of steps behind a value stays within the segment's rows,
+// so the bound above holds) and with its own early termination.  Chunk 0 of
+// every segment is scanned first (rows alive as the scan begins); a segment
+// with a row still alive after it then scans all its other chunks at once,
+// each from the rows alive after chunk 0 and with no nearest neighbour yet,
+// and their results are merged in column order (merge_chunk).  So a
+// segment's later chunks are independent of each other (the GPU gives each
+// its own warp; a segment whose rows survive long is no longer one warp's
+// long walk), and both paths compute the same chunks: the same bits.
+constexpr int64_t kChunkColumns = 8192;
+static_assert(kChunkColumns % 32 == 0, "chunks end where the early termination checks");
+
+// Chunk c of segment s in a scan.
+TSM_HD SegmentPlan plan_chunk(bool select, int64_t s, int64_t windows, int64_t excl, int64_t c) {
     const int64_t first_row = s * kSegmentRows;
-    const int64_t c_lo = (select ? first_row + excl : 0) + step * width;
-    return plan_segment(select, s, windows, excl, c_lo, c_lo + width);
+    const int64_t c_lo = (select ? first_row + excl : 0) + c * kChunkColumns;
+    return plan_segment(select, s, windows, excl, c_lo, c_lo + kChunkColumns);
 }
 
-// Whether the segment is done after this column window: it has no pair at
-// all, reached its last column, or every row was discarded (dead: PD3's early
-// termination).
+// The number of chunks of a segment (sp: any chunk of it).
+TSM_HD int64_t chunk_count(const SegmentPlan& sp) {
+    return sp.end > sp.start ? (sp.end - sp.start + kChunkColumns - 1) / kChunkColumns : 0;
+}
+
+// A later chunk's result for one row merged into the row's (chunks in
+// ascending order): the row stays alive only if no chunk discarded it, and
+// its nearest neighbour changes only to a strictly nearer column (a tie keeps
+// the earlier chunk's, the smaller index), as within a chunk.
+template <class Index>
+TSM_HD void merge_chunk(uint8_t chunk_alive, double chunk_d2, Index chunk_j, uint8_t& alive, double& best_d2,
+                        Index& best_j) {
+    alive = (uint8_t)(alive & chunk_alive);
+    const bool nearer = chunk_d2 < best_d2;
+    best_d2 = nearer ? chunk_d2 : best_d2;
+    best_j = nearer ? chunk_j : best_j;
+}
+
+// Whether the segment is done after this column window (chunk 0: whether it
+// needs no other chunk): it has no pair at all, reached its last column, or
+// every row was discarded (dead: PD3's early termination).
 TSM_HD bool segment_finished(const SegmentPlan& p, bool dead) {
     return dead || p.end <= p.start || p.hi >= p.end;
 }

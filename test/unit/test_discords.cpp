@@ -1072,9 +1072,8 @@ std::vector<tsm::Candidate> cpu_survivors(tsm::Pd3Runner& runner, double m, size
 GPU_TEST(discords_gpu_scan_bits_equal_cpu) {
 #ifdef TSMINE_WITH_CUDA
     // r < 0: r chosen from the series (cpu_survivors), so that some windows
-    // survive.  2^17 + 4096 values: the CPU scans in steps of 65,536 columns
-    // (pd3::plan_segment_step), the GPU in one step (its width is 2^34 / N):
-    // the bits must not depend on the steps.
+    // survive.  2^17 + 4096 values: 17 chunks of columns (pd3::plan_chunk) a
+    // segment, the later ones scanned as tasks of their own and merged.
     struct Case { int64_t n; int m; int64_t excl; uint64_t seed; bool special; double r; };
     for (Case c : {Case{3000, 16, 16, 1, false, 0.0}, Case{20000, 64, 64, 2, true, 0.0},
                    Case{20000, 7, 3, 3, false, -1.0}, Case{1 << 18, 100, 100, 4, false, -1.0},
