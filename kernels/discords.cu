@@ -558,23 +558,25 @@ class GpuPd3 final : public Pd3Runner {
         if (!pending.empty()) later_chunks(select, d, pending);
     }
 
-    // Chunk 0 of every unfinished segment; returns those that need their later chunks.
+    // Chunk 0 of every unfinished segment; returns those that need their
+    // later chunks (one wait for the last launch and the list: a scan of a
+    // small series is a handful of launches, each wait costs as much).
     std::vector<int> first_chunks(bool select, const ScanArgs& d) {
         check(cudaMemsetAsync(dev_.pending, 0, sizeof(int), *stream_), "cudaMemsetAsync");
         for (int64_t s0 = 0; s0 < nseg_; s0 += kSegmentsPerLaunch) {
+            if (s0 > 0) wait(*stream_, ex_);  // (cancel between launches)
             const int64_t segs = std::min(kSegmentsPerLaunch, nseg_ - s0);
             const unsigned blocks = (unsigned)((segs + kWarpsPerBlock - 1) / kWarpsPerBlock);
             if (select) pd3_scan<true><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d, s0);
             else pd3_scan<false><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d, s0);
             check(cudaGetLastError(), "pd3_scan");
-            wait(*stream_, ex_);
         }
         int count = 0;
+        std::vector<int> list(nseg_);
         copy_async(&count, dev_.pending, 1, cudaMemcpyDeviceToHost, *stream_, "download");
+        copy_async(list.data(), dev_.pending_list, nseg_, cudaMemcpyDeviceToHost, *stream_, "download");
         wait(*stream_, ex_);
-        std::vector<int> list(count);
-        copy_async(list.data(), dev_.pending_list, count, cudaMemcpyDeviceToHost, *stream_, "download");
-        wait(*stream_, ex_);
+        list.resize(count);
         std::sort(list.begin(), list.end());
         return list;
     }
