@@ -457,36 +457,51 @@ class CpuPd3 final : public Pd3Runner {
 
     // Chunks 1.. of the segments chunk 0 left unfinished, in batches of slots
     // (each chunk from the rows alive after chunk 0, no neighbour yet),
-    // merged into the side's arrays in column order.
+    // merged into the side's arrays in column order.  The batches are drawn
+    // one at a time (a scan at r = 0 of a long series has n²/2^21 chunks).
     void later_chunks(const SideScan& sc) {
-        std::vector<std::pair<int64_t, int64_t>> tasks;  // (segment, chunk)
-        for (int64_t s = 0; s < nseg_; ++s) {
-            if (seg_done_[s]) continue;
-            const int64_t count = pd3::chunk_count(pd3::plan_chunk(sc.select, s, N_, in_.excl, 0));
-            for (int64_t c = 1; c < count; ++c) tasks.push_back({s, c});
-            seg_done_[s] = 1;
-        }
-        if (tasks.empty()) return;
+        std::vector<int64_t> pending;  // the segments that need their later chunks
+        for (int64_t s = 0; s < nseg_; ++s)
+            if (!seg_done_[s]) pending.push_back(s), seg_done_[s] = 1;
+        if (pending.empty()) return;
         const std::vector<uint8_t> alive0(sc.alive, sc.alive + N_);
-        constexpr size_t kBatch = 4096;
-        std::vector<double> d2(kBatch * kSegmentRows);
-        std::vector<int64_t> nn(kBatch * kSegmentRows);
-        std::vector<uint8_t> alive(kBatch * kSegmentRows);
-        for (size_t t0 = 0; t0 < tasks.size(); t0 += kBatch) {
-            const size_t count = std::min(kBatch, tasks.size() - t0);
-            parallel_for(ex_, (int64_t)count, [&](int64_t u) {
-                const int64_t a = tasks[t0 + u].first * kSegmentRows, o = u * kSegmentRows;
-                std::fill(d2.begin() + o, d2.begin() + o + kSegmentRows, kInf);
-                std::fill(nn.begin() + o, nn.begin() + o + kSegmentRows, int64_t(-1));
-                for (int64_t r = 0; r < kSegmentRows && a + r < N_; ++r) alive[o + r] = alive0[a + r];
-                scan_chunk(sc, tasks[t0 + u].first, tasks[t0 + u].second, RowState{&d2[o], &nn[o], &alive[o]});
-            });
-            for (size_t u = 0; u < count; ++u) {
-                const int64_t a = tasks[t0 + u].first * kSegmentRows, o = (int64_t)u * kSegmentRows;
-                for (int64_t r = 0; r < kSegmentRows && a + r < N_; ++r)
-                    pd3::merge_chunk(alive[o + r], d2[o + r], nn[o + r], sc.alive[a + r], sc.best_d2[a + r],
-                                     sc.best_nn[a + r]);
+        ChunkBatch b;
+        size_t p = 0;   // the next chunk: pending[p]'s chunk c
+        int64_t c = 1;
+        while (p < pending.size()) {
+            b.tasks.clear();
+            while (p < pending.size() && b.tasks.size() < ChunkBatch::kSize) {
+                const int64_t count = pd3::chunk_count(pd3::plan_chunk(sc.select, pending[p], N_, in_.excl, 0));
+                if (c < count) b.tasks.push_back({pending[p], c++});
+                if (c >= count) ++p, c = 1;
             }
+            run_chunk_batch(sc, alive0, b);
+        }
+    }
+
+    // A batch of later chunks: their tasks (segment, chunk) and slots.
+    struct ChunkBatch {
+        static constexpr size_t kSize = 4096;
+        std::vector<std::pair<int64_t, int64_t>> tasks;
+        std::vector<double> d2 = std::vector<double>(kSize * kSegmentRows);
+        std::vector<int64_t> nn = std::vector<int64_t>(kSize * kSegmentRows);
+        std::vector<uint8_t> alive = std::vector<uint8_t>(kSize * kSegmentRows);
+    };
+
+    // The batch's chunks in parallel, each into its slot, then merged in order.
+    void run_chunk_batch(const SideScan& sc, const std::vector<uint8_t>& alive0, ChunkBatch& b) {
+        parallel_for(ex_, (int64_t)b.tasks.size(), [&](int64_t u) {
+            const int64_t a = b.tasks[u].first * kSegmentRows, o = u * kSegmentRows;
+            std::fill(b.d2.begin() + o, b.d2.begin() + o + kSegmentRows, kInf);
+            std::fill(b.nn.begin() + o, b.nn.begin() + o + kSegmentRows, int64_t(-1));
+            for (int64_t r = 0; r < kSegmentRows && a + r < N_; ++r) b.alive[o + r] = alive0[a + r];
+            scan_chunk(sc, b.tasks[u].first, b.tasks[u].second, RowState{&b.d2[o], &b.nn[o], &b.alive[o]});
+        });
+        for (size_t u = 0; u < b.tasks.size(); ++u) {
+            const int64_t a = b.tasks[u].first * kSegmentRows, o = (int64_t)u * kSegmentRows;
+            for (int64_t r = 0; r < kSegmentRows && a + r < N_; ++r)
+                pd3::merge_chunk(b.alive[o + r], b.d2[o + r], b.nn[o + r], sc.alive[a + r], sc.best_d2[a + r],
+                                 sc.best_nn[a + r]);
         }
     }
 
