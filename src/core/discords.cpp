@@ -463,14 +463,16 @@ class CpuPd3 final : public Pd3Runner {
         std::vector<int64_t> pending;  // the segments that need their later chunks
         for (int64_t s = 0; s < nseg_; ++s)
             if (!seg_done_[s]) pending.push_back(s), seg_done_[s] = 1;
-        if (pending.empty()) return;
+        int64_t total = 0;  // the later chunks
+        for (int64_t s : pending) total += pd3::chunk_count(pd3::plan_chunk(sc.select, s, N_, in_.excl, 0)) - 1;
+        if (total <= 0) return;
         const std::vector<uint8_t> alive0(sc.alive, sc.alive + N_);
-        ChunkBatch b;
+        ChunkBatch b(std::min<int64_t>(total, ChunkBatch::kSize));
         size_t p = 0;   // the next chunk: pending[p]'s chunk c
         int64_t c = 1;
         while (p < pending.size()) {
             b.tasks.clear();
-            while (p < pending.size() && b.tasks.size() < ChunkBatch::kSize) {
+            while (p < pending.size() && b.tasks.size() < b.size) {
                 const int64_t count = pd3::chunk_count(pd3::plan_chunk(sc.select, pending[p], N_, in_.excl, 0));
                 if (c < count) b.tasks.push_back({pending[p], c++});
                 if (c >= count) ++p, c = 1;
@@ -479,21 +481,26 @@ class CpuPd3 final : public Pd3Runner {
         }
     }
 
-    // A batch of later chunks: their tasks (segment, chunk) and slots.
+    // A batch of later chunks: their tasks (segment, chunk) and slots (up to
+    // kSize, no more than the scan has chunks: the slots are set per task).
     struct ChunkBatch {
-        static constexpr size_t kSize = 4096;
+        static constexpr int64_t kSize = 4096;
+        explicit ChunkBatch(int64_t n)
+            : size((size_t)n), d2(new double[n * kSegmentRows]), nn(new int64_t[n * kSegmentRows]),
+              alive(new uint8_t[n * kSegmentRows]) {}
+        size_t size;
         std::vector<std::pair<int64_t, int64_t>> tasks;
-        std::vector<double> d2 = std::vector<double>(kSize * kSegmentRows);
-        std::vector<int64_t> nn = std::vector<int64_t>(kSize * kSegmentRows);
-        std::vector<uint8_t> alive = std::vector<uint8_t>(kSize * kSegmentRows);
+        std::unique_ptr<double[]> d2;
+        std::unique_ptr<int64_t[]> nn;
+        std::unique_ptr<uint8_t[]> alive;
     };
 
     // The batch's chunks in parallel, each into its slot, then merged in order.
     void run_chunk_batch(const SideScan& sc, const std::vector<uint8_t>& alive0, ChunkBatch& b) {
         parallel_for(ex_, (int64_t)b.tasks.size(), [&](int64_t u) {
             const int64_t a = b.tasks[u].first * kSegmentRows, o = u * kSegmentRows;
-            std::fill(b.d2.begin() + o, b.d2.begin() + o + kSegmentRows, kInf);
-            std::fill(b.nn.begin() + o, b.nn.begin() + o + kSegmentRows, int64_t(-1));
+            std::fill(b.d2.get() + o, b.d2.get() + o + kSegmentRows, kInf);
+            std::fill(b.nn.get() + o, b.nn.get() + o + kSegmentRows, int64_t(-1));
             for (int64_t r = 0; r < kSegmentRows && a + r < N_; ++r) b.alive[o + r] = alive0[a + r];
             scan_chunk(sc, b.tasks[u].first, b.tasks[u].second, RowState{&b.d2[o], &b.nn[o], &b.alive[o]});
         });
