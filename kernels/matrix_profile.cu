@@ -107,8 +107,8 @@ namespace {
 constexpr int D = TSM_MP_DIAGS;               // diagonals per lane (8: 168 registers, no spills)
 constexpr int kWarpsPerBlock = 4;             // independent tasks per block
 // blocks per SM the sweep is compiled for: z-normalised 3 (≤ 168 registers,
-// no spills); raw values need about 204 (2 blocks fit; forced to 3 they
-// spill, or without spills as one chain per row, and run 6% slower)
+// no spills); raw values need about 204 (2 blocks fit; forced to 3 blocks
+// as one chain per row, without spills, they ran 6% slower on an H100)
 constexpr int kZBlocksPerSM = 3, kRawBlocksPerSM = 1;
 constexpr int kBand = 32 * D;                 // diagonals per warp (≤ 1024: tags fit in 10 bits)
 constexpr int kGroup = 32;                    // rows per flush group (= warp size)

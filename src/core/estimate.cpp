@@ -56,8 +56,9 @@ constexpr double kMpCpuPairsPerS = 1.6e9, kMpCpuFixedS = 0.005;
 // each), as (m/100)^0.3 with the window, and with k through the r schedule's
 // extra rounds.  CPU: 2^13 to 2^16, m = 100 and 400, k = 1 and 10; GPU
 // (H100, bench/bench_discords at 6023727, 2026-11-24): 2^18 k = 1 70 ms, 2^20
-// k = 1 222–232 ms, k = 10 499–500 ms (real series of 5,000 to 45,000 values
-// take up to 2.5 times the figure: bench/RESULTS.md, PD3 in chunks).
+// k = 1 222–232 ms, k = 10 499–500 ms (random walks of 5,000 to 45,000
+// values take up to 2.5 times the figure, the PD3 paper's real series up to
+// 7 times: bench/RESULTS.md, PD3 in chunks).
 constexpr double kPd3Exponent = 1.2, kPd3GpuExponent = 0.88, kPd3WindowExponent = 0.3;
 constexpr double kPd3CpuRate = 1.5e6, kPd3CpuPerK = 0.1;
 constexpr double kPd3GpuRate = 1.05e6, kPd3GpuPerK = 0.16, kPd3GpuFixedS = 0.005;
