@@ -31,7 +31,8 @@
 //    statistics computed on the device by motif::k_window_zstats).
 //  * Refinement: the same scan over columns j <= i − exclusion, only for
 //    segments that hold candidates.
-//  * Chunks (discords_detail.h): a launch scans chunk 0 of up to 8,192
+//  * Chunks (discords_detail.h: 2,048 to 8,192 columns by the series'
+//    length): a launch scans chunk 0 of up to 8,192
 //    segments (pd3_scan), a warp each, and lists the segments that need
 //    their later chunks; those run as tasks of their own, a warp per chunk,
 //    in batches of up to 8,192 slots (pd3_scan_later), each batch merged in
@@ -433,7 +434,7 @@ struct DeviceArrays {
         arena.reserve(pending, 2);
         arena.reserve(pending_list, nseg);
         // at most every segment's chunks but its first; a batch is at most kChunkBatch
-        slots = std::max<int64_t>(1, std::min<int64_t>(kChunkBatch, nseg * ((windows - 1) / pd3::kChunkColumns)));
+        slots = std::max<int64_t>(1, std::min<int64_t>(kChunkBatch, nseg * ((windows - 1) / pd3::chunk_columns(windows))));
         for (int** a : {&task_seg, &task_chunk}) arena.reserve(*a, slots);
         arena.reserve(run_first, slots + 1);
         arena.reserve(slot_d2, slots * kSegmentRows);
@@ -581,34 +582,46 @@ class GpuPd3 final : public Pd3Runner {
         return list;
     }
 
-    // The later chunks of the pending segments, in batches of slots merged in order.
+    // The later chunks of the pending segments, in batches of slots merged in
+    // order, each batch drawn when it runs (a scan at r = 0 of a long series
+    // has n²/2^21 chunks).
     void later_chunks(bool select, ScanArgs d, const std::vector<int>& pending) {
-        std::vector<int> seg, chunk;
-        for (int s : pending) {
-            const int64_t count = pd3::chunk_count(pd3::plan_chunk(select, s, windows_, p_.excl, 0));
-            for (int64_t c = 1; c < count; ++c) seg.push_back(s), chunk.push_back((int)c);
-        }
-        if (seg.empty()) return;
         check(cudaMemcpyAsync(dev_.alive0, dev_.alive, windows_, cudaMemcpyDeviceToDevice, *stream_), "copy");
-        const cudaMemcpyKind up = cudaMemcpyHostToDevice;
-        for (size_t t0 = 0; t0 < seg.size(); t0 += (size_t)dev_.slots) {
-            const int n = (int)std::min<size_t>((size_t)dev_.slots, seg.size() - t0);
-            std::vector<int> run_first;  // the batch's runs of one segment
-            for (int t = 0; t < n; ++t)
-                if (t == 0 || seg[t0 + t] != seg[t0 + t - 1]) run_first.push_back(t);
-            run_first.push_back(n);
-            copy_async(dev_.task_seg, seg.data() + t0, n, up, *stream_, "upload");
-            copy_async(dev_.task_chunk, chunk.data() + t0, n, up, *stream_, "upload");
-            copy_async(dev_.run_first, run_first.data(), (int64_t)run_first.size(), up, *stream_, "upload");
-            d.n_tasks = n;
-            const unsigned blocks = (unsigned)((n + kWarpsPerBlock - 1) / kWarpsPerBlock);
-            if (select) pd3_scan_later<true><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d);
-            else pd3_scan_later<false><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d);
-            check(cudaGetLastError(), "pd3_scan_later");
-            pd3_merge<<<(unsigned)(run_first.size() - 1), kSegmentRows, 0, *stream_>>>(d, dev_.run_first);
-            check(cudaGetLastError(), "pd3_merge");
-            wait(*stream_, ex_);  // (the host's arrays above outlive the copies)
+        std::vector<int> seg, chunk, run_first;
+        size_t p = 0;  // the next chunk: pending[p]'s chunk c
+        int64_t c = 1;
+        while (p < pending.size()) {
+            seg.clear(), chunk.clear(), run_first.clear();
+            while (p < pending.size() && (int64_t)seg.size() < dev_.slots) {
+                const int64_t count = pd3::chunk_count(pd3::plan_chunk(select, pending[p], windows_, p_.excl, 0), windows_);
+                if (c < count) {
+                    if (seg.empty() || seg.back() != pending[p]) run_first.push_back((int)seg.size());
+                    seg.push_back(pending[p]), chunk.push_back((int)c++);
+                }
+                if (c >= count) ++p, c = 1;
+            }
+            if (!seg.empty()) run_batch(select, d, seg, chunk, run_first);
         }
+    }
+
+    // One batch of later chunks (tasks seg/chunk; run_first: where each
+    // segment's run begins) scanned into the slots and merged.
+    void run_batch(bool select, ScanArgs d, const std::vector<int>& seg, const std::vector<int>& chunk,
+                   std::vector<int>& run_first) {
+        const cudaMemcpyKind up = cudaMemcpyHostToDevice;
+        const int n = (int)seg.size();
+        run_first.push_back(n);
+        copy_async(dev_.task_seg, seg.data(), n, up, *stream_, "upload");
+        copy_async(dev_.task_chunk, chunk.data(), n, up, *stream_, "upload");
+        copy_async(dev_.run_first, run_first.data(), (int64_t)run_first.size(), up, *stream_, "upload");
+        d.n_tasks = n;
+        const unsigned blocks = (unsigned)((n + kWarpsPerBlock - 1) / kWarpsPerBlock);
+        if (select) pd3_scan_later<true><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d);
+        else pd3_scan_later<false><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d);
+        check(cudaGetLastError(), "pd3_scan_later");
+        pd3_merge<<<(unsigned)(run_first.size() - 1), kSegmentRows, 0, *stream_>>>(d, dev_.run_first);
+        check(cudaGetLastError(), "pd3_merge");
+        wait(*stream_, ex_);  // (the host's arrays outlive the copies)
     }
 
     const Pd3Prep& p_;

@@ -464,7 +464,7 @@ class CpuPd3 final : public Pd3Runner {
         for (int64_t s = 0; s < nseg_; ++s)
             if (!seg_done_[s]) pending.push_back(s), seg_done_[s] = 1;
         int64_t total = 0;  // the later chunks
-        for (int64_t s : pending) total += pd3::chunk_count(pd3::plan_chunk(sc.select, s, N_, in_.excl, 0)) - 1;
+        for (int64_t s : pending) total += pd3::chunk_count(pd3::plan_chunk(sc.select, s, N_, in_.excl, 0), N_) - 1;
         if (total <= 0) return;
         const std::vector<uint8_t> alive0(sc.alive, sc.alive + N_);
         ChunkBatch b(std::min<int64_t>(total, ChunkBatch::kSize));
@@ -473,7 +473,7 @@ class CpuPd3 final : public Pd3Runner {
         while (p < pending.size()) {
             b.tasks.clear();
             while (p < pending.size() && b.tasks.size() < b.size) {
-                const int64_t count = pd3::chunk_count(pd3::plan_chunk(sc.select, pending[p], N_, in_.excl, 0));
+                const int64_t count = pd3::chunk_count(pd3::plan_chunk(sc.select, pending[p], N_, in_.excl, 0), N_);
                 if (c < count) b.tasks.push_back({pending[p], c++});
                 if (c >= count) ++p, c = 1;
             }

@@ -167,8 +167,8 @@ TSM_HD SegmentPlan plan_segment(bool select, int64_t s, int64_t windows, int64_t
     return p;
 }
 
-// Chunks.  A segment's columns [start, end) are scanned in chunks of
-// kChunkColumns, chunk c = [start + c·K, start + (c + 1)·K) ∩ [start, end),
+// Chunks.  A segment's columns [start, end) are scanned in chunks of K =
+// chunk_columns(windows), chunk c = [start + c·K, start + (c + 1)·K) ∩ [start, end),
 // each starting with direct co-moments for every row (as a segment's first
 // column: the chain of steps behind a value stays within the segment's rows,
 // so the bound above holds) and with its own early termination.  Chunk 0 of
@@ -179,19 +179,30 @@ TSM_HD SegmentPlan plan_segment(bool select, int64_t s, int64_t windows, int64_t
 // segment's later chunks are independent of each other (the GPU gives each
 // its own warp; a segment whose rows survive long is no longer one warp's
 // long walk), and both paths compute the same chunks: the same bits.
-constexpr int64_t kChunkColumns = 8192;
-static_assert(kChunkColumns % 32 == 0, "chunks end where the early termination checks");
+// K: the largest power of two ≤ windows/64, within [2048, 8192] (a
+// multiple of 32: chunks end where the early termination checks).  Shorter
+// chunks wait less for a segment's slowest one; longer ones rescan less (a
+// later chunk starts from every row alive after chunk 0).  H100, random
+// walks (bench/RESULTS.md, "PD3: a segment's columns in chunks"): 2048 best
+// from 24,125 to 45,000 windows, 4096 at 2^18, 8192 at 2^20.
+constexpr int64_t kMinChunkColumns = 2048, kMaxChunkColumns = 8192;
+TSM_HD int64_t chunk_columns(int64_t windows) {
+    int64_t k = kMinChunkColumns;
+    while (k < kMaxChunkColumns && 2 * k <= windows / 64) k *= 2;
+    return k;
+}
 
 // Chunk c of segment s in a scan.
 TSM_HD SegmentPlan plan_chunk(bool select, int64_t s, int64_t windows, int64_t excl, int64_t c) {
-    const int64_t first_row = s * kSegmentRows;
-    const int64_t c_lo = (select ? first_row + excl : 0) + c * kChunkColumns;
-    return plan_segment(select, s, windows, excl, c_lo, c_lo + kChunkColumns);
+    const int64_t first_row = s * kSegmentRows, width = chunk_columns(windows);
+    const int64_t c_lo = (select ? first_row + excl : 0) + c * width;
+    return plan_segment(select, s, windows, excl, c_lo, c_lo + width);
 }
 
-// The number of chunks of a segment (sp: any chunk of it).
-TSM_HD int64_t chunk_count(const SegmentPlan& sp) {
-    return sp.end > sp.start ? (sp.end - sp.start + kChunkColumns - 1) / kChunkColumns : 0;
+// The number of chunks of a segment (sp: any chunk of it) in a scan of `windows` windows.
+TSM_HD int64_t chunk_count(const SegmentPlan& sp, int64_t windows) {
+    const int64_t width = chunk_columns(windows);
+    return sp.end > sp.start ? (sp.end - sp.start + width - 1) / width : 0;
 }
 
 // A later chunk's result for one row merged into the row's (chunks in

@@ -1072,8 +1072,9 @@ std::vector<tsm::Candidate> cpu_survivors(tsm::Pd3Runner& runner, double m, size
 GPU_TEST(discords_gpu_scan_bits_equal_cpu) {
 #ifdef TSMINE_WITH_CUDA
     // r < 0: r chosen from the series (cpu_survivors), so that some windows
-    // survive.  2^17 + 4096 values: 17 chunks of columns (pd3::plan_chunk) a
-    // segment, the later ones scanned as tasks of their own and merged.
+    // survive.  2^17 + 4096 values: 66 chunks of 2,048 columns
+    // (pd3::plan_chunk) a segment, the later ones scanned as tasks of their
+    // own and merged.
     struct Case { int64_t n; int m; int64_t excl; uint64_t seed; bool special; double r; };
     for (Case c : {Case{3000, 16, 16, 1, false, 0.0}, Case{20000, 64, 64, 2, true, 0.0},
                    Case{20000, 7, 3, 3, false, -1.0}, Case{1 << 18, 100, 100, 4, false, -1.0},
@@ -1134,4 +1135,29 @@ TEST(discords_nearest_by_references_equals_the_plain_search) {
         CHECK(j_ref == j_plain);
         CHECK(tsmt::same_bits(d_ref, d_plain));
     }
+}
+
+// PD3's chunk width (discords_detail.h): a power of two from windows/64,
+// within [2048, 8192]; chunks cover a segment's columns exactly.
+TEST(discords_chunks_cover_the_columns) {
+    namespace pd3 = tsm::pd3;
+    CHECK_EQ(pd3::chunk_columns(5000), 2048);
+    CHECK_EQ(pd3::chunk_columns(262144), 4096);
+    CHECK_EQ(pd3::chunk_columns(262143), 2048);
+    CHECK_EQ(pd3::chunk_columns(1 << 20), 8192);
+    CHECK_EQ(pd3::chunk_columns(int64_t(1) << 30), 8192);
+    for (int64_t windows : {int64_t(3000), int64_t(262144), int64_t(1) << 20})
+        for (bool select : {true, false})
+            for (int64_t s : {int64_t(0), int64_t(3), (windows - 1) / pd3::kSegmentRows}) {
+                const pd3::SegmentPlan first = pd3::plan_chunk(select, s, windows, 100, 0);
+                const int64_t count = pd3::chunk_count(first, windows);
+                int64_t next = first.start;
+                for (int64_t c = 0; c < count; ++c) {
+                    const pd3::SegmentPlan sp = pd3::plan_chunk(select, s, windows, 100, c);
+                    CHECK_EQ(sp.lo, next);
+                    CHECK(sp.hi > sp.lo && ((sp.hi - sp.start) % 32 == 0 || sp.hi == sp.end));
+                    next = sp.hi;
+                }
+                CHECK_EQ(next, first.end > first.start ? first.end : first.start);
+            }
 }
