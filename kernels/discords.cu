@@ -37,7 +37,9 @@
 //    their later chunks; those run as tasks of their own, a warp per chunk,
 //    in batches of up to 8,192 slots (pd3_scan_later), each batch merged in
 //    column order (pd3_merge); ≲ 20 ms of work a launch; tsm::gpu::wait
-//    between launches.
+//    between launches.  A series whose later chunks fit one batch (up to
+//    about 2^17 windows) lists them once and runs them as one batch a scan
+//    side, with no wait for chunk 0's list (GpuPd3::plan_dense).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -84,6 +86,7 @@ struct ScanArgs {
     int* slot_nn;
     uint8_t* slot_alive;
     int* pending_list;    // chunk 0: the segments that need their later chunks
+    uint8_t* needs_later; // chunk 0: whether the segment needs its later chunks
     uint8_t* neighbor;    // Bitmap.Neighbor
     int* col_row;         // the smallest row that discarded the column
     uint8_t* seg_done;
@@ -283,17 +286,20 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, 3) pd3_scan(ScanArgs d, i
     const bool dead = sp.lo < sp.hi && scan_chunk<Select>(d, sp, lane, staged[warp], rs);
     if (lane == 0) {
         d.seg_done[s] = 1;
-        if (!pd3::segment_finished(sp, dead)) d.pending_list[atomicAdd(d.pending, 1)] = (int)s;
+        const bool later = !pd3::segment_finished(sp, dead);
+        d.needs_later[s] = later;
+        if (later) d.pending_list[atomicAdd(d.pending, 1)] = (int)s;
     }
 }
 
-// The later chunks of a batch, a warp per task, into the tasks' slots.
+// The later chunks of a batch, a warp per task, into the tasks' slots (a
+// task of a segment that chunk 0 finished does nothing: the dense batch).
 template <bool Select>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock, 3) pd3_scan_later(ScanArgs d) {
     __shared__ StagedColumns staged[kWarpsPerBlock];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int64_t t = (int64_t)blockIdx.x * kWarpsPerBlock + warp;
-    if (t >= d.n_tasks) return;  // warp-uniform
+    if (t >= d.n_tasks || !d.needs_later[d.task_seg[t]]) return;  // warp-uniform
     const pd3::SegmentPlan sp = pd3::plan_chunk(Select, d.task_seg[t], d.windows, d.excl, d.task_chunk[t]);
     const int64_t o = t * kSegmentRows;
     const RowState rs{d.slot_d2 + o, d.slot_nn + o, d.slot_alive + o, d.alive0 + sp.first_row, true};
@@ -305,7 +311,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, 3) pd3_scan_later(ScanArg
 __global__ void pd3_merge(ScanArgs d, const int* run_first) {
     const int t0 = run_first[blockIdx.x], t1 = run_first[blockIdx.x + 1];
     const int64_t i = (int64_t)d.task_seg[t0] * kSegmentRows + threadIdx.x;
-    if (i >= d.windows) return;
+    if (i >= d.windows || !d.needs_later[d.task_seg[t0]]) return;
     uint8_t alive = d.alive[i];
     double best_d2 = d.best_d2[i];
     int best_nn = d.best_nn[i];
@@ -404,6 +410,18 @@ __global__ void pd3_collect(const uint8_t* alive, const double* left_d2, const i
     nn[slot] = j;
 }
 
+// A scan side's later chunks as tasks (segment, chunk), each segment's run
+// of tasks beginning at run_first (closed by the count).
+struct ChunkTasks {
+    std::vector<int> seg, chunk, run_first;
+    void add(int s, int c) {
+        if (seg.empty() || seg.back() != s) run_first.push_back((int)seg.size());
+        seg.push_back(s), chunk.push_back(c);
+    }
+    void close() { run_first.push_back((int)seg.size()); }
+    int runs() const { return (int)run_first.size() - 1; }
+};
+
 // The device arrays of a runner, in one allocation.
 struct DeviceArrays {
     Arena arena;
@@ -413,6 +431,7 @@ struct DeviceArrays {
     int *right_nn = nullptr, *left_nn = nullptr, *out_nn = nullptr;   // NN indices, survivors' partners
     int *col_row = nullptr, *pending = nullptr;
     uint8_t *alive = nullptr, *neighbor = nullptr, *kept = nullptr, *cand = nullptr, *seg_done = nullptr;
+    uint8_t* needs_later = nullptr;
     uint8_t *rough = nullptr, *zcst = nullptr;
     int64_t* out_pos = nullptr;
     double* out_u = nullptr;  // undone windows' u
@@ -423,14 +442,17 @@ struct DeviceArrays {
     int* slot_nn = nullptr;
     uint8_t* slot_alive = nullptr;
     int64_t slots = 0;
+    // the dense batches (GpuPd3::plan_dense), refinement [0] and selection [1]
+    int *dense_seg[2] = {}, *dense_chunk[2] = {}, *dense_run_first[2] = {};
 
-    void allocate(int64_t n, int64_t windows, int64_t nseg) {
+    void allocate(int64_t n, int64_t windows, int64_t nseg, const ChunkTasks (&dense)[2]) {
         for (double** a : {&xs, &xe}) arena.reserve(*a, n);
         for (double** a : {&mean, &isd, &df, &dg, &zmean, &zinv, &right_d2, &left_d2, &out_u})
             arena.reserve(*a, windows);
         for (int** a : {&right_nn, &left_nn, &out_nn, &col_row}) arena.reserve(*a, windows);
         for (uint8_t** a : {&alive, &neighbor, &kept, &cand, &rough, &zcst, &alive0}) arena.reserve(*a, windows);
         arena.reserve(seg_done, nseg);
+        arena.reserve(needs_later, nseg);
         arena.reserve(pending, 2);
         arena.reserve(pending_list, nseg);
         // at most every segment's chunks but its first; a batch is at most kChunkBatch
@@ -440,6 +462,11 @@ struct DeviceArrays {
         arena.reserve(slot_d2, slots * kSegmentRows);
         arena.reserve(slot_nn, slots * kSegmentRows);
         arena.reserve(slot_alive, slots * kSegmentRows);
+        for (int side = 0; side < 2; ++side) {
+            arena.reserve(dense_seg[side], dense[side].seg.size());
+            arena.reserve(dense_chunk[side], dense[side].chunk.size());
+            arena.reserve(dense_run_first[side], dense[side].run_first.size());
+        }
         arena.reserve(out_pos, windows);
         require_bytes(arena.off, "PD3 discord search");
         arena.allocate("PD3 discord search");
@@ -462,8 +489,16 @@ class GpuPd3 final : public Pd3Runner {
                         "Use tsmine.backend = cpu for more than 2^31 subsequences.");
         nseg_ = (windows_ + kSegmentRows - 1) / kSegmentRows;
         const double t0 = now_ms();
-        dev_.allocate(p.n, windows_, nseg_);
+        plan_dense();
+        dev_.allocate(p.n, windows_, nseg_, dense_);
         const cudaMemcpyKind up = cudaMemcpyHostToDevice;
+        for (int side = 0; side < 2; ++side) {
+            const ChunkTasks& t = dense_[side];
+            copy_async(dev_.dense_seg[side], t.seg.data(), (int64_t)t.seg.size(), up, *stream_, "upload");
+            copy_async(dev_.dense_chunk[side], t.chunk.data(), (int64_t)t.chunk.size(), up, *stream_, "upload");
+            copy_async(dev_.dense_run_first[side], t.run_first.data(), (int64_t)t.run_first.size(), up, *stream_,
+                       "upload");
+        }
         const mp::Prepared& P = p.mp;
         copy_async(dev_.xs, P.xs.data(), p.n, up, *stream_, "upload");
         copy_async(dev_.mean, P.mu.data(), windows_, up, *stream_, "upload");
@@ -522,18 +557,26 @@ class GpuPd3 final : public Pd3Runner {
 
   private:
     // The pairs (out_pos[t], second[t]) a kernel wrote, t below the count it
-    // left in pending.
+    // left in pending; the first kPrefix come with the count (one wait where
+    // they are all: the usual case), the rest after it.
     template <class T>
     std::vector<std::pair<int64_t, T>> download_pairs(const T* second) {
+        constexpr int64_t kPrefix = 1024;
         const cudaMemcpyKind down = cudaMemcpyDeviceToHost;
+        const int64_t prefix = std::min(kPrefix, windows_);
         int count = 0;
+        std::vector<int64_t> pos(prefix);
+        std::vector<T> value(prefix);
         copy_async(&count, dev_.pending, 1, down, *stream_, "download");
+        copy_async(pos.data(), dev_.out_pos, prefix, down, *stream_, "download");
+        copy_async(value.data(), second, prefix, down, *stream_, "download");
         wait(*stream_, ex_);
-        std::vector<int64_t> pos(count);
-        std::vector<T> value(count);
-        copy_async(pos.data(), dev_.out_pos, count, down, *stream_, "download");
-        copy_async(value.data(), second, count, down, *stream_, "download");
-        wait(*stream_, ex_);
+        pos.resize(count), value.resize(count);
+        if (count > prefix) {
+            copy_async(pos.data() + prefix, dev_.out_pos + prefix, count - prefix, down, *stream_, "download");
+            copy_async(value.data() + prefix, second + prefix, count - prefix, down, *stream_, "download");
+            wait(*stream_, ex_);
+        }
         std::vector<std::pair<int64_t, T>> out(count);
         for (int t = 0; t < count; ++t) out[t] = {pos[t], value[t]};
         return out;
@@ -555,15 +598,44 @@ class GpuPd3 final : public Pd3Runner {
         d.slot_d2 = dev_.slot_d2, d.slot_nn = dev_.slot_nn, d.slot_alive = dev_.slot_alive;
         d.pending = dev_.pending, d.pending_list = dev_.pending_list;
         d.windows = windows_, d.excl = p_.excl, d.nseg = nseg_, d.m = p_.m, d.r2 = r2;
+        d.needs_later = dev_.needs_later;
+        if (dense_ok_) {
+            launch_first_chunks(select, d);
+            later_dense(select, d);
+            return;
+        }
         const std::vector<int> pending = first_chunks(select, d);
         if (!pending.empty()) later_chunks(select, d, pending);
     }
 
-    // Chunk 0 of every unfinished segment; returns those that need their
-    // later chunks (one wait for the last launch and the list: a scan of a
-    // small series is a handful of launches, each wait costs as much).
-    std::vector<int> first_chunks(bool select, const ScanArgs& d) {
+    // Whether every later chunk of both scan sides fits one batch of slots;
+    // then they are listed once (dense_) and each scan side runs them as one
+    // batch, the segments chunk 0 finished doing nothing, with no wait for
+    // chunk 0's list: a small series' scan is a handful of launches, and each
+    // wait costs as much as one.
+    void plan_dense() {
+        for (int side = 0; side < 2; ++side) {
+            ChunkTasks& t = dense_[side];
+            for (int64_t s = 0; s < nseg_ && (int64_t)t.seg.size() <= kChunkBatch; ++s) add_later_chunks(side == 1, s, t);
+            if ((int64_t)t.seg.size() > kChunkBatch) {
+                dense_[0] = dense_[1] = ChunkTasks();
+                return;
+            }
+            t.close();
+        }
+        dense_ok_ = true;
+    }
+
+    void add_later_chunks(bool select, int64_t s, ChunkTasks& t) const {
+        const int64_t count = pd3::chunk_count(pd3::plan_chunk(select, s, windows_, p_.excl, 0), windows_);
+        for (int64_t c = 1; c < count; ++c) t.add((int)s, (int)c);
+    }
+
+    // Chunk 0 of every unfinished segment (needs_later and pending_list say
+    // which need their later chunks).
+    void launch_first_chunks(bool select, const ScanArgs& d) {
         check(cudaMemsetAsync(dev_.pending, 0, sizeof(int), *stream_), "cudaMemsetAsync");
+        check(cudaMemsetAsync(dev_.needs_later, 0, nseg_, *stream_), "cudaMemsetAsync");
         for (int64_t s0 = 0; s0 < nseg_; s0 += kSegmentsPerLaunch) {
             if (s0 > 0) wait(*stream_, ex_);  // (cancel between launches)
             const int64_t segs = std::min(kSegmentsPerLaunch, nseg_ - s0);
@@ -572,6 +644,12 @@ class GpuPd3 final : public Pd3Runner {
             else pd3_scan<false><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d, s0);
             check(cudaGetLastError(), "pd3_scan");
         }
+    }
+
+    // Chunk 0 of every unfinished segment; returns those that need their
+    // later chunks (one wait for the last launch and the list).
+    std::vector<int> first_chunks(bool select, const ScanArgs& d) {
+        launch_first_chunks(select, d);
         int count = 0;
         std::vector<int> list(nseg_);
         copy_async(&count, dev_.pending, 1, cudaMemcpyDeviceToHost, *stream_, "download");
@@ -582,51 +660,64 @@ class GpuPd3 final : public Pd3Runner {
         return list;
     }
 
+    // The side's dense batch (plan_dense), without a wait.
+    void later_dense(bool select, ScanArgs d) {
+        const ChunkTasks& t = dense_[select ? 1 : 0];
+        if (t.seg.empty()) return;
+        check(cudaMemcpyAsync(dev_.alive0, dev_.alive, windows_, cudaMemcpyDeviceToDevice, *stream_), "copy");
+        d.task_seg = dev_.dense_seg[select ? 1 : 0], d.task_chunk = dev_.dense_chunk[select ? 1 : 0];
+        launch_later(select, d, (int)t.seg.size(), dev_.dense_run_first[select ? 1 : 0], t.runs());
+    }
+
     // The later chunks of the pending segments, in batches of slots merged in
     // order, each batch drawn when it runs (a scan at r = 0 of a long series
-    // has n²/2^21 chunks).
+    // has n^2/2^21 chunks).
     void later_chunks(bool select, ScanArgs d, const std::vector<int>& pending) {
         check(cudaMemcpyAsync(dev_.alive0, dev_.alive, windows_, cudaMemcpyDeviceToDevice, *stream_), "copy");
-        std::vector<int> seg, chunk, run_first;
+        ChunkTasks batch;
         size_t p = 0;  // the next chunk: pending[p]'s chunk c
         int64_t c = 1;
         while (p < pending.size()) {
-            seg.clear(), chunk.clear(), run_first.clear();
-            while (p < pending.size() && (int64_t)seg.size() < dev_.slots) {
+            batch = ChunkTasks();
+            while (p < pending.size() && (int64_t)batch.seg.size() < dev_.slots) {
                 const int64_t count = pd3::chunk_count(pd3::plan_chunk(select, pending[p], windows_, p_.excl, 0), windows_);
-                if (c < count) {
-                    if (seg.empty() || seg.back() != pending[p]) run_first.push_back((int)seg.size());
-                    seg.push_back(pending[p]), chunk.push_back((int)c++);
-                }
+                if (c < count) batch.add(pending[p], (int)c++);
                 if (c >= count) ++p, c = 1;
             }
-            if (!seg.empty()) run_batch(select, d, seg, chunk, run_first);
+            if (!batch.seg.empty()) run_batch(select, d, batch);
         }
     }
 
-    // One batch of later chunks (tasks seg/chunk; run_first: where each
-    // segment's run begins) scanned into the slots and merged.
-    void run_batch(bool select, ScanArgs d, const std::vector<int>& seg, const std::vector<int>& chunk,
-                   std::vector<int>& run_first) {
+    // One batch of later chunks scanned into the slots and merged.
+    void run_batch(bool select, ScanArgs d, ChunkTasks& batch) {
         const cudaMemcpyKind up = cudaMemcpyHostToDevice;
-        const int n = (int)seg.size();
-        run_first.push_back(n);
-        copy_async(dev_.task_seg, seg.data(), n, up, *stream_, "upload");
-        copy_async(dev_.task_chunk, chunk.data(), n, up, *stream_, "upload");
-        copy_async(dev_.run_first, run_first.data(), (int64_t)run_first.size(), up, *stream_, "upload");
+        const int n = (int)batch.seg.size();
+        batch.close();
+        copy_async(dev_.task_seg, batch.seg.data(), n, up, *stream_, "upload");
+        copy_async(dev_.task_chunk, batch.chunk.data(), n, up, *stream_, "upload");
+        copy_async(dev_.run_first, batch.run_first.data(), (int64_t)batch.run_first.size(), up, *stream_, "upload");
+        d.task_seg = dev_.task_seg, d.task_chunk = dev_.task_chunk;
+        launch_later(select, d, n, dev_.run_first, batch.runs());
+        wait(*stream_, ex_);  // (the host's arrays outlive the copies)
+    }
+
+    // n tasks (d.task_seg, d.task_chunk) into the slots, merged by segment
+    // (runs of them, beginning at run_first on the device).
+    void launch_later(bool select, ScanArgs d, int n, const int* run_first, int runs) {
         d.n_tasks = n;
         const unsigned blocks = (unsigned)((n + kWarpsPerBlock - 1) / kWarpsPerBlock);
         if (select) pd3_scan_later<true><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d);
         else pd3_scan_later<false><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d);
         check(cudaGetLastError(), "pd3_scan_later");
-        pd3_merge<<<(unsigned)(run_first.size() - 1), kSegmentRows, 0, *stream_>>>(d, dev_.run_first);
+        pd3_merge<<<(unsigned)runs, kSegmentRows, 0, *stream_>>>(d, run_first);
         check(cudaGetLastError(), "pd3_merge");
-        wait(*stream_, ex_);  // (the host's arrays outlive the copies)
     }
 
     const Pd3Prep& p_;
     TsExec* ex_;
     int64_t windows_ = 0, nseg_ = 0;
+    ChunkTasks dense_[2];  // plan_dense: refinement [0], selection [1]
+    bool dense_ok_ = false;
     std::unique_ptr<Stream> stream_;  // created after use_device
     DeviceArrays dev_;                // freed before the stream (declared after it)
 };
