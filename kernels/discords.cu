@@ -35,8 +35,12 @@
 //    length): a launch scans chunk 0 of up to 8,192
 //    segments (pd3_scan), a warp each, and lists the segments that need
 //    their later chunks; those run as tasks of their own, a warp per chunk,
-//    in batches of up to 8,192 slots (pd3_scan_later), each batch merged in
-//    column order (pd3_merge); ≲ 20 ms of work a launch; tsm::gpu::wait
+//    in batches of up to 8,192 slots (pd3_scan_later), each recording its
+//    rows' state and which row discarded each of its columns, each batch
+//    merged in column order into the sequential scan's result (pd3_merge: a
+//    row keeps its first discard; pd3_mark: the columns after the segment's
+//    stop column T stay unmarked);
+//    ≲ 20 ms of work a launch; tsm::gpu::wait
 //    between launches.  A series whose later chunks fit one batch (up to
 //    about 2^17 windows) lists them once and runs them as one batch a scan
 //    side, with no wait for chunk 0's list (GpuPd3::plan_dense).
@@ -60,7 +64,11 @@ namespace {
 constexpr int kSegmentRows = pd3::kSegmentRows;
 constexpr int kRowsPerLane = kSegmentRows / 32;
 constexpr int kWarpsPerBlock = 4;  // segments per block
-constexpr int64_t kChunkBatch = 8192;  // later chunks a launch (≈ 1.7e10 pair updates at most)
+// later chunks a launch (≈ 1.7e10 pair updates at most; their column
+// records 2^27 bytes at most)
+inline int64_t chunk_batch(int64_t windows) {
+    return std::min<int64_t>(8192, (int64_t(1) << 26) / pd3::chunk_columns(windows));
+}
 // segments a launch of chunk 0 (≈ 1.7e10 pair updates at most)
 constexpr int64_t kSegmentsPerLaunch = 8192;
 constexpr unsigned kFullMask = 0xffffffffu;
@@ -85,6 +93,8 @@ struct ScanArgs {
     double* slot_d2;      // later chunks: task t's rows' state at t·kSegmentRows
     int* slot_nn;
     uint8_t* slot_alive;
+    uint16_t* slot_col;   // later chunks: task t's columns' discarding rows at t·chunk_columns (kNoRow: none)
+    int* task_stop;       // later chunks: task t marks its columns before this one (pd3_merge)
     int* pending_list;    // chunk 0: the segments that need their later chunks
     uint8_t* needs_later; // chunk 0: whether the segment needs its later chunks
     uint8_t* neighbor;    // Bitmap.Neighbor
@@ -215,32 +225,40 @@ __device__ __forceinline__ int visit_column(int lane, int lo, int hi, int j, dou
         const bool paired = (row >= lo) & (row < hi);
         const double d2 = ColumnConstant ? pd3::constant_column_d2(lr.isd[r], md)
                                          : pd3::pair_d2_unbased(lr.comoment[r], lr.isd[r], isd2_j, md, m2);
-        const bool discard = pd3::visit_pair(paired, d2, r2, j, lr.best_d2[r], lr.best_nn[r]);
+        const bool discard = pd3::visit_paired(paired, ((lr.alive >> r) & 1u) != 0, d2, r2, j, lr.best_d2[r],
+                                               lr.best_nn[r]);
         lr.alive &= discard ? ~(1u << r) : ~0u;
         closer = pd3::close_row(discard, row, closer);
     }
     return closer;
 }
 
+constexpr uint16_t kNoRow = 0xFFFF;  // a later chunk's column that no row discarded
+
 // Bitmap.Neighbor of column j after the warp's rows visited it (closer: each
 // lane's smallest discarding row): cleared, recording the warp's smallest
-// such row (the lowest lane's), when any pair discarded it.
+// such row (the lowest lane's), when any pair discarded it.  A later chunk
+// (slot_col: its columns from the chunk's first) records the row, or kNoRow,
+// for pd3_merge instead.
 __device__ __forceinline__ void record_column(const ScanArgs& d, int64_t first_row, int64_t j, int lane,
-                                              int closer) {
+                                              int closer, uint16_t* slot_col) {
     const unsigned votes = __ballot_sync(kFullMask, closer >= 0);
-    if (votes == 0) return;  // warp-uniform
-    const int row = __shfl_sync(kFullMask, closer, __ffs(votes) - 1);
-    if (lane == 0) {
+    const int row = votes ? __shfl_sync(kFullMask, closer, __ffs(votes) - 1) : -1;
+    if (lane != 0) return;
+    if (slot_col) {
+        slot_col[0] = votes ? (uint16_t)row : kNoRow;
+    } else if (votes) {
         d.neighbor[j] = 0;
         atomicMin(&d.col_row[j], (int)(first_row + row));
     }
 }
 
-// Scans the chunk sp of the warp's segment, its rows' state in rs; returns
-// whether every row was discarded (warp-uniform).
+// Scans the chunk sp of the warp's segment, its rows' state in rs (slot_col:
+// a later chunk's column records, record_column); returns whether every row
+// was discarded (warp-uniform).
 template <bool Select>
 __device__ __forceinline__ bool scan_chunk(const ScanArgs& d, const pd3::SegmentPlan& sp, int lane,
-                                           StagedColumns& st, const RowState& rs) {
+                                           StagedColumns& st, const RowState& rs, uint16_t* slot_col) {
     const double md = d.m, m2 = hd::mul(2.0, md);
     LaneRows lr;
     load_rows(d, sp, lane, rs, lr);
@@ -260,7 +278,7 @@ __device__ __forceinline__ bool scan_chunk(const ScanArgs& d, const pd3::Segment
             const int closer = isd_j == 0.0 ? visit_column<true>(lane, lo, hi, (int)j, 0.0, md, m2, d.r2, lr)
                                             : visit_column<false>(lane, lo, hi, (int)j, pd3::column_isd2(isd_j),
                                                                   md, m2, d.r2, lr);
-            if (Select) record_column(d, sp.first_row, j, lane, closer);
+            if (Select) record_column(d, sp.first_row, j, lane, closer, slot_col ? slot_col + (j - sp.lo) : nullptr);
         }
         __syncwarp();
         if (!__any_sync(kFullMask, lr.alive != 0)) {  // PD3's early termination
@@ -283,7 +301,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, 3) pd3_scan(ScanArgs d, i
     const pd3::SegmentPlan sp = pd3::plan_chunk(Select, s, d.windows, d.excl, 0);
     const int64_t a = sp.first_row;
     const RowState rs{d.best_d2 + a, d.best_nn + a, d.alive + a, d.alive + a, false};
-    const bool dead = sp.lo < sp.hi && scan_chunk<Select>(d, sp, lane, staged[warp], rs);
+    const bool dead = sp.lo < sp.hi && scan_chunk<Select>(d, sp, lane, staged[warp], rs, nullptr);
     if (lane == 0) {
         d.seg_done[s] = 1;
         const bool later = !pd3::segment_finished(sp, dead);
@@ -303,25 +321,80 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, 3) pd3_scan_later(ScanArg
     const pd3::SegmentPlan sp = pd3::plan_chunk(Select, d.task_seg[t], d.windows, d.excl, d.task_chunk[t]);
     const int64_t o = t * kSegmentRows;
     const RowState rs{d.slot_d2 + o, d.slot_nn + o, d.slot_alive + o, d.alive0 + sp.first_row, true};
-    if (sp.lo < sp.hi) scan_chunk<Select>(d, sp, lane, staged[warp], rs);
+    uint16_t* col = d.slot_col + t * pd3::chunk_columns(d.windows);
+    if (sp.lo < sp.hi) scan_chunk<Select>(d, sp, lane, staged[warp], rs, col);
 }
 
-// The slots of a batch merged in order (pd3::merge_chunk): block b merges
-// tasks [run_first[b], run_first[b + 1]), all of one segment, thread per row.
+// Whether any row of the block's segment that was alive after chunk 0 is
+// still alive (block-uniform; every thread calls it).
+__device__ __forceinline__ bool any_left(bool alive0, uint8_t alive) { return __syncthreads_or(alive0 && alive); }
+
+// T of a segment whose rows alive after chunk 0 all died in the chunk sp:
+// the latest of their first discards (best_nn, pd3::merge_chunk), by
+// pd3::stop_column.
+__device__ __forceinline__ int64_t stop_in_chunk(const pd3::SegmentPlan& sp, bool alive0, int best_nn) {
+    __shared__ int last;
+    if (threadIdx.x == 0) last = -1;
+    __syncthreads();
+    if (alive0) atomicMax(&last, best_nn);
+    __syncthreads();
+    return pd3::stop_column(sp, last);
+}
+
+// The columns [sp.lo, stop) of task t's chunk that a row discarded: cleared
+// in Bitmap.Neighbor, their smallest discarding rows recorded.
+__device__ __forceinline__ void mark_columns(const ScanArgs& d, const pd3::SegmentPlan& sp, int64_t t,
+                                             int64_t stop) {
+    const uint16_t* col = d.slot_col + t * pd3::chunk_columns(d.windows);
+    for (int64_t j = sp.lo + threadIdx.x; j < stop; j += blockDim.x) {
+        const uint16_t row = col[j - sp.lo];
+        if (row == kNoRow) continue;
+        d.neighbor[j] = 0;
+        atomicMin(&d.col_row[j], (int)(sp.first_row + row));
+    }
+}
+
+// The slots of a batch merged in order into the sequential scan's result
+// (discords_detail.h, "Chunks"): block b merges tasks [run_first[b],
+// run_first[b + 1]), all of one segment, thread per row; a chunk after the
+// one in which the segment's last row died changes nothing, that chunk
+// marks its columns before T, the others all theirs (task_stop, for
+// pd3_mark in the selection).
+template <bool Select>
 __global__ void pd3_merge(ScanArgs d, const int* run_first) {
     const int t0 = run_first[blockIdx.x], t1 = run_first[blockIdx.x + 1];
-    const int64_t i = (int64_t)d.task_seg[t0] * kSegmentRows + threadIdx.x;
-    if (i >= d.windows || !d.needs_later[d.task_seg[t0]]) return;
-    uint8_t alive = d.alive[i];
-    double best_d2 = d.best_d2[i];
-    int best_nn = d.best_nn[i];
+    const int s = d.task_seg[t0];
+    if (!d.needs_later[s]) return;  // block-uniform
+    const int64_t i = (int64_t)s * kSegmentRows + threadIdx.x;
+    const bool row = i < d.windows, alive0 = row && d.alive0[i];
+    uint8_t alive = row ? d.alive[i] : 0;
+    double best_d2 = row ? d.best_d2[i] : INFINITY;
+    int best_nn = row ? d.best_nn[i] : -1;
     for (int t = t0; t < t1; ++t) {
-        const int64_t o = (int64_t)t * kSegmentRows + threadIdx.x;
-        pd3::merge_chunk(d.slot_alive[o], d.slot_d2[o], d.slot_nn[o], alive, best_d2, best_nn);
+        int64_t stop = 0;  // none
+        if (any_left(alive0, alive)) {  // block-uniform
+            const int64_t o = (int64_t)t * kSegmentRows + threadIdx.x;
+            if (row) pd3::merge_chunk(d.slot_alive[o], d.slot_d2[o], d.slot_nn[o], alive, best_d2, best_nn);
+            const pd3::SegmentPlan sp = pd3::plan_chunk(Select, s, d.windows, d.excl, d.task_chunk[t]);
+            stop = any_left(alive0, alive) ? sp.hi : stop_in_chunk(sp, alive0, best_nn);
+        }
+        if (Select && threadIdx.x == 0) d.task_stop[t] = (int)stop;
     }
+    if (!row) return;
     d.alive[i] = alive;
     d.best_d2[i] = best_d2;
     d.best_nn[i] = best_nn;
+}
+
+// The selection's column marks of a batch after pd3_merge: a block per task,
+// its columns before task_stop.
+__global__ void pd3_mark(ScanArgs d) {
+    const int t = blockIdx.x;
+    const int s = d.task_seg[t];
+    if (!d.needs_later[s]) return;  // block-uniform
+    const pd3::SegmentPlan sp = pd3::plan_chunk(true, s, d.windows, d.excl, d.task_chunk[t]);
+    const int64_t stop = d.task_stop[t];
+    mark_columns(d, sp, t, stop < sp.hi ? stop : sp.hi);
 }
 
 __global__ void pd3_init(uint8_t* alive, uint8_t* neighbor, int* col_row, double* right_d2, double* left_d2,
@@ -441,6 +514,8 @@ struct DeviceArrays {
     double* slot_d2 = nullptr;
     int* slot_nn = nullptr;
     uint8_t* slot_alive = nullptr;
+    uint16_t* slot_col = nullptr;
+    int* task_stop = nullptr;
     int64_t slots = 0;
     // the dense batches (GpuPd3::plan_dense), refinement [0] and selection [1]
     int *dense_seg[2] = {}, *dense_chunk[2] = {}, *dense_run_first[2] = {};
@@ -455,13 +530,15 @@ struct DeviceArrays {
         arena.reserve(needs_later, nseg);
         arena.reserve(pending, 2);
         arena.reserve(pending_list, nseg);
-        // at most every segment's chunks but its first; a batch is at most kChunkBatch
-        slots = std::max<int64_t>(1, std::min<int64_t>(kChunkBatch, nseg * ((windows - 1) / pd3::chunk_columns(windows))));
+        // at most every segment's chunks but its first; a batch is at most chunk_batch
+        slots = std::max<int64_t>(1, std::min<int64_t>(chunk_batch(windows), nseg * ((windows - 1) / pd3::chunk_columns(windows))));
         for (int** a : {&task_seg, &task_chunk}) arena.reserve(*a, slots);
         arena.reserve(run_first, slots + 1);
         arena.reserve(slot_d2, slots * kSegmentRows);
         arena.reserve(slot_nn, slots * kSegmentRows);
         arena.reserve(slot_alive, slots * kSegmentRows);
+        arena.reserve(slot_col, slots * pd3::chunk_columns(windows));
+        arena.reserve(task_stop, slots);
         for (int side = 0; side < 2; ++side) {
             arena.reserve(dense_seg[side], dense[side].seg.size());
             arena.reserve(dense_chunk[side], dense[side].chunk.size());
@@ -595,7 +672,8 @@ class GpuPd3 final : public Pd3Runner {
         d.best_nn = select ? dev_.right_nn : dev_.left_nn;
         d.alive = dev_.alive, d.neighbor = dev_.neighbor, d.col_row = dev_.col_row, d.seg_done = dev_.seg_done;
         d.alive0 = dev_.alive0, d.task_seg = dev_.task_seg, d.task_chunk = dev_.task_chunk;
-        d.slot_d2 = dev_.slot_d2, d.slot_nn = dev_.slot_nn, d.slot_alive = dev_.slot_alive;
+        d.slot_d2 = dev_.slot_d2, d.slot_nn = dev_.slot_nn, d.slot_alive = dev_.slot_alive, d.slot_col = dev_.slot_col;
+        d.task_stop = dev_.task_stop;
         d.pending = dev_.pending, d.pending_list = dev_.pending_list;
         d.windows = windows_, d.excl = p_.excl, d.nseg = nseg_, d.m = p_.m, d.r2 = r2;
         d.needs_later = dev_.needs_later;
@@ -616,8 +694,9 @@ class GpuPd3 final : public Pd3Runner {
     void plan_dense() {
         for (int side = 0; side < 2; ++side) {
             ChunkTasks& t = dense_[side];
-            for (int64_t s = 0; s < nseg_ && (int64_t)t.seg.size() <= kChunkBatch; ++s) add_later_chunks(side == 1, s, t);
-            if ((int64_t)t.seg.size() > kChunkBatch) {
+            const int64_t limit = chunk_batch(windows_);
+            for (int64_t s = 0; s < nseg_ && (int64_t)t.seg.size() <= limit; ++s) add_later_chunks(side == 1, s, t);
+            if ((int64_t)t.seg.size() > limit) {
                 dense_[0] = dense_[1] = ChunkTasks();
                 return;
             }
@@ -709,8 +788,11 @@ class GpuPd3 final : public Pd3Runner {
         if (select) pd3_scan_later<true><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d);
         else pd3_scan_later<false><<<blocks, 32 * kWarpsPerBlock, 0, *stream_>>>(d);
         check(cudaGetLastError(), "pd3_scan_later");
-        pd3_merge<<<(unsigned)runs, kSegmentRows, 0, *stream_>>>(d, run_first);
+        if (select) pd3_merge<true><<<(unsigned)runs, kSegmentRows, 0, *stream_>>>(d, run_first);
+        else pd3_merge<false><<<(unsigned)runs, kSegmentRows, 0, *stream_>>>(d, run_first);
         check(cudaGetLastError(), "pd3_merge");
+        if (select) pd3_mark<<<(unsigned)n, kSegmentRows, 0, *stream_>>>(d);
+        check(cudaGetLastError(), "pd3_mark");
     }
 
     const Pd3Prep& p_;

@@ -22,9 +22,8 @@
 //  (ExactRanking), which gives each window it needs its exact NN distance;
 //  when they would decide the answer, the discards are verified (undone) with
 //  exact distances first.
-// A segment scans its columns in chunks (discords_detail.h): chunk 0 of
-// every segment, then every other chunk of the segments left unfinished, each
-// a task of its own (≲ 2.1e6 pair updates).  The scan of
+// A segment scans its chunks (discords_detail.h) in order, as a task (the
+// GPU reproduces this scan with the chunks in parallel).  The scan of
 // a segment is compiled twice, for FMA hardware and without (sweep_fma
 // pattern of matrix_profile.cpp): hd::fma is one instruction only where the
 // target has it.
@@ -105,10 +104,10 @@ constexpr int kSegmentRows = pd3::kSegmentRows;
 constexpr int kColumnBlock = 8;
 // A segment checks whether any row is left (PD3's early termination) after
 // each column j with (j − start) % kAliveCheck = kAliveCheck − 1, and at the
-// end of a chunk (pd3::plan_chunk: a multiple of kAliveCheck columns from the start):
-// where the GPU's warps check, so both stop a segment at the same column and
-// its discarded rows keep the same scan neighbours (the verification's partners).
-constexpr int kAliveCheck = 32;
+// end of a chunk (pd3::plan_chunk: a multiple of kAliveCheck columns from the
+// start): pd3::stop_column's groups, so the GPU's merged chunks stop the
+// segment at the same column.
+constexpr int kAliveCheck = (int)pd3::kCheckColumns;
 constexpr int kChains = 4;  // direct co-moments computed in lockstep (direct_block)
 
 // ---- the CPU path of PD3 ----------------------------------------------------
@@ -255,7 +254,7 @@ TSM_SCAN_INLINE bool visit_column(const double* __restrict isd_rows, int lo, int
     for (int r = lo; r < hi; ++r) {
         const double d2 = ColumnConstant ? pd3::constant_column_d2(isd_rows[r], md)
                                          : pd3::pair_d2(sr.comoment[r], isd_rows[r], sr.base[r], isd2_j);
-        const bool discard = pd3::visit_pair(d2, r2, j, sr.best_d2[r], sr.best_nn[r]);
+        const bool discard = pd3::visit_pair(sr.alive[r] != 0, d2, r2, j, sr.best_d2[r], sr.best_nn[r]);
         close |= discard;
         sr.alive[r] &= (uint8_t)!discard;
     }
@@ -444,72 +443,18 @@ class CpuPd3 final : public Pd3Runner {
         }
     }
 
-    // Chunk 0 of every unfinished segment, then the other chunks of those
-    // that need them (discords_detail.h, "Chunks").
+    // Every unfinished segment (a task each), its chunks in order with the
+    // rows' state carried over, until it is finished (discords_detail.h,
+    // "Chunks": the sequential scan the GPU's parallel chunks reproduce).
     void scan(const SideScan& sc) {
         parallel_for(ex_, nseg_, [&](int64_t s) {
             if (seg_done_[s]) return;
             const int64_t a = s * kSegmentRows;
-            seg_done_[s] = scan_chunk(sc, s, 0, RowState{sc.best_d2 + a, sc.best_nn + a, sc.alive + a}) ? 1 : 0;
-        });
-        later_chunks(sc);
-    }
-
-    // Chunks 1.. of the segments chunk 0 left unfinished, in batches of slots
-    // (each chunk from the rows alive after chunk 0, no neighbour yet),
-    // merged into the side's arrays in column order.  The batches are drawn
-    // one at a time (a scan at r = 0 of a long series has n²/2^21 chunks).
-    void later_chunks(const SideScan& sc) {
-        std::vector<int64_t> pending;  // the segments that need their later chunks
-        for (int64_t s = 0; s < nseg_; ++s)
-            if (!seg_done_[s]) pending.push_back(s), seg_done_[s] = 1;
-        int64_t total = 0;  // the later chunks
-        for (int64_t s : pending) total += pd3::chunk_count(pd3::plan_chunk(sc.select, s, N_, in_.excl, 0), N_) - 1;
-        if (total <= 0) return;
-        const std::vector<uint8_t> alive0(sc.alive, sc.alive + N_);
-        ChunkBatch b(std::min<int64_t>(total, ChunkBatch::kSize));
-        size_t p = 0;   // the next chunk: pending[p]'s chunk c
-        int64_t c = 1;
-        while (p < pending.size()) {
-            b.tasks.clear();
-            while (p < pending.size() && b.tasks.size() < b.size) {
-                const int64_t count = pd3::chunk_count(pd3::plan_chunk(sc.select, pending[p], N_, in_.excl, 0), N_);
-                if (c < count) b.tasks.push_back({pending[p], c++});
-                if (c >= count) ++p, c = 1;
+            const RowState st{sc.best_d2 + a, sc.best_nn + a, sc.alive + a};
+            for (int64_t c = 0; !scan_chunk(sc, s, c, st); ++c) {
             }
-            run_chunk_batch(sc, alive0, b);
-        }
-    }
-
-    // A batch of later chunks: their tasks (segment, chunk) and slots (up to
-    // kSize, no more than the scan has chunks: the slots are set per task).
-    struct ChunkBatch {
-        static constexpr int64_t kSize = 4096;
-        explicit ChunkBatch(int64_t n)
-            : size((size_t)n), d2(new double[n * kSegmentRows]), nn(new int64_t[n * kSegmentRows]),
-              alive(new uint8_t[n * kSegmentRows]) {}
-        size_t size;
-        std::vector<std::pair<int64_t, int64_t>> tasks;
-        std::unique_ptr<double[]> d2;
-        std::unique_ptr<int64_t[]> nn;
-        std::unique_ptr<uint8_t[]> alive;
-    };
-
-    // The batch's chunks in parallel, each into its slot, then merged in order.
-    void run_chunk_batch(const SideScan& sc, const std::vector<uint8_t>& alive0, ChunkBatch& b) {
-        parallel_for(ex_, (int64_t)b.tasks.size(), [&](int64_t u) {
-            const int64_t a = b.tasks[u].first * kSegmentRows, o = u * kSegmentRows;
-            std::fill(b.d2.get() + o, b.d2.get() + o + kSegmentRows, kInf);
-            std::fill(b.nn.get() + o, b.nn.get() + o + kSegmentRows, int64_t(-1));
-            for (int64_t r = 0; r < kSegmentRows && a + r < N_; ++r) b.alive[o + r] = alive0[a + r];
-            scan_chunk(sc, b.tasks[u].first, b.tasks[u].second, RowState{&b.d2[o], &b.nn[o], &b.alive[o]});
+            seg_done_[s] = 1;
         });
-        for (size_t u = 0; u < b.tasks.size(); ++u) {
-            const int64_t a = b.tasks[u].first * kSegmentRows, o = (int64_t)u * kSegmentRows;
-            for (int64_t r = 0; r < kSegmentRows && a + r < N_; ++r)
-                pd3::merge_chunk(b.alive[o + r], b.d2[o + r], b.nn[o + r], sc.alive[a + r], sc.best_d2[a + r],
-                                 sc.best_nn[a + r]);
-        }
     }
 
     const ScanSeries in_;

@@ -87,14 +87,19 @@
 //    zone.  A pair with d² < r² discards its row (Bitmap.Subseq) and, in the
 //    selection, its column (Bitmap.Neighbor), provisionally; the column
 //    records the smallest row that discarded it (close_row).  The refinement
-//    then scans the candidates, Subseq ∧ Neighbor.  A row's nearest
-//    neighbour on a side changes only to a strictly nearer column, so a tie
-//    keeps the smaller index; its NN is the nearer of its left and right
-//    ones, a tie goes left (the smaller index).
-//  * Early termination: a chunk (below) whose rows are all discarded stops,
-//    checked after every 32nd column from the segment's first one and at
-//    the end of the chunk (a multiple of 32 columns): the same columns on
-//    both paths.
+//    then scans the candidates, Subseq ∧ Neighbor.  While a row is alive its
+//    nearest neighbour on a side changes only to a strictly nearer column, so
+//    a tie keeps the smaller index; a discarded row keeps the pair that
+//    discarded it first (its partner for the verification; it is no
+//    candidate, so its nearest neighbour is never needed), while its pairs
+//    still discard columns.  A survivor's NN is the nearer of its left and
+//    right ones, a tie goes left (the smaller index).
+//  * Early termination: a segment whose rows are all discarded stops,
+//    checked after every kCheckColumns-th column from its first one (and at
+//    the end of a chunk, a multiple of kCheckColumns columns): its scan
+//    visits the columns [start, T), T the end of the check group in which
+//    its last row was first discarded (stop_column; T = end when a row
+//    survives).
 //  * Verification (where a step's answer would be taken from the survivors):
 //    a window the scan excluded stays excluded only if its exact distance to
 //    one of the partners that discarded it (discard_partners: its right
@@ -167,18 +172,24 @@ TSM_HD SegmentPlan plan_segment(bool select, int64_t s, int64_t windows, int64_t
     return p;
 }
 
-// Chunks.  A segment's columns [start, end) are scanned in chunks of K =
+// Chunks.  A segment's columns [start, end) are cut into chunks of K =
 // chunk_columns(windows), chunk c = [start + c·K, start + (c + 1)·K) ∩ [start, end),
 // each starting with direct co-moments for every row (as a segment's first
 // column: the chain of steps behind a value stays within the segment's rows,
-// so the bound above holds) and with its own early termination.  Chunk 0 of
-// every segment is scanned first (rows alive as the scan begins); a segment
-// with a row still alive after it then scans all its other chunks at once,
-// each from the rows alive after chunk 0 and with no nearest neighbour yet,
-// and their results are merged in column order (merge_chunk).  So a
-// segment's later chunks are independent of each other (the GPU gives each
-// its own warp; a segment whose rows survive long is no longer one warp's
-// long walk), and both paths compute the same chunks: the same bits.
+// so the bound above holds).  What a scan computes is the sequential one:
+// the chunks in order, the rows' state carried from one to the next, early
+// termination as above (the CPU scans so).  The GPU gets the same result
+// with the later chunks in parallel: chunk 0 of every segment first; a
+// segment with a row still alive after it then scans all its other chunks at
+// once, each from the rows alive after chunk 0 with no nearest neighbour
+// yet, stopping when each of those rows was discarded within the chunk, and
+// recording which rows discarded which of its columns; merged in column
+// order (merge_chunk), a chunk's rows change only while they are alive (so a
+// row takes its first discard, as the sequential scan), and when the last of
+// them dies in chunk c, T follows (stop_column: that chunk scanned at least
+// up to T, every chunk before it wholly) and only its columns before T are
+// marked, the later chunks' none.
+constexpr int64_t kCheckColumns = 32;
 // K: the largest power of two ≤ windows/64, within [2048, 8192] (a
 // multiple of 32: chunks end where the early termination checks).  Shorter
 // chunks wait less for a segment's slowest one; longer ones rescan less (a
@@ -206,16 +217,24 @@ TSM_HD int64_t chunk_count(const SegmentPlan& sp, int64_t windows) {
 }
 
 // A later chunk's result for one row merged into the row's (chunks in
-// ascending order): the row stays alive only if no chunk discarded it, and
-// its nearest neighbour changes only to a strictly nearer column (a tie keeps
-// the earlier chunk's, the smaller index), as within a chunk.
+// ascending order): a row alive before the chunk takes the chunk's nearest
+// neighbour if strictly nearer (a tie keeps the earlier chunk's, the smaller
+// index), as within a chunk, and stays alive only if the chunk did not
+// discard it; a discarded row keeps its first discard.
 template <class Index>
 TSM_HD void merge_chunk(uint8_t chunk_alive, double chunk_d2, Index chunk_j, uint8_t& alive, double& best_d2,
                         Index& best_j) {
-    alive = (uint8_t)(alive & chunk_alive);
-    const bool nearer = chunk_d2 < best_d2;
+    const bool nearer = alive && chunk_d2 < best_d2;
     best_d2 = nearer ? chunk_d2 : best_d2;
     best_j = nearer ? chunk_j : best_j;
+    alive = (uint8_t)(alive & chunk_alive);
+}
+
+// T of a segment whose last row was first discarded at column last (sp: any
+// chunk of the segment): the end of that check group, at most the end.
+TSM_HD int64_t stop_column(const SegmentPlan& sp, int64_t last) {
+    const int64_t t = sp.start + ((last - sp.start) / kCheckColumns + 1) * kCheckColumns;
+    return t < sp.end ? t : sp.end;
 }
 
 // Whether the segment is done after this column window (chunk 0: whether it
@@ -276,12 +295,13 @@ TSM_HD void discard_partners(bool kept, bool neighbor, bool cand, bool alive, in
     out[2] = cand && !alive ? left_nn : -1;
 }
 
-// One pair (row, column j) of a scan in ascending j: the row's nearest
-// neighbour so far (best_d2, best_j) changes only to a strictly nearer column;
-// returns whether the pair discards the row (and, in the selection, the column).
+// One pair (row, column j) of a scan in ascending j: the nearest neighbour so
+// far (best_d2, best_j) of a row still alive changes only to a strictly
+// nearer column; returns whether the pair discards the row (and, in the
+// selection, the column).
 template <class Index>
-TSM_HD bool visit_pair(double d2, double r2, Index j, double& best_d2, Index& best_j) {
-    const bool nearer = d2 < best_d2;
+TSM_HD bool visit_pair(bool alive, double d2, double r2, Index j, double& best_d2, Index& best_j) {
+    const bool nearer = alive & (d2 < best_d2);
     best_d2 = nearer ? d2 : best_d2;
     best_j = nearer ? j : best_j;
     return d2 < r2;
@@ -293,8 +313,8 @@ TSM_HD bool visit_pair(double d2, double r2, Index j, double& best_d2, Index& be
 // predicate input) instead of selecting a d² of +∞, which costs two selects a
 // row (a double is two registers).
 template <class Index>
-TSM_HD bool visit_pair(bool paired, double d2, double r2, Index j, double& best_d2, Index& best_j) {
-    const bool nearer = paired & (d2 < best_d2);
+TSM_HD bool visit_paired(bool paired, bool alive, double d2, double r2, Index j, double& best_d2, Index& best_j) {
+    const bool nearer = paired & alive & (d2 < best_d2);
     best_d2 = nearer ? d2 : best_d2;
     best_j = nearer ? j : best_j;
     return paired & (d2 < r2);

@@ -652,8 +652,9 @@ struct SideResult {
 };
 
 // PD3's scan of one side, stated plainly: every segment over its columns in
-// one go; co-moments C direct in the segment's first column, for its top row
-// and for rough rows or columns, by the recurrence otherwise; visit(i, j, C)
+// one go; co-moments C direct in the first column of each chunk
+// (pd3::chunk_columns), for its top row and for rough rows or columns, by the
+// recurrence otherwise; visit(i, j, C)
 // for every row i the side pairs with column j.  A segment is not scanned
 // when live(plan) is false, and stops after the first 32nd column (from its
 // first) at which it is.
@@ -662,6 +663,7 @@ void plain_scan(const tsm::Pd3Prep& p, bool select, Live live, Visit visit) {
     namespace pd3 = tsm::pd3;
     const tsm::mp::Prepared& P = p.mp;
     const pd3::Columns cols = pd3::scan_columns(select, p.N, p.excl);
+    const int64_t K = pd3::chunk_columns(p.N);
     for (int64_t s = 0; s * pd3::kSegmentRows < p.N; ++s) {
         const pd3::SegmentPlan sp = pd3::plan_segment(select, s, p.N, p.excl, cols.begin, cols.end);
         if (!live(sp)) continue;
@@ -669,7 +671,7 @@ void plain_scan(const tsm::Pd3Prep& p, bool select, Live live, Visit visit) {
         for (int64_t j = sp.start; j < sp.end; ++j) {
             for (int r = 0; r < sp.rows; ++r) {
                 const int64_t i = sp.first_row + r;
-                next[r] = (j == sp.start || r == 0 || p.rough[i] || p.rough[j])
+                next[r] = ((j - sp.start) % K == 0 || r == 0 || p.rough[i] || p.rough[j])
                               ? tsm::direct_comoment(P.xs.data(), i, j, p.m, P.mu[i], P.mu[j])
                               : tsm::comoment_next(C[r - 1], P.df[i], P.dg[i], P.df[j], P.dg[j]);
             }
@@ -701,7 +703,7 @@ SideResult plain_side(const tsm::Pd3Prep& p, bool select, double r2, const std::
         const double isd2_j = pd3::column_isd2(P.inv_std[j]);
         const double d2 = P.inv_std[j] == 0.0 ? pd3::constant_column_d2(P.inv_std[i], md)
                                               : pd3::pair_d2_unbased(C, P.inv_std[i], isd2_j, md, m2);
-        if (pd3::visit_pair(d2, r2, j, out.d2[i], out.nn[i])) {
+        if (pd3::visit_pair((bool)out.alive[i], d2, r2, j, out.d2[i], out.nn[i])) {
             out.alive[i] = 0;
             out.hit[j] = 1;
             out.col_row[j] = std::min(out.col_row[j], i);
@@ -786,7 +788,8 @@ std::vector<double> scan_series(int64_t n, int m, uint64_t seed, bool special) {
 TEST(discords_cpu_scan_equals_plain_rules) {
     struct Case { int64_t n; int m; int64_t excl; uint64_t seed; bool special; };
     for (Case c : {Case{1500, 16, 16, 1, false}, Case{1203, 3, 3, 2, false}, Case{2100, 40, 7, 3, true},
-                   Case{1800, 25, 90, 4, true}, Case{900, 20, 1, 5, false}}) {
+                   Case{1800, 25, 90, 4, true}, Case{900, 20, 1, 5, false},
+                   Case{9000, 16, 16, 6, false}, Case{7000, 30, 30, 7, true}}) {  // chunks of 2,048 columns
         const auto x = scan_series(c.n, c.m, c.seed, c.special);
         TsExec ex = tsmt::cpu_exec((int)(1 + c.seed % 3));
         tsm::Pd3Prep p;
