@@ -423,12 +423,22 @@ void require_memory(int64_t n, int64_t N, int n_refs, int W, int cap) {
 }
 
 // The series and the references onto the device.
-void upload(DeviceIndex& ix, const double* x, const std::vector<int64_t>& refs, cudaStream_t st) {
+// x[i]·2^e in place (unit_scaled's arithmetic: the same bits).
+__global__ void k_scale(double* x, int64_t n, int e) {
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = frames::times_pow2_up(x[i], e);
+}
+
+void upload(DeviceIndex& ix, const double* x, int scale_exp, const std::vector<int64_t>& refs, cudaStream_t st) {
     ix.x.allocate(ix.n, "series");
     ix.mean.allocate(ix.N, "window means");
     ix.inv.allocate(ix.N, "window spreads");
     ix.cst.allocate(ix.N, "constant flags");
     check(cudaMemcpyAsync(ix.x.get(), x, ix.n * sizeof(double), cudaMemcpyHostToDevice, st), "copy series");
+    if (scale_exp != 0) {
+        k_scale<<<grid_for(ix.n, kThreads), kThreads, 0, st>>>(ix.x.get(), ix.n, scale_exp);
+        launched("scaling");
+    }
     ix.refs.allocate(ix.n_refs, "references");
     check(cudaMemcpyAsync(ix.refs.get(), refs.data(), ix.n_refs * sizeof(int64_t), cudaMemcpyHostToDevice, st),
           "copy refs");
@@ -654,7 +664,7 @@ BestPair best_allowed_pair(const DeviceIndex& ix, LoopBuffers& lb, const std::ve
 }  // namespace
 
 std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, int64_t excl, int n_refs,
-                                 TsExec* ex, MkStats* stats) {
+                                 TsExec* ex, MkStats* stats, int scale_exp) {
     use_device(ex);
     const double t_start = now_ms();
     const double t_budget = steady_ms();  // ex->budget_ms counts from here
@@ -672,7 +682,7 @@ std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, i
 
     Stream st;
     EventTimer timer(st);
-    upload(ix, x, refs, st);
+    upload(ix, x, scale_exp, refs, st);
     timer.start();
     {
         Buffer<double> ref_sd, C;

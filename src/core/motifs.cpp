@@ -93,9 +93,11 @@ static_assert(motif::kProfileRhoTolerance >= 25.0 / 4 * mp::kGuardTol + 0x1p-40,
               "the profile path's bounds must cover the profile's guarantee (mp_detail.h)");
 
 int unit_scale_exponent(const double* x, int64_t n) {
-    double top = 0;  // the largest finite magnitude (gaps stay gaps)
-    for (int64_t i = 0; i < n; ++i)
-        if (!mp::is_gap(x[i])) top = std::max(top, std::fabs(x[i]));
+    double top = 0;  // the largest finite magnitude (gaps stay gaps; a select, no branch: it vectorises)
+    for (int64_t i = 0; i < n; ++i) {
+        const double a = std::fabs(x[i]);
+        top = a <= std::numeric_limits<double>::max() && a > top ? a : top;
+    }
     return mp::scale_exponent(top);
 }
 
@@ -1362,13 +1364,13 @@ extern "C" int tsm_motifs_mk(const double* x, int64_t n, int32_t m, int64_t k, i
         exclusion = check_window_k_exclusion(m, k, exclusion);
         check_references(n_references);
         check_motif_series(x, n, m, exclusion);
-        const std::vector<double> xs = tsm::unit_scaled(x, n);
         std::vector<tsm::MotifPair> r;
-        if (tsm::use_gpu(ex, TS_WORK_MOTIFS, n, m)) {
+        if (tsm::use_gpu(ex, TS_WORK_MOTIFS, n, m)) {  // the device scales its copy
 #ifdef TSMINE_WITH_CUDA
-            r = tsm::gpu::motifs_mk(xs.data(), n, m, k, exclusion, n_references, ex);
+            r = tsm::gpu::motifs_mk(x, n, m, k, exclusion, n_references, ex, nullptr, tsm::unit_scale_exponent(x, n));
 #endif
         } else {
+            const std::vector<double> xs = tsm::unit_scaled(x, n);
             r = tsm::motifs_mk_cpu(xs.data(), n, m, k, exclusion, n_references, ex);
         }
         fill_motifs(r, ex, out);

@@ -172,8 +172,11 @@ std::unique_ptr<WindowProfiler> make_profiler(const double* xs, int64_t n, int m
 
 #ifdef TSMINE_WITH_CUDA
 namespace gpu {
+// MK on the series x·2^scale_exp (unit_scaled's form when scale_exp is
+// unit_scale_exponent(x); the device scales the copy it reads, with
+// frames::times_pow2_up, the bits of unit_scaled).
 std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, int64_t excl, int n_refs,
-                                 TsExec* ex, MkStats* stats = nullptr);
+                                 TsExec* ex, MkStats* stats = nullptr, int scale_exp = 0);
 std::unique_ptr<WindowProfiler> make_window_profiler(const double* xs, int64_t n, int m, TsExec* ex, bool raw);
 // Distances of the pattern to every window, those <= max_distance (NaN: all),
 // sorted by (distance, position).
