@@ -102,10 +102,10 @@
 //    survives).
 //  * Verification (where a step's answer would be taken from the survivors):
 //    a window the scan excluded stays excluded only if its exact distance to
-//    one of the partners that discarded it (discard_partners: its right
-//    neighbour if the selection discarded its row, the recorded row if it
-//    discarded its column, its left neighbour if the refinement discarded
-//    it) is < r (discard_holds); otherwise the discard is undone and the
+//    one of the partners that discarded it (discard_partners: the column
+//    that first discarded its row in the selection, the recorded row if the
+//    selection discarded its column, the column that first discarded it in
+//    the refinement) is < r (discard_holds); otherwise the discard is undone and the
 //    window proposed, u the smallest of those distances.  A window with
 //    E ≥ r has every exact distance ≥ r, so it survives or is undone,
 //    whatever the scan's rounding.
@@ -283,11 +283,12 @@ TSM_HD int close_row(bool discard, int row, int closer) { return discard ? row :
 // A provisional discard stands when the pair's exact distance d is < r.
 TSM_HD bool discard_holds(double d, double r) { return d < r; }
 
-// The partners that discarded window i in a run, in order, −1 for none: its
-// right neighbour when the selection discarded its row (kept: its row
-// survived the selection), the recorded row when the selection discarded
-// its column (neighbor: Bitmap.Neighbor), its left neighbour when the
-// refinement discarded it (cand: it was a candidate, alive: it survived).
+// The partners that discarded window i in a run, in order, −1 for none: the
+// column that first discarded its row in the selection (right_nn; kept: its
+// row survived the selection), the recorded row when the selection
+// discarded its column (neighbor: Bitmap.Neighbor), the column that first
+// discarded it in the refinement (left_nn; cand: it was a candidate, alive:
+// it survived).
 TSM_HD void discard_partners(bool kept, bool neighbor, bool cand, bool alive, int64_t right_nn, int64_t col_row,
                              int64_t left_nn, int64_t* out) {
     out[0] = kept ? -1 : right_nn;
