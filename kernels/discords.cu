@@ -42,7 +42,7 @@
 //    stop column T stay unmarked);
 //    ≲ 20 ms of work a launch; tsm::gpu::wait
 //    between launches.  A series whose later chunks fit one batch (up to
-//    about 2^17 windows) lists them once and runs them as one batch a scan
+//    about 2^16 windows) lists them once and runs them as one batch a scan
 //    side, with no wait for chunk 0's list (GpuPd3::plan_dense).
 #include <cuda_runtime.h>
 
