@@ -4,7 +4,7 @@
 #   make installcheck           pg_regress suite (sql/, expected/)
 #   make unittest               C++ unit tests of the core (test/unit/)
 #   make prove                  pgTAP suite (test/pgtap/, needs pg_prove)
-#   make bench_motifs bench_outliers bench_discords   C++ benchmark drivers of the core (bench/*.cpp)
+#   make bench_motifs bench_outliers bench_discords bench_shapelets   C++ benchmark drivers of the core (bench/*.cpp)
 #   scripts/test.sh             everything, on a throwaway cluster
 
 EXTENSION = tsmine
@@ -101,13 +101,16 @@ prove:
 # ---- C++ benchmark drivers: the core alone, no SQL (bench/*.cpp) ----------
 # bench/bench_motifs runs on the CPU, and on the GPU in a CUDA build;
 # bench/bench_outliers times the GPU kernels and needs a CUDA build.
-BENCH_BINS = bench/bench_motifs bench/bench_outliers bench/bench_discords
-.PHONY: bench_motifs bench_outliers bench_discords
+BENCH_BINS = bench/bench_motifs bench/bench_outliers bench/bench_discords bench/bench_shapelets
+.PHONY: bench_motifs bench_outliers bench_discords bench_shapelets
 bench_motifs: bench/bench_motifs
 bench_discords: bench/bench_discords
 bench/bench_discords: bench/bench_discords.cpp $(CORE_OBJS) $(KERNEL_OBJS) $(wildcard src/core/*.h)
 	$(TSM_CXX) $(CORE_CXXFLAGS) -o $@ $< $(CORE_OBJS) $(KERNEL_OBJS) $(CUDA_LIBS) -lpthread
 bench_outliers: bench/bench_outliers
+bench_shapelets: bench/bench_shapelets
+bench/bench_shapelets: bench/bench_shapelets.cpp $(CORE_OBJS) $(KERNEL_OBJS) $(wildcard src/core/*.h)
+	$(TSM_CXX) $(CORE_CXXFLAGS) -o $@ $< $(CORE_OBJS) $(KERNEL_OBJS) $(CUDA_LIBS) -lpthread
 bench/bench_motifs: bench/bench_motifs.cpp $(CORE_OBJS) $(KERNEL_OBJS) $(wildcard src/core/*.h)
 	$(TSM_CXX) $(CORE_CXXFLAGS) -o $@ $< $(CORE_OBJS) $(KERNEL_OBJS) $(CUDA_LIBS) -lpthread
 bench/bench_outliers: bench/bench_outliers.cpp $(CORE_OBJS) $(KERNEL_OBJS) $(wildcard src/core/*.h)
