@@ -134,6 +134,7 @@ struct WindowArgs {
     double2* terms;      // (df, dg) of window i ≥ 1 of each series (local_terms)
     uint8_t* has_flat;   // [li·N + j]: any flat window (zeroed before stats_kernel)
     uint8_t* restart;    // restart_windows, per window
+    double* reach;       // restart_windows: each window's reach (the settle rule's bound)
     int32_t* restarts;   // the restarting windows of each series, ascending, from its first window's entry
     int32_t* n_restarts; // [li·N + j]: how many
 };
@@ -230,10 +231,12 @@ __global__ void stats_kernel(SeriesArgs series, WindowArgs win) {
             int32_t n = 0;
             double peak = win.terms[o].y;
             win.restart[o] = 0;
+            win.reach[o] = reach_of(peak, win.inv_sd[o]);
             for (int64_t u = 1; u < count; ++u) {
                 const double2 sp = win.terms[o + u];
                 const bool r = restart_step(peak, sp.x, sp.y, !pivot_is_candidate(win.inv_sd[o + u]));
                 win.restart[o + u] = r ? 1 : 0;
+                win.reach[o + u] = reach_of(peak, win.inv_sd[o + u]);
                 if (r) list[n++] = (int32_t)u;
             }
             win.n_restarts[q] = n;
@@ -328,17 +331,48 @@ struct DistTask {
     const double *a, *mean_a, *inv_sd_a;
     const double2* terms_a;
     const uint8_t* restart_a;    // the source's restarting windows (rows computed directly)
+    const double *reach_a, *reach_b;  // the windows' reaches (the settle rule's bound)
     const double *b, *mean_b, *inv_sd_b;
     const double2* terms_b;
     const int32_t* restarts_b;   // the target's restarting windows (columns computed directly), ascending
     int n_restarts_b;
     const double* start_column;  // C(p, 0): the start table's, or computed into dist first
     double* dist;                // the target's row of the distance matrix, by pivot
-    int32_t* arg;                // and where each pivot's best window is (settle_kernel)
+    int32_t* arg;                // the best window of each pivot where it is settled, else −1 (settle_kernel)
     int64_t g0, g1;
     int U, L;
     bool target_has_flat;
 };
+
+// The end of a tile: each row's screened distance, and the window to settle
+// it with (needs_settling) or −1.  Every load before the first store (a store
+// through the task's pointers might alias them otherwise).
+template <int RPL>
+__device__ __forceinline__ void tile_results(const DistTask& k, int64_t pt, int64_t end, int lane,
+                                             const double (&best)[RPL], const int (&at)[RPL]) {
+    const double* __restrict__ inv_sd_a = k.inv_sd_a;
+    const double *__restrict__ reach_a = k.reach_a, *__restrict__ reach_b = k.reach_b;
+    const uint8_t* __restrict__ restart_a = k.restart_a;
+    double screened[RPL];
+    int32_t settle_at[RPL];
+#pragma unroll
+    for (int r = 0; r < RPL; ++r) {
+        const int64_t p = min(pt + (int64_t)lane * RPL + r, end - 1);
+        screened[r] = distance_from_best(best[r], inv_sd_a[p], k.L, k.target_has_flat);
+        const int64_t steps = steps_since_direct(p, k.g0, p == k.g0 || restart_a[p]);
+        const double error = screen_error(steps, k.L, reach_a[p], reach_b[at[r]]);
+        settle_at[r] = needs_settling(screened[r], error, k.L, k.target_has_flat) ? at[r] : -1;
+    }
+    double* __restrict__ dist = k.dist;
+    int32_t* __restrict__ arg = k.arg;
+#pragma unroll
+    for (int r = 0; r < RPL; ++r) {
+        const int64_t p = pt + (int64_t)lane * RPL + r;
+        if (p >= end) continue;
+        dist[p] = screened[r];
+        arg[p] = settle_at[r];
+    }
+}
 
 // The end of one column u of a tile: the rows' best C·(1/σ_u) and where, and
 // the tile's last row for the next tile.
@@ -409,13 +443,7 @@ __device__ __forceinline__ void dist_tile(const DistTask& k, int lane, int64_t p
         ++u;
     }
     __syncwarp();
-#pragma unroll
-    for (int r = 0; r < RPL; ++r) {
-        const int64_t p = pt + (int64_t)lane * RPL + r;
-        if (p >= end) continue;
-        k.dist[p] = distance_from_best(best[r], k.inv_sd_a[p], k.L, k.target_has_flat);
-        k.arg[p] = at[r];
-    }
+    tile_results<RPL>(k, pt, end, lane, best, at);
 }
 
 // A tile of RPL rows a lane, its first row direct or not.
@@ -470,6 +498,7 @@ __device__ __forceinline__ DistTask dist_task(const Item& it, int j, int64_t g0,
     k.mean_a = win.mean + oa, k.inv_sd_a = win.inv_sd + oa, k.terms_a = win.terms + oa;
     k.mean_b = win.mean + ob, k.inv_sd_b = win.inv_sd + ob, k.terms_b = win.terms + ob;
     k.restart_a = win.restart + oa;
+    k.reach_a = win.reach + oa, k.reach_b = win.reach + ob;
     k.restarts_b = win.restarts + ob;
     k.n_restarts_b = win.n_restarts[(int64_t)it.length_index * N + j];
     k.start_column = nullptr;
@@ -531,12 +560,15 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, SeriesArgs series, 
         const int64_t g0 = (local / series.count) * it.rows_per_group;
         const int64_t g1 = min((int64_t)it.pivots, g0 + it.rows_per_group);
         double* dist = out.dist + (int64_t)j * out.pivot_stride + it.pivot_base;
+        int32_t* arg = out.arg + (int64_t)j * out.pivot_stride + it.pivot_base;
         double fixed;
         if (fixed_distance(it.source, j, series.length[j], it.length, &fixed)) {
-            for (int64_t p = g0 + lane; p < g1; p += 32) dist[p] = fixed;
+            for (int64_t p = g0 + lane; p < g1; p += 32) {
+                dist[p] = fixed;
+                arg[p] = -1;
+            }
             continue;
         }
-        int32_t* arg = out.arg + (int64_t)j * out.pivot_stride + it.pivot_base;
         DistTask& k = task[warp];
         if (lane == 0) k = dist_task(it, j, g0, g1, dist, arg, series, win, table);
         __syncwarp();
@@ -562,24 +594,23 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, SeriesArgs series, 
     }
 }
 
-// The distances of a launch below kVerifyBelow, settled directly (direct_distance:
-// the pivot's window and the best window of the target, as given, with the
-// frames stats_kernel stored).  A thread per entry of the distance matrix.
+// The distances of a launch that needs_settling, settled directly
+// (direct_distance: the pivot's window and the best window of the target, as
+// dist_kernel left it in arg, −1 where nothing is settled, with the frames
+// stats_kernel stored).  A thread per entry of the distance matrix.
 __global__ void settle_kernel(const Item* items, int n_items, int64_t n_pivots, SeriesArgs series, WindowArgs win,
                               DistArgs out) {
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n_pivots * series.count; e += stride) {
         const int j = (int)(e / n_pivots);
         const int64_t pv = e % n_pivots;
-        double* d = out.dist + (int64_t)j * out.pivot_stride + pv;
-        if (!needs_settling(*d)) continue;
+        const int64_t u = out.arg[(int64_t)j * out.pivot_stride + pv];
+        if (u < 0) continue;
         const Item& it = items[last_at_most(n_items, pv, [&](int i) { return items[i].pivot_base; })];
-        double fixed;
-        if (fixed_distance(it.source, j, series.length[j], it.length, &fixed)) continue;
-        const int64_t p = pv - it.pivot_base, u = out.arg[(int64_t)j * out.pivot_stride + pv];
+        const int64_t p = pv - it.pivot_base;
         const int64_t oa = win.window_offset[(int64_t)it.length_index * series.count + it.source];
         const int64_t ob = win.window_offset[(int64_t)it.length_index * series.count + j];
-        *d = direct_distance(series.values + series.offset[it.source] + p, win.frames[oa + p],
+        out.dist[(int64_t)j * out.pivot_stride + pv] = direct_distance(series.values + series.offset[it.source] + p, win.frames[oa + p],
                              series.values + series.offset[j] + u, win.frames[ob + u], it.length);
     }
 }
@@ -1142,7 +1173,7 @@ struct Device {
     uint8_t* restart;
     int32_t *restarts, *n_restarts;
     unsigned long long* next_task;  // per launch
-    double *mean, *inv_sd, *table, *dist, *carry;
+    double *mean, *inv_sd, *reach, *table, *dist, *carry;
     StoredFrame* frames;
     int32_t* arg;
     double2* terms;
@@ -1162,6 +1193,7 @@ Device allocate_device(tsm::gpu::Arena& ar, const Upload& up, const Plan& plan, 
     const size_t mean = ar.take<double>(plan.max_entries), inv_sd = ar.take<double>(plan.max_entries);
     const size_t frames = ar.take<StoredFrame>(plan.max_entries);
     const size_t restart = ar.take<uint8_t>(plan.max_entries), restarts = ar.take<int32_t>(plan.max_entries);
+    const size_t reach = ar.take<double>(plan.max_entries);
     const size_t n_restarts = ar.take<int32_t>(n_lengths * N);
     const size_t terms = ar.take<double2>(plan.max_entries), table = ar.take<double>(plan.max_table);
     const size_t dist = ar.take<double>((size_t)plan.max_pivots * N);
@@ -1193,6 +1225,7 @@ Device allocate_device(tsm::gpu::Arena& ar, const Upload& up, const Plan& plan, 
     dev.has_flat = ar.at<uint8_t>(has_flat);
     dev.next_task = ar.at<unsigned long long>(next_task);
     dev.restart = ar.at<uint8_t>(restart);
+    dev.reach = ar.at<double>(reach);
     dev.restarts = ar.at<int32_t>(restarts);
     dev.n_restarts = ar.at<int32_t>(n_restarts);
     dev.mean = ar.at<double>(mean);
@@ -1214,8 +1247,8 @@ Device allocate_device(tsm::gpu::Arena& ar, const Upload& up, const Plan& plan, 
 WindowArgs window_args(const Device& dev, const Group& g) {
     const int N = dev.series.count;
     return WindowArgs{dev.window_offset + g.l0 * N, dev.lengths + g.l0, (int)(g.l1 - g.l0), dev.mean,
-                      dev.inv_sd, dev.frames, dev.terms, dev.has_flat + g.l0 * N, dev.restart, dev.restarts,
-                      dev.n_restarts + g.l0 * N};
+                      dev.inv_sd, dev.frames, dev.terms, dev.has_flat + g.l0 * N, dev.restart, dev.reach,
+                      dev.restarts, dev.n_restarts + g.l0 * N};
 }
 
 StartTableArgs table_args(const Device& dev, const Group& g) {

@@ -107,6 +107,8 @@ void length_stats(const Subset& d, int L, LengthStats& out) {
     out.dg.assign(total, 0.0);
     out.frames.assign(total, StoredFrame{});
     out.restart.assign(total, 0);
+    out.reach.assign(total, 0.0);
+    out.reach_max.assign(N, 0.0);
     out.restarts.clear();
     out.restarts_begin.assign(N + 1, 0);
     for (int64_t j = 0; j < N; ++j) {
@@ -122,7 +124,8 @@ void length_stats(const Subset& d, int L, LengthStats& out) {
             out.has_flat[j] |= pivot_is_flat(inv_sd[u]) ? 1 : 0;
         }
         for (int64_t u = 1; u < U; ++u) local_terms(y, mean, L, u, &out.df[o + u], &out.dg[o + u]);
-        restart_windows(y, U, L, inv_sd, out.restart.data() + o);
+        restart_windows(y, U, L, inv_sd, out.restart.data() + o, out.reach.data() + o);
+        for (int64_t u = 0; u < U; ++u) out.reach_max[j] = std::max(out.reach_max[j], out.reach[o + u]);
         for (int64_t u = 1; u < U; ++u)
             if (out.restart[o + u]) out.restarts.push_back(u);
     }
@@ -165,7 +168,7 @@ __attribute__((always_inline)) inline void direct_column(const double* a, const 
 // C·(1/σ_u) (four running maxima side by side, so that they vectorise; a
 // maximum does not depend on the order of its terms, up to the sign of a
 // zero, which distance_from_best does not see), and, only for a distance that
-// needs_settling recomputes, the first u that holds it.
+// needs_settling may recompute, the first u that holds it.
 __attribute__((always_inline)) inline double row_best(const double* c, const double* inv_sd_b, int64_t U) {
     typedef double Lanes __attribute__((vector_size(32)));  // the four maxima
     Lanes m = {-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
@@ -188,9 +191,38 @@ __attribute__((always_inline)) inline double row_best(const double* c, const dou
 }
 __attribute__((always_inline)) inline int64_t first_of(double best, const double* c, const double* inv_sd_b,
                                                        int64_t U) {
+    typedef double Lanes __attribute__((vector_size(32)));
+    const Lanes target = {best, best, best, best};
     int64_t u = 0;
+    for (; u + 4 <= U; u += 4) {  // four at a time up to the block that holds it
+        Lanes cu, iu;
+        std::memcpy(&cu, c + u, sizeof cu);
+        std::memcpy(&iu, inv_sd_b + u, sizeof iu);
+        const auto hit = cu * iu == target;
+        if (hit[0] | hit[1] | hit[2] | hit[3]) break;
+    }
     while (u + 1 < U && !(hd::mul(c[u], inv_sd_b[u]) == best)) ++u;
     return u;
+}
+
+// The training distance of pivot p of source s to target j from its row of
+// co-moments cur (U target windows; steps: steps_since_direct): the screened
+// distance, or where needs_settling asks, the chosen window's directly.  The
+// bound is asked first with the target's largest reach (it is monotone in
+// it), and only then about the chosen window.
+__attribute__((always_inline)) inline double row_distance(const Subset& d, const LengthStats& st, int64_t s,
+                                                          int64_t j, int64_t p, int64_t steps, const double* cur,
+                                                          int64_t U) {
+    const int L = st.L;
+    const int64_t oa = st.off[s], ob = st.off[j];
+    const double* inv_sd_b = st.inv_sd.data() + ob;
+    const bool flat = st.has_flat[j];
+    const double best = row_best(cur, inv_sd_b, U), reach_p = st.reach[oa + p];
+    const double screened = distance_from_best(best, st.inv_sd[oa + p], L, flat);
+    if (!needs_settling(screened, screen_error(steps, L, reach_p, st.reach_max[j]), L, flat)) return screened;
+    const int64_t at = first_of(best, cur, inv_sd_b, U);
+    if (!needs_settling(screened, screen_error(steps, L, reach_p, st.reach[ob + at]), L, flat)) return screened;
+    return direct_distance(d.x[s] + p, st.frames[oa + p], d.x[j] + at, st.frames[ob + at], L);
 }
 
 // Distances of rows [r0, r1) of source s (row group starting at g0 <= r0) to
@@ -205,15 +237,13 @@ __attribute__((always_inline)) inline void rows_to_target_body(const Subset& d, 
     const int L = st.L;
     const int64_t U = d.n[j] - L + 1, oa = st.off[s], ob = st.off[j];
     const double *a = d.scaled[s]->y.data(), *b = d.scaled[j]->y.data();
-    const double *mean_a = st.mean.data() + oa, *inv_sd_a = st.inv_sd.data() + oa;
+    const double* mean_a = st.mean.data() + oa;
     const double *df_a = st.df.data() + oa, *dg_a = st.dg.data() + oa;
-    const double *mean_b = st.mean.data() + ob, *inv_sd_b = st.inv_sd.data() + ob;
+    const double* mean_b = st.mean.data() + ob;
     const double *df_b = st.df.data() + ob, *dg_b = st.dg.data() + ob;
-    const StoredFrame *frames_a = st.frames.data() + oa, *frames_b = st.frames.data() + ob;
     const uint8_t* restart_a = st.restart.data() + oa;
     const int64_t *restarts_b = st.restarts.data() + st.restarts_begin[j],
                   *restarts_b_end = st.restarts.data() + st.restarts_begin[j + 1];
-    const bool target_has_flat = st.has_flat[j];
     sc.prev.resize(U);
     sc.cur.resize(U);
     sc.column.resize(r1 - g0);
@@ -230,16 +260,9 @@ __attribute__((always_inline)) inline void rows_to_target_body(const Subset& d, 
             for (const int64_t* r = restarts_b; r != restarts_b_end; ++r)  // restarts of the target's diagonals
                 cur[*r] = local_comoment(a + p, mean_a[p], b + *r, mean_b[*r], L);
         }
-        if (p >= r0) {
-            const double best = row_best(cur, inv_sd_b, U);
-            const double screened = distance_from_best(best, inv_sd_a[p], L, target_has_flat);
-            if (!needs_settling(screened)) {
-                out[(p - r0) * stride] = screened;
-            } else {
-                const int64_t at = first_of(best, cur, inv_sd_b, U);
-                out[(p - r0) * stride] = direct_distance(d.x[s] + p, frames_a[p], d.x[j] + at, frames_b[at], L);
-            }
-        }
+        if (p >= r0)
+            out[(p - r0) * stride] =
+                row_distance(d, st, s, j, p, steps_since_direct(p, g0, p == g0 || restart_a[p]), cur, U);
         std::swap(sc.prev, sc.cur);
     }
 }

@@ -55,6 +55,8 @@ struct LengthStats {
     std::vector<double> df, dg;         // recurrence terms of window i ≥ 1 (slot 0 unused)
     std::vector<StoredFrame> frames;    // each window's own frame (direct distances)
     std::vector<uint8_t> restart;       // restart_windows
+    std::vector<double> reach;          // restart_windows: each window's reach (the settle rule's bound)
+    std::vector<double> reach_max;      // per series: its windows' largest reach
     std::vector<int64_t> restarts;      // the restarting windows, ascending, series after series
     std::vector<int64_t> restarts_begin;  // per series and one past the last: where its list starts
     std::vector<uint8_t> has_flat;      // per series: any flat window

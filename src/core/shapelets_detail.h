@@ -35,11 +35,16 @@
 //    between them by comoment_next with the terms of local_terms (df, dg of
 //    window i ≥ 1, the step i − 1 → i).  The screened distance of a pivot to
 //    a target is distance_from_best of the largest C·(1/σ_u) over u (the
-//    first u of the largest).  Below kVerifyBelow = 2^−6, where the form
-//    sqrt(2(1 − ρ)) loses more than 1e-12 of d to rounding, the distance of
-//    that window is computed directly (needs_settling, direct_distance):
-//    identical windows come out at exactly 0, and small distances exact to
-//    rounding.
+//    first u of the largest).  That distance is settled — replaced by the
+//    distance of that window computed directly (direct_distance): identical
+//    windows come out at exactly 0 — when the screen cannot vouch for it
+//    (needs_settling): below kVerifyBelow = 2^−6, where the form
+//    sqrt(2(1 − ρ)) loses more than 1e-12 of d to its own rounding, and
+//    wherever the recurrence's error bound (below) allows more than
+//    kSettleTol = 2^−31 of d.  The window the screen chose is the nearest
+//    within the restarts' uniform bound (below); its distance is exact to
+//    1e-9 relative on every input, as the matrix profile's winner is
+//    (mp_detail.h: the nearest within its guard, the distance direct).
 //  * Restarts (restart_windows): the recurrence carries the rounding of the
 //    terms it adds along a diagonal; a glitch spike of 1e9 would leave its
 //    rounding in every later window of the diagonal.  A non-flat window w
@@ -55,12 +60,27 @@
 //    |dg| ≤ 3S with its own rounding 6uS; u = 2^-53, first order), a direct
 //    start by (L + 4)·L·u·s_a·s_b, and N ≥ s/√2, so the screen's ρ is within
 //    2G²·u·((R − 1)(2L + 14) + L(L + 4)) of the pair's ρ about the stored
-//    means: 2e-6 for L = 10, 2e-2 for L = 100.  kVerifyBelow and G are not
-//    derived from it: kVerifyBelow is where the ρ form's own rounding (about
-//    1e-16/d² of d) passes 1e-12, which holds where the steps' spans stay
-//    within a few times the windows' own (ordinary data); a guard that tracks
-//    the carried error against the pair's norms (mp_detail.h's) would make
-//    the screen's distances exact on every input.
+//    means: 2e-6 for L = 10, 2e-2 for L = 100 (the uniform bound: how far
+//    the chosen window can be from the nearest).
+//  * The settle rule's bound (screen_error), per pair and tighter: after K
+//    steps since the row's last direct co-moment (K = p − g0 for a row of
+//    the recurrence, 0 for a row computed directly; a diagonal that started
+//    later, at column 0 or a restarting column, took fewer), every step's
+//    spans are at most the rows' and the columns' peaks P_p, P_u
+//    (restart_step's, kept per window as its reach P·(1/σ)).  A step's two
+//    fma round by at most u(|C| + 2·S_r·S_c) with |C| ≤ N_r·N_c ≤ L·S_r·S_c/4
+//    (σ ≤ S/2), and the rounding of its terms adds at most 8u·S_r·S_c
+//    (df: uS/2, dg: 6uS); a direct start rounds by at most u·L(L + 4)/4·S·S
+//    (a sum of L products, each of centred values rounded twice).  So
+//    L·|ρ̃ − ρ| ≤ u((L/2 + 11)·K + L(L + 4)/4)·reach_p·reach_u (first
+//    order), and d = sqrt(2(1 − ρ)) moves by at most |ρ̃ − ρ|/d, relatively
+//    by |ρ̃ − ρ|/d²: a distance is settled where that may exceed kSettleTol =
+//    2^−31.  On ordinary data the bound settles windows whose own σ is small
+//    against the steps around them (short lengths in flat stretches: about
+//    10% of GunPoint's pairs at a mean length of 12, 2–3% of Coffee's and
+//    Trace's), where the screen's distances were up to 2e-7 off; with it,
+//    the largest difference from the direct distance of the same window on
+//    those sets is 2e-11.
 //  * Screenable series (series_screenable): the screen needs every non-flat
 //    window's σ in the series' frame above kScreenFloor = 2^−470 (else its
 //    products could underflow).  A non-flat window holds two neighbours that
@@ -121,6 +141,8 @@ constexpr double kDistanceFloor = 0x1p-18;
 // Screened distances below this are recomputed directly (the ρ form loses
 // about 1e-16/d² of d: below 2^-6, more than 1e-12 relative).
 constexpr double kVerifyBelow = 0x1p-6;
+// A screened distance whose error bound exceeds this fraction of it is settled.
+constexpr double kSettleTol = 0x1p-31;
 // Restart when a step's span exceeds this many times a window's own span.
 constexpr double kRestartRatio = 1024.0;
 // The smallest σ of a non-flat window (in its series' frame) the screen takes.
@@ -262,16 +284,27 @@ TSM_HD bool restart_step(double& peak, double step, double own, bool flat) {
     return true;
 }
 
-// Restart flags of the U = n − L + 1 windows of y (restart[0] = 0: column 0
-// and the first row of a group are direct anyway); inv_sd: the screen's 1/σ
-// (a window that is no candidate, flat or holding a gap, never restarts).
-TSM_HD void restart_windows(const double* y, int64_t U, int L, const double* inv_sd, uint8_t* restart) {
+// A window's reach: the peak step span since its last restart over its own σ
+// (the settle rule's bound); 0 for a window that is no candidate.
+TSM_HD double reach_of(double peak, double inv_sd) {
+    return pivot_is_candidate(inv_sd) ? hd::mul(peak, inv_sd) : 0.0;
+}
+
+// Restart flags and reaches of the U = n − L + 1 windows of y (restart[0] = 0:
+// column 0 and the first row of a group are direct anyway); inv_sd: the
+// screen's 1/σ (a window that is no candidate, flat or holding a gap, never
+// restarts).
+TSM_HD void restart_windows(const double* y, int64_t U, int L, const double* inv_sd, uint8_t* restart,
+                            double* reach) {
     if (U < 1) return;
     double peak = own_span(y, 0, L);
     restart[0] = 0;
-    for (int64_t w = 1; w < U; ++w)
+    reach[0] = reach_of(peak, inv_sd[0]);
+    for (int64_t w = 1; w < U; ++w) {
         restart[w] =
             restart_step(peak, step_span(y, w, L), own_span(y, w, L), !pivot_is_candidate(inv_sd[w])) ? 1 : 0;
+        reach[w] = reach_of(peak, inv_sd[w]);
+    }
 }
 
 // ---- co-moments and distances -------------------------------------------------
@@ -364,10 +397,29 @@ TSM_HD double exact_squared_distance(const double* a, const WindowFrame& fa, con
     return floored_square(hd::div(q, (double)L));
 }
 
-// A training distance: the screened distance, or, below kVerifyBelow, the
-// distance of the window the screen chose (a: the pivot's values, b: that
-// window's, with their frames as screen_stats stored them) computed directly.
-TSM_HD bool needs_settling(double screened) { return screened < kVerifyBelow; }
+// The recurrence's steps since row p's last direct co-moment (g0: its
+// group's first row; direct: the row is computed directly).
+TSM_HD int64_t steps_since_direct(int64_t p, int64_t g0, bool direct) { return direct ? 0 : p - g0; }
+
+// The bound on |ρ̃ − ρ| of a pivot (reach_p) and a target window (reach_u)
+// after that many steps (the conventions say why), times L (no division).
+TSM_HD double screen_error(int64_t steps, int L, double reach_p, double reach_u) {
+    const double md = (double)L;
+    const double per_step = hd::add(hd::mul(0.5, md), 11.0), start = hd::mul(hd::mul(0.25, md), hd::add(md, 4.0));
+    const double rounding = hd::mul(0x1p-53, hd::add(hd::mul(per_step, (double)steps), start));
+    return hd::mul(hd::mul(rounding, reach_p), reach_u);
+}
+
+// Whether a screened distance is settled (replaced by the direct distance of
+// the window the screen chose): below kVerifyBelow, or where its error bound
+// (screen_error, times L) exceeds kSettleTol of it — but not a distance of 1
+// or more to a target with a flat window, which may be the flat window's
+// (kFlatRho).
+TSM_HD bool needs_settling(double screened, double error, int L, bool target_has_flat) {
+    if (screened < kVerifyBelow) return true;
+    if (target_has_flat && !(screened < 1.0)) return false;
+    return error > hd::mul(hd::mul(hd::mul(kSettleTol, screened), screened), (double)L);
+}
 TSM_HD double direct_distance(const double* a, const StoredFrame& fa, const double* b, const StoredFrame& fb, int L) {
     return distance_from_squared(exact_squared_distance(a, window_frame_of(a, fa), b, window_frame_of(b, fb), L));
 }
