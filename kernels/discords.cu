@@ -705,8 +705,13 @@ class GpuPd3 final : public Pd3Runner {
         dense_ok_ = true;
     }
 
+    // The number of chunks of segment s in a scan (select: the selection's).
+    int64_t segment_chunks(bool select, int64_t s) const {
+        return pd3::chunk_count(pd3::plan_chunk(select, s, windows_, p_.excl, 0), windows_);
+    }
+
     void add_later_chunks(bool select, int64_t s, ChunkTasks& t) const {
-        const int64_t count = pd3::chunk_count(pd3::plan_chunk(select, s, windows_, p_.excl, 0), windows_);
+        const int64_t count = segment_chunks(select, s);
         for (int64_t c = 1; c < count; ++c) t.add((int)s, (int)c);
     }
 
@@ -759,7 +764,7 @@ class GpuPd3 final : public Pd3Runner {
         while (p < pending.size()) {
             batch = ChunkTasks();
             while (p < pending.size() && (int64_t)batch.seg.size() < dev_.slots) {
-                const int64_t count = pd3::chunk_count(pd3::plan_chunk(select, pending[p], windows_, p_.excl, 0), windows_);
+                const int64_t count = segment_chunks(select, pending[p]);
                 if (c < count) batch.add(pending[p], (int)c++);
                 if (c >= count) ++p, c = 1;
             }

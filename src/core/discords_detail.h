@@ -216,20 +216,6 @@ TSM_HD int64_t chunk_count(const SegmentPlan& sp, int64_t windows) {
     return sp.end > sp.start ? (sp.end - sp.start + width - 1) / width : 0;
 }
 
-// A later chunk's result for one row merged into the row's (chunks in
-// ascending order): a row alive before the chunk takes the chunk's nearest
-// neighbour if strictly nearer (a tie keeps the earlier chunk's, the smaller
-// index), as within a chunk, and stays alive only if the chunk did not
-// discard it; a discarded row keeps its first discard.
-template <class Index>
-TSM_HD void merge_chunk(uint8_t chunk_alive, double chunk_d2, Index chunk_j, uint8_t& alive, double& best_d2,
-                        Index& best_j) {
-    const bool nearer = alive && chunk_d2 < best_d2;
-    best_d2 = nearer ? chunk_d2 : best_d2;
-    best_j = nearer ? chunk_j : best_j;
-    alive = (uint8_t)(alive & chunk_alive);
-}
-
 // T of a segment whose last row was first discarded at column last (sp: any
 // chunk of the segment): the end of that check group, at most the end.
 TSM_HD int64_t stop_column(const SegmentPlan& sp, int64_t last) {
@@ -319,6 +305,19 @@ TSM_HD bool visit_paired(bool paired, bool alive, double d2, double r2, Index j,
     best_d2 = nearer ? d2 : best_d2;
     best_j = nearer ? j : best_j;
     return paired & (d2 < r2);
+}
+
+// A later chunk's result for one row merged into the row's (chunks in
+// ascending order): a row alive before the chunk takes the chunk's nearest
+// neighbour if strictly nearer (a tie keeps the earlier chunk's, the smaller
+// index), as within a chunk (visit_pair's rule, the chunk's neighbour as the
+// pair), and stays alive only if the chunk did not discard it; a discarded
+// row keeps its first discard.
+template <class Index>
+TSM_HD void merge_chunk(uint8_t chunk_alive, double chunk_d2, Index chunk_j, uint8_t& alive, double& best_d2,
+                        Index& best_j) {
+    visit_pair(alive != 0, chunk_d2, 0.0, chunk_j, best_d2, best_j);
+    alive = (uint8_t)(alive & chunk_alive);
 }
 
 // Bitmap conjunction (PD3 Alg. 2, lines 26–28): a candidate of the refinement.
