@@ -2,6 +2,7 @@
 # Top-k discords (issue: discords): k = 1, 10, 50, 100 on the PD3 paper's
 # series and on a 2^20-point random walk, pd3 against matrix_profile, time per
 # discord, through SQL on the configured backend (gpu where there is one).
+# One timed call each (REPS=n: the best of n calls in one session).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -41,8 +42,8 @@ echo "|---|---|---|---|---|---|---|---|---|---|"
 q -F'|' -c "SELECT name, m, array_length(a, 1) FROM bench_series ORDER BY array_length(a, 1)" | while IFS='|' read -r name m n; do
   for k in ${KS:-1 10 50 100}; do
     sel="(SELECT a FROM bench_series WHERE name = '$name')"
-    read -r pd _ _ <<<"$(run_timed $backend 1 "SELECT count(*) FROM ts_discords($sel, $m, $k, method => 'pd3')")"
-    read -r mp _ _ <<<"$(run_timed $backend 1 "SELECT count(*) FROM ts_discords($sel, $m, $k, method => 'matrix_profile')")"
+    read -r pd _ _ <<<"$(run_timed $backend ${REPS:-1} "SELECT count(*) FROM ts_discords($sel, $m, $k, method => 'pd3')")"
+    read -r mp _ _ <<<"$(run_timed $backend ${REPS:-1} "SELECT count(*) FROM ts_discords($sel, $m, $k, method => 'matrix_profile')")"
     same=$(PGOPTIONS="$PGOPTIONS -c tsmine.backend=$backend" q -c "SELECT count(*) = 0 FROM (
         (SELECT rank, pos FROM ts_discords($sel, $m, $k, method => 'pd3') EXCEPT SELECT rank, pos FROM ts_discords($sel, $m, $k, method => 'matrix_profile'))) d")
     awk -v s="$name" -v n=$n -v m=$m -v k=$k -v a=$pd -v b=$mp -v same=$same 'BEGIN {
