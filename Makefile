@@ -105,13 +105,13 @@ BENCH_BINS = bench/bench_motifs bench/bench_outliers bench/bench_discords bench/
 .PHONY: bench_motifs bench_outliers bench_discords bench_shapelets
 bench_motifs: bench/bench_motifs
 bench_discords: bench/bench_discords
-bench/bench_discords: bench/bench_discords.cpp $(CORE_OBJS) $(KERNEL_OBJS) $(wildcard src/core/*.h)
+bench/bench_discords: bench/bench_discords.cpp bench/series_file.h $(CORE_OBJS) $(KERNEL_OBJS) $(wildcard src/core/*.h)
 	$(TSM_CXX) $(CORE_CXXFLAGS) -o $@ $< $(CORE_OBJS) $(KERNEL_OBJS) $(CUDA_LIBS) -lpthread
 bench_outliers: bench/bench_outliers
 bench_shapelets: bench/bench_shapelets
 bench/bench_shapelets: bench/bench_shapelets.cpp $(CORE_OBJS) $(KERNEL_OBJS) $(wildcard src/core/*.h)
 	$(TSM_CXX) $(CORE_CXXFLAGS) -o $@ $< $(CORE_OBJS) $(KERNEL_OBJS) $(CUDA_LIBS) -lpthread
-bench/bench_motifs: bench/bench_motifs.cpp $(CORE_OBJS) $(KERNEL_OBJS) $(wildcard src/core/*.h)
+bench/bench_motifs: bench/bench_motifs.cpp bench/series_file.h $(CORE_OBJS) $(KERNEL_OBJS) $(wildcard src/core/*.h)
 	$(TSM_CXX) $(CORE_CXXFLAGS) -o $@ $< $(CORE_OBJS) $(KERNEL_OBJS) $(CUDA_LIBS) -lpthread
 bench/bench_outliers: bench/bench_outliers.cpp $(CORE_OBJS) $(KERNEL_OBJS) $(wildcard src/core/*.h)
 ifeq ($(WITH_CUDA),yes)

@@ -10,14 +10,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <random>
-#include <sstream>
-#include <string>
 #include <vector>
 
 #include "api_motifs.h"
 #include "motifs.h"
+#include "series_file.h"
 
 static void* alloc(size_t n) { return std::malloc(n); }
 
@@ -32,31 +29,11 @@ int main(int argc, char** argv) {
     int64_t k = argc > 4 ? std::atoll(argv[4]) : 1;
     std::vector<double> x;
     if (argc > 6) {  // a real series, tiled (repeated end to end) to n points
-        std::ifstream in(argv[5]);
-        int col = std::atoi(argv[6]);
-        std::string line, tok;
-        std::vector<double> v;
-        while (std::getline(in, line)) {
-            for (char& c : line)
-                if (c == ',' || c == '\t' || c == '\r') c = ' ';
-            std::istringstream ls(line);
-            for (int c = 0; ls >> tok; ++c)
-                if (c == col) { v.push_back(std::strtod(tok.c_str(), nullptr)); break; }
-        }
+        const std::vector<double> v = bench::read_column(argv[5], std::atoi(argv[6]));
         if (v.empty()) { std::fprintf(stderr, "no data in %s\n", argv[5]); return 1; }
-        const double noise = argc > 7 ? std::atof(argv[7]) : 0.0;
-        double mu = 0, q = 0;
-        for (double a : v) mu += a;
-        mu /= v.size();
-        for (double a : v) q += (a - mu) * (a - mu);
-        std::mt19937_64 rng(2);
-        std::normal_distribution<double> g(0, noise * std::sqrt(q / v.size()));
-        for (int64_t i = 0; i < n; ++i) x.push_back(v[i % v.size()] + (noise > 0 ? g(rng) : 0.0));
+        x = bench::tiled(v, n, argc > 7 ? std::atof(argv[7]) : 0.0);
     } else {
-        std::mt19937_64 rng(1);
-        std::normal_distribution<double> g(0, 1);
-        double s = 0;
-        for (int64_t i = 0; i < n; ++i) x.push_back(s += g(rng));
+        x = bench::random_walk(n);
     }
     TsExec ex{};
     ex.backend = gpu ? TS_BACKEND_GPU : TS_BACKEND_CPU;
