@@ -127,6 +127,17 @@ __global__ void __launch_bounds__(kNearestThreads) k_nearest_part(
     }
 }
 
+// The blocks (parts) of each window's search: 2,048 columns a block (256 a
+// warp), or, for a small batch of short series, as many as bring the batch
+// to about kNearestMinBlocks (one an SM) with at least 256 columns a block;
+// at most about 2^12 blocks in all (count · parts <= max(count, 4096)).  The
+// parts change no result (nearer is a total order; merged in block order).
+constexpr int64_t kNearestMinBlocks = 128;
+inline int nearest_parts(int64_t N, int64_t count) {
+    const int64_t wide = (N + 2047) / 2048, narrow = std::min<int64_t>((N + 255) / 256, kNearestMinBlocks / count);
+    return (int)std::max<int64_t>(1, std::min<int64_t>(std::max(wide, narrow), 4096 / count));
+}
+
 // The parts of each window merged in block order: a thread per window.
 __global__ void k_nearest_merge(const double* part_d, const int64_t* part_j, int parts, int64_t count,
                                 double* dist, int64_t* index) {
@@ -228,8 +239,7 @@ class GpuProfiler : public WindowProfiler {
         upload(w_.a, w, count);
         upload(w_.upper, upper, count);
         check(cudaMemsetAsync(w_.below, 0, count * sizeof(int), st_), "cudaMemsetAsync");
-        // about 2^12 blocks in all (count · parts <= max(count, 4096)), each warp at least 32 columns
-        const int parts = (int)std::max<int64_t>(1, std::min<int64_t>((s_.N + 2047) / 2048, 4096 / count));
+        const int parts = nearest_parts(s_.N, count);
         k_nearest_part<<<dim3((unsigned)parts, (unsigned)count), kNearestThreads, 0, st_>>>(
             s_.x, s_.N, s_.m, s_.mean, s_.inv, s_.cst, s_.raw, w_.a, excl, w_.upper, floor, w_.below,
             motif::pruning_slack(s_.m), w_.part_d, w_.part_j);
