@@ -610,8 +610,9 @@ __global__ void settle_kernel(const Item* items, int n_items, int64_t n_pivots, 
         const int64_t p = pv - it.pivot_base;
         const int64_t oa = win.window_offset[(int64_t)it.length_index * series.count + it.source];
         const int64_t ob = win.window_offset[(int64_t)it.length_index * series.count + j];
-        out.dist[(int64_t)j * out.pivot_stride + pv] = direct_distance(series.values + series.offset[it.source] + p, win.frames[oa + p],
-                             series.values + series.offset[j] + u, win.frames[ob + u], it.length);
+        out.dist[(int64_t)j * out.pivot_stride + pv] =
+            direct_distance(series.values + series.offset[it.source] + p, win.frames[oa + p],
+                            series.values + series.offset[j] + u, win.frames[ob + u], it.length);
     }
 }
 
