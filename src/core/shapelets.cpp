@@ -191,16 +191,7 @@ __attribute__((always_inline)) inline double row_best(const double* c, const dou
 }
 __attribute__((always_inline)) inline int64_t first_of(double best, const double* c, const double* inv_sd_b,
                                                        int64_t U) {
-    typedef double Lanes __attribute__((vector_size(32)));
-    const Lanes target = {best, best, best, best};
     int64_t u = 0;
-    for (; u + 4 <= U; u += 4) {  // four at a time up to the block that holds it
-        Lanes cu, iu;
-        std::memcpy(&cu, c + u, sizeof cu);
-        std::memcpy(&iu, inv_sd_b + u, sizeof iu);
-        const auto hit = cu * iu == target;
-        if (hit[0] | hit[1] | hit[2] | hit[3]) break;
-    }
     while (u + 1 < U && !(hd::mul(c[u], inv_sd_b[u]) == best)) ++u;
     return u;
 }
