@@ -31,8 +31,8 @@
 //    statistics computed on the device by motif::k_window_zstats).
 //  * Refinement: the same scan over columns j <= i − exclusion, only for
 //    segments that hold candidates.
-//  * Chunks (discords_detail.h: 2,048 to 8,192 columns by the series'
-//    length): a launch scans chunk 0 of up to 8,192
+//  * Chunks (discords_detail.h: 256 to 8,192 columns by the series'
+//    length and m): a launch scans chunk 0 of up to 8,192
 //    segments (pd3_scan), a warp each, and lists the segments that need
 //    their later chunks; those run as tasks of their own, a warp per chunk,
 //    in batches of up to 8,192 slots (pd3_scan_later), each recording its
@@ -66,8 +66,8 @@ constexpr int kRowsPerLane = kSegmentRows / 32;
 constexpr int kWarpsPerBlock = 4;  // segments per block
 // later chunks a launch (≈ 1.7e10 pair updates at most; their column
 // records 2^27 bytes at most)
-inline int64_t chunk_batch(int64_t windows) {
-    return std::min<int64_t>(8192, (int64_t(1) << 26) / pd3::chunk_columns(windows));
+inline int64_t chunk_batch(int64_t chunk) {
+    return std::min<int64_t>(8192, (int64_t(1) << 26) / chunk);
 }
 // segments a launch of chunk 0 (≈ 1.7e10 pair updates at most)
 constexpr int64_t kSegmentsPerLaunch = 8192;
@@ -93,7 +93,7 @@ struct ScanArgs {
     double* slot_d2;      // later chunks: task t's rows' state at t·kSegmentRows
     int* slot_nn;
     uint8_t* slot_alive;
-    uint16_t* slot_col;   // later chunks: task t's columns' discarding rows at t·chunk_columns (kNoRow: none)
+    uint16_t* slot_col;   // later chunks: task t's columns' discarding rows at t·chunk (kNoRow: none)
     int* task_stop;       // later chunks: task t marks its columns before this one (pd3_merge)
     int* pending_list;    // chunk 0: the segments that need their later chunks
     uint8_t* needs_later; // chunk 0: whether the segment needs its later chunks
@@ -102,6 +102,7 @@ struct ScanArgs {
     uint8_t* seg_done;
     int* pending;         // chunk 0: how many segments need their later chunks
     int64_t windows, excl, nseg;
+    int64_t chunk;        // the chunks' width (pd3::chunk_columns)
     int m;
     double r2;            // pd3::discard_below
 };
@@ -298,7 +299,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, 3) pd3_scan(ScanArgs d, i
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int64_t s = s0 + (int64_t)blockIdx.x * kWarpsPerBlock + warp;
     if (s >= d.nseg || d.seg_done[s]) return;  // warp-uniform
-    const pd3::SegmentPlan sp = pd3::plan_chunk(Select, s, d.windows, d.excl, 0);
+    const pd3::SegmentPlan sp = pd3::plan_chunk(Select, s, d.windows, d.excl, d.chunk, 0);
     const int64_t a = sp.first_row;
     const RowState rs{d.best_d2 + a, d.best_nn + a, d.alive + a, d.alive + a, false};
     const bool dead = sp.lo < sp.hi && scan_chunk<Select>(d, sp, lane, staged[warp], rs, nullptr);
@@ -318,10 +319,10 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, 3) pd3_scan_later(ScanArg
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int64_t t = (int64_t)blockIdx.x * kWarpsPerBlock + warp;
     if (t >= d.n_tasks || !d.needs_later[d.task_seg[t]]) return;  // warp-uniform
-    const pd3::SegmentPlan sp = pd3::plan_chunk(Select, d.task_seg[t], d.windows, d.excl, d.task_chunk[t]);
+    const pd3::SegmentPlan sp = pd3::plan_chunk(Select, d.task_seg[t], d.windows, d.excl, d.chunk, d.task_chunk[t]);
     const int64_t o = t * kSegmentRows;
     const RowState rs{d.slot_d2 + o, d.slot_nn + o, d.slot_alive + o, d.alive0 + sp.first_row, true};
-    uint16_t* col = d.slot_col + t * pd3::chunk_columns(d.windows);
+    uint16_t* col = d.slot_col + t * d.chunk;
     if (sp.lo < sp.hi) scan_chunk<Select>(d, sp, lane, staged[warp], rs, col);
 }
 
@@ -345,7 +346,7 @@ __device__ __forceinline__ int64_t stop_in_chunk(const pd3::SegmentPlan& sp, boo
 // in Bitmap.Neighbor, their smallest discarding rows recorded.
 __device__ __forceinline__ void mark_columns(const ScanArgs& d, const pd3::SegmentPlan& sp, int64_t t,
                                              int64_t stop) {
-    const uint16_t* col = d.slot_col + t * pd3::chunk_columns(d.windows);
+    const uint16_t* col = d.slot_col + t * d.chunk;
     for (int64_t j = sp.lo + threadIdx.x; j < stop; j += blockDim.x) {
         const uint16_t row = col[j - sp.lo];
         if (row == kNoRow) continue;
@@ -375,7 +376,7 @@ __global__ void pd3_merge(ScanArgs d, const int* run_first) {
         if (any_left(alive0, alive)) {  // block-uniform
             const int64_t o = (int64_t)t * kSegmentRows + threadIdx.x;
             if (row) pd3::merge_chunk(d.slot_alive[o], d.slot_d2[o], d.slot_nn[o], alive, best_d2, best_nn);
-            const pd3::SegmentPlan sp = pd3::plan_chunk(Select, s, d.windows, d.excl, d.task_chunk[t]);
+            const pd3::SegmentPlan sp = pd3::plan_chunk(Select, s, d.windows, d.excl, d.chunk, d.task_chunk[t]);
             stop = any_left(alive0, alive) ? sp.hi : stop_in_chunk(sp, alive0, best_nn);
         }
         if (Select && threadIdx.x == 0) d.task_stop[t] = (int)stop;
@@ -392,7 +393,7 @@ __global__ void pd3_mark(ScanArgs d) {
     const int t = blockIdx.x;
     const int s = d.task_seg[t];
     if (!d.needs_later[s]) return;  // block-uniform
-    const pd3::SegmentPlan sp = pd3::plan_chunk(true, s, d.windows, d.excl, d.task_chunk[t]);
+    const pd3::SegmentPlan sp = pd3::plan_chunk(true, s, d.windows, d.excl, d.chunk, d.task_chunk[t]);
     const int64_t stop = d.task_stop[t];
     mark_columns(d, sp, t, stop < sp.hi ? stop : sp.hi);
 }
@@ -520,7 +521,7 @@ struct DeviceArrays {
     // the dense batches (GpuPd3::plan_dense), refinement [0] and selection [1]
     int *dense_seg[2] = {}, *dense_chunk[2] = {}, *dense_run_first[2] = {};
 
-    void allocate(int64_t n, int64_t windows, int64_t nseg, const ChunkTasks (&dense)[2]) {
+    void allocate(int64_t n, int64_t windows, int64_t nseg, int64_t chunk, const ChunkTasks (&dense)[2]) {
         for (double** a : {&xs, &xe}) arena.reserve(*a, n);
         for (double** a : {&mean, &isd, &df, &dg, &zmean, &zinv, &right_d2, &left_d2, &out_u})
             arena.reserve(*a, windows);
@@ -531,13 +532,13 @@ struct DeviceArrays {
         arena.reserve(pending, 2);
         arena.reserve(pending_list, nseg);
         // at most every segment's chunks but its first; a batch is at most chunk_batch
-        slots = std::max<int64_t>(1, std::min<int64_t>(chunk_batch(windows), nseg * ((windows - 1) / pd3::chunk_columns(windows))));
+        slots = std::max<int64_t>(1, std::min<int64_t>(chunk_batch(chunk), nseg * ((windows - 1) / chunk)));
         for (int** a : {&task_seg, &task_chunk}) arena.reserve(*a, slots);
         arena.reserve(run_first, slots + 1);
         arena.reserve(slot_d2, slots * kSegmentRows);
         arena.reserve(slot_nn, slots * kSegmentRows);
         arena.reserve(slot_alive, slots * kSegmentRows);
-        arena.reserve(slot_col, slots * pd3::chunk_columns(windows));
+        arena.reserve(slot_col, slots * chunk);
         arena.reserve(task_stop, slots);
         for (int side = 0; side < 2; ++side) {
             arena.reserve(dense_seg[side], dense[side].seg.size());
@@ -565,9 +566,10 @@ class GpuPd3 final : public Pd3Runner {
             throw Error(TS_INVALID_ARGUMENT, kInvalidParameter, "series too long for the GPU discord search",
                         "Use tsmine.backend = cpu for more than 2^31 subsequences.");
         nseg_ = (windows_ + kSegmentRows - 1) / kSegmentRows;
+        chunk_ = pd3::chunk_columns(windows_, p.m);
         const double t0 = now_ms();
         plan_dense();
-        dev_.allocate(p.n, windows_, nseg_, dense_);
+        dev_.allocate(p.n, windows_, nseg_, chunk_, dense_);
         const cudaMemcpyKind up = cudaMemcpyHostToDevice;
         for (int side = 0; side < 2; ++side) {
             const ChunkTasks& t = dense_[side];
@@ -675,7 +677,7 @@ class GpuPd3 final : public Pd3Runner {
         d.slot_d2 = dev_.slot_d2, d.slot_nn = dev_.slot_nn, d.slot_alive = dev_.slot_alive, d.slot_col = dev_.slot_col;
         d.task_stop = dev_.task_stop;
         d.pending = dev_.pending, d.pending_list = dev_.pending_list;
-        d.windows = windows_, d.excl = p_.excl, d.nseg = nseg_, d.m = p_.m, d.r2 = r2;
+        d.windows = windows_, d.excl = p_.excl, d.nseg = nseg_, d.chunk = chunk_, d.m = p_.m, d.r2 = r2;
         d.needs_later = dev_.needs_later;
         if (dense_ok_) {
             launch_first_chunks(select, d);
@@ -694,7 +696,7 @@ class GpuPd3 final : public Pd3Runner {
     void plan_dense() {
         for (int side = 0; side < 2; ++side) {
             ChunkTasks& t = dense_[side];
-            const int64_t limit = chunk_batch(windows_);
+            const int64_t limit = chunk_batch(chunk_);
             for (int64_t s = 0; s < nseg_ && (int64_t)t.seg.size() <= limit; ++s) add_later_chunks(side == 1, s, t);
             if ((int64_t)t.seg.size() > limit) {
                 dense_[0] = dense_[1] = ChunkTasks();
@@ -707,7 +709,7 @@ class GpuPd3 final : public Pd3Runner {
 
     // The number of chunks of segment s in a scan (select: the selection's).
     int64_t segment_chunks(bool select, int64_t s) const {
-        return pd3::chunk_count(pd3::plan_chunk(select, s, windows_, p_.excl, 0), windows_);
+        return pd3::chunk_count(pd3::plan_chunk(select, s, windows_, p_.excl, chunk_, 0), chunk_);
     }
 
     void add_later_chunks(bool select, int64_t s, ChunkTasks& t) const {
@@ -802,7 +804,7 @@ class GpuPd3 final : public Pd3Runner {
 
     const Pd3Prep& p_;
     TsExec* ex_;
-    int64_t windows_ = 0, nseg_ = 0;
+    int64_t windows_ = 0, nseg_ = 0, chunk_ = 0;  // chunk_: the chunks' width (pd3::chunk_columns)
     ChunkTasks dense_[2];  // plan_dense: refinement [0], selection [1]
     bool dense_ok_ = false;
     std::unique_ptr<Stream> stream_;  // created after use_device

@@ -118,11 +118,13 @@ struct ScanSeries {
     const uint8_t* rough;
     int64_t N, excl;
     int m;
+    int64_t chunk;  // the chunks' width (pd3::chunk_columns)
 };
 
 ScanSeries scan_series_of(const Pd3Prep& p) {
     const mp::Prepared& P = p.mp;
-    return {P.xs.data(), P.mu.data(), P.inv_std.data(), P.df.data(), P.dg.data(), p.rough.data(), p.N, p.excl, p.m};
+    return {P.xs.data(), P.mu.data(), P.inv_std.data(), P.df.data(), P.dg.data(), p.rough.data(), p.N, p.excl, p.m,
+            pd3::chunk_columns(p.N, p.m)};
 }
 
 // What the scan of one side reads and writes (right: candidate selection,
@@ -332,7 +334,7 @@ bool scan_generic(const SideScan& sc, const pd3::SegmentPlan& sp, const RowState
 // whether the segment is finished (chunk 0: needs no other chunk).
 bool scan_chunk(const SideScan& sc, int64_t s, int64_t c, const RowState& st) {
     const ScanSeries& p = *sc.in;
-    const pd3::SegmentPlan sp = pd3::plan_chunk(sc.select, s, p.N, p.excl, c);
+    const pd3::SegmentPlan sp = pd3::plan_chunk(sc.select, s, p.N, p.excl, p.chunk, c);
     bool dead = false;
     if (sp.lo < sp.hi) {
 #if defined(__x86_64__)

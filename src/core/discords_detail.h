@@ -173,7 +173,7 @@ TSM_HD SegmentPlan plan_segment(bool select, int64_t s, int64_t windows, int64_t
 }
 
 // Chunks.  A segment's columns [start, end) are cut into chunks of K =
-// chunk_columns(windows), chunk c = [start + c·K, start + (c + 1)·K) ∩ [start, end),
+// chunk_columns(windows, m), chunk c = [start + c·K, start + (c + 1)·K) ∩ [start, end),
 // each starting with direct co-moments for every row (as a segment's first
 // column: the chain of steps behind a value stays within the segment's rows,
 // so the bound above holds).  What a scan computes is the sequential one:
@@ -190,29 +190,34 @@ TSM_HD SegmentPlan plan_segment(bool select, int64_t s, int64_t windows, int64_t
 // up to T, every chunk before it wholly) and only its columns before T are
 // marked, the later chunks' none.
 constexpr int64_t kCheckColumns = 32;
-// K: the largest power of two ≤ windows/64, within [2048, 8192] (a
-// multiple of 32: chunks end where the early termination checks).  Shorter
-// chunks wait less for a segment's slowest one; longer ones rescan less (a
-// later chunk starts from every row alive after chunk 0).  H100, random
-// walks (bench/RESULTS.md, "PD3: a segment's columns in chunks"): 2048 best
-// from 24,125 to 45,000 windows, 4096 at 2^18, 8192 at 2^20.
-constexpr int64_t kMinChunkColumns = 2048, kMaxChunkColumns = 8192;
-TSM_HD int64_t chunk_columns(int64_t windows) {
+// K: the largest power of two ≤ windows/40, at least 2m and 256, at most
+// 8192 (a multiple of 32: chunks end where the early termination checks).
+// Shorter chunks wait less for a segment's slowest one; longer ones rescan
+// less (a later chunk starts from every row alive after chunk 0) and
+// restart less (each chunk's first column costs a direct co-moment of m
+// products a row).  H100 and the development machine's CPU, bench/RESULTS.md
+// ("PD3: chunks from 256 columns"): windows/32, /40 and /48 gave the same sum
+// of GPU times over the keogh_discords series and random walks of 2^15 to
+// 2^20 (the best width of a series from 256 at 4,873 windows to 8,192 at
+// 2^20); the floor 2m keeps the CPU's restarts within 5% (power demand,
+// m = 512: +12% with chunks of 512, +2–4% with 1,024).
+constexpr int64_t kMinChunkColumns = 256, kMaxChunkColumns = 8192, kWindowsPerChunkColumn = 40;
+TSM_HD int64_t chunk_columns(int64_t windows, int m) {
     int64_t k = kMinChunkColumns;
-    while (k < kMaxChunkColumns && 2 * k <= windows / 64) k *= 2;
+    while (k < kMaxChunkColumns && (k < 2 * (int64_t)m || 2 * k * kWindowsPerChunkColumn <= windows)) k *= 2;
     return k;
 }
 
-// Chunk c of segment s in a scan.
-TSM_HD SegmentPlan plan_chunk(bool select, int64_t s, int64_t windows, int64_t excl, int64_t c) {
-    const int64_t first_row = s * kSegmentRows, width = chunk_columns(windows);
+// Chunk c of segment s in a scan whose chunks are `width` columns
+// (chunk_columns).
+TSM_HD SegmentPlan plan_chunk(bool select, int64_t s, int64_t windows, int64_t excl, int64_t width, int64_t c) {
+    const int64_t first_row = s * kSegmentRows;
     const int64_t c_lo = (select ? first_row + excl : 0) + c * width;
     return plan_segment(select, s, windows, excl, c_lo, c_lo + width);
 }
 
-// The number of chunks of a segment (sp: any chunk of it) in a scan of `windows` windows.
-TSM_HD int64_t chunk_count(const SegmentPlan& sp, int64_t windows) {
-    const int64_t width = chunk_columns(windows);
+// The number of chunks of `width` columns of a segment (sp: any chunk of it).
+TSM_HD int64_t chunk_count(const SegmentPlan& sp, int64_t width) {
     return sp.end > sp.start ? (sp.end - sp.start + width - 1) / width : 0;
 }
 

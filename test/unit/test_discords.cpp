@@ -663,7 +663,7 @@ void plain_scan(const tsm::Pd3Prep& p, bool select, Live live, Visit visit) {
     namespace pd3 = tsm::pd3;
     const tsm::mp::Prepared& P = p.mp;
     const pd3::Columns cols = pd3::scan_columns(select, p.N, p.excl);
-    const int64_t K = pd3::chunk_columns(p.N);
+    const int64_t K = pd3::chunk_columns(p.N, p.m);
     for (int64_t s = 0; s * pd3::kSegmentRows < p.N; ++s) {
         const pd3::SegmentPlan sp = pd3::plan_segment(select, s, p.N, p.excl, cols.begin, cols.end);
         if (!live(sp)) continue;
@@ -789,7 +789,7 @@ TEST(discords_cpu_scan_equals_plain_rules) {
     struct Case { int64_t n; int m; int64_t excl; uint64_t seed; bool special; };
     for (Case c : {Case{1500, 16, 16, 1, false}, Case{1203, 3, 3, 2, false}, Case{2100, 40, 7, 3, true},
                    Case{1800, 25, 90, 4, true}, Case{900, 20, 1, 5, false},
-                   Case{9000, 16, 16, 6, false}, Case{7000, 30, 30, 7, true}}) {  // chunks of 2,048 columns
+                   Case{9000, 16, 16, 6, false}, Case{7000, 30, 30, 7, true}}) {  // chunks of 256 columns
         const auto x = scan_series(c.n, c.m, c.seed, c.special);
         TsExec ex = tsmt::cpu_exec((int)(1 + c.seed % 3));
         tsm::Pd3Prep p;
@@ -1075,9 +1075,9 @@ std::vector<tsm::Candidate> cpu_survivors(tsm::Pd3Runner& runner, double m, size
 GPU_TEST(discords_gpu_scan_bits_equal_cpu) {
 #ifdef TSMINE_WITH_CUDA
     // r < 0: r chosen from the series (cpu_survivors), so that some windows
-    // survive.  2^17 + 4096 values: 66 chunks of 2,048 columns
-    // (pd3::plan_chunk) a segment, the later ones scanned as tasks of their
-    // own and merged.
+    // survive.  2^17 + 4096 values: up to 66 chunks of 2,048 columns
+    // (pd3::plan_chunk) a segment, 20,000 values up to 78 of 256, the later
+    // ones scanned as tasks of their own and merged.
     struct Case { int64_t n; int m; int64_t excl; uint64_t seed; bool special; double r; };
     for (Case c : {Case{3000, 16, 16, 1, false, 0.0}, Case{20000, 64, 64, 2, true, 0.0},
                    Case{20000, 7, 3, 3, false, -1.0}, Case{1 << 18, 100, 100, 4, false, -1.0},
@@ -1140,23 +1140,31 @@ TEST(discords_nearest_by_references_equals_the_plain_search) {
     }
 }
 
-// PD3's chunk width (discords_detail.h): a power of two from windows/64,
-// within [2048, 8192]; chunks cover a segment's columns exactly.
+// PD3's chunk width (discords_detail.h): the largest power of two ≤
+// windows/40, at least 2m and 256, at most 8192; chunks cover a segment's
+// columns exactly.
 TEST(discords_chunks_cover_the_columns) {
     namespace pd3 = tsm::pd3;
-    CHECK_EQ(pd3::chunk_columns(5000), 2048);
-    CHECK_EQ(pd3::chunk_columns(262144), 4096);
-    CHECK_EQ(pd3::chunk_columns(262143), 2048);
-    CHECK_EQ(pd3::chunk_columns(1 << 20), 8192);
-    CHECK_EQ(pd3::chunk_columns(int64_t(1) << 30), 8192);
-    for (int64_t windows : {int64_t(3000), int64_t(262144), int64_t(1) << 20})
+    CHECK_EQ(pd3::chunk_columns(4873, 128), 256);     // TEK16
+    CHECK_EQ(pd3::chunk_columns(20479, 100), 256);
+    CHECK_EQ(pd3::chunk_columns(20480, 100), 512);
+    CHECK_EQ(pd3::chunk_columns(23870, 256), 512);    // nprs44
+    CHECK_EQ(pd3::chunk_columns(34529, 512), 1024);   // power demand: 2m
+    CHECK_EQ(pd3::chunk_columns(44745, 256), 1024);   // ECG qtdbsel102
+    CHECK_EQ(pd3::chunk_columns(3000, 129), 512);     // 2m rounds up
+    CHECK_EQ(pd3::chunk_columns(327680, 100), 8192);
+    CHECK_EQ(pd3::chunk_columns(327679, 100), 4096);
+    CHECK_EQ(pd3::chunk_columns(3000, 100000), 8192);
+    CHECK_EQ(pd3::chunk_columns(int64_t(1) << 30, 3), 8192);
+    for (int64_t windows : {int64_t(3000), int64_t(40000), int64_t(262144), int64_t(1) << 20})
         for (bool select : {true, false})
             for (int64_t s : {int64_t(0), int64_t(3), (windows - 1) / pd3::kSegmentRows}) {
-                const pd3::SegmentPlan first = pd3::plan_chunk(select, s, windows, 100, 0);
-                const int64_t count = pd3::chunk_count(first, windows);
+                const int64_t width = pd3::chunk_columns(windows, 100);
+                const pd3::SegmentPlan first = pd3::plan_chunk(select, s, windows, 100, width, 0);
+                const int64_t count = pd3::chunk_count(first, width);
                 int64_t next = first.start;
                 for (int64_t c = 0; c < count; ++c) {
-                    const pd3::SegmentPlan sp = pd3::plan_chunk(select, s, windows, 100, c);
+                    const pd3::SegmentPlan sp = pd3::plan_chunk(select, s, windows, 100, width, c);
                     CHECK_EQ(sp.lo, next);
                     CHECK(sp.hi > sp.lo && ((sp.hi - sp.start) % 32 == 0 || sp.hi == sp.end));
                     next = sp.hi;
