@@ -196,11 +196,11 @@ constexpr int64_t kCheckColumns = 32;
 // less (a later chunk starts from every row alive after chunk 0) and
 // restart less (each chunk's first column costs a direct co-moment of m
 // products a row).  H100 and the development machine's CPU, bench/RESULTS.md
-// ("PD3: chunks from 256 columns"): windows/32, /40 and /48 gave the same sum
-// of GPU times over the keogh_discords series and random walks of 2^15 to
-// 2^20 (the best width of a series from 256 at 4,873 windows to 8,192 at
-// 2^20); the floor 2m keeps the CPU's restarts within 5% (power demand,
-// m = 512: +12% with chunks of 512, +2–4% with 1,024).
+// ("PD3: chunks from 256 columns"): windows/32, /40 and /48 gave sums of GPU
+// times within 1.6% of each other over the keogh_discords series and random
+// walks of 2^15 to 2^20 (the best width of a series from 256 at 4,873
+// windows to 8,192 at 2^20); the floor 2m keeps the CPU's restarts within
+// 5% (power demand, m = 512: +12% with chunks of 512, +2–4% with 1,024).
 constexpr int64_t kMinChunkColumns = 256, kMaxChunkColumns = 8192, kWindowsPerChunkColumn = 40;
 TSM_HD int64_t chunk_columns(int64_t windows, int m) {
     int64_t k = kMinChunkColumns;
