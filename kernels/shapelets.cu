@@ -133,8 +133,8 @@ struct WindowArgs {
     StoredFrame* frames; // each window's own frame (settle_kernel's direct distances)
     double2* terms;      // (df, dg) of window i ≥ 1 of each series (local_terms)
     uint8_t* has_flat;   // [li·N + j]: any flat window (zeroed before stats_kernel)
-    uint8_t* restart;    // restart_windows, per window
-    double* reach;       // restart_windows: each window's reach (the settle rule's bound)
+    uint8_t* restart;    // scan_restarts, per window
+    double* reach;       // scan_restarts: each window's reach (the settle rule's bound)
     int32_t* restarts;   // the restarting windows of each series, ascending, from its first window's entry
     int32_t* n_restarts; // [li·N + j]: how many
 };
@@ -229,16 +229,12 @@ __global__ void stats_kernel(SeriesArgs series, WindowArgs win) {
         if (lane == 0) {
             int32_t* list = win.restarts + o;
             int32_t n = 0;
-            double peak = win.terms[o].y;
-            win.restart[o] = 0;
-            win.reach[o] = reach_of(peak, win.inv_sd[o]);
-            for (int64_t u = 1; u < count; ++u) {
-                const double2 sp = win.terms[o + u];
-                const bool r = restart_step(peak, sp.x, sp.y, !pivot_is_candidate(win.inv_sd[o + u]));
-                win.restart[o + u] = r ? 1 : 0;
-                win.reach[o + u] = reach_of(peak, win.inv_sd[o + u]);
-                if (r) list[n++] = (int32_t)u;
-            }
+            auto spans_of = [&](int64_t u) { return WindowSpans{win.terms[o + u].x, win.terms[o + u].y}; };
+            scan_restarts(count, win.inv_sd + o, spans_of, [&](int64_t u, bool restart, double reach) {
+                win.restart[o + u] = restart ? 1 : 0;
+                win.reach[o + u] = reach;
+                if (restart) list[n++] = (int32_t)u;
+            });
             win.n_restarts[q] = n;
         }
         __syncwarp();
@@ -359,7 +355,7 @@ __device__ __forceinline__ void tile_results(const DistTask& k, int64_t pt, int6
     for (int r = 0; r < RPL; ++r) {
         const int64_t p = min(pt + (int64_t)lane * RPL + r, end - 1);
         screened[r] = distance_from_best(best[r], inv_sd_a[p], k.L, k.target_has_flat);
-        const int64_t steps = steps_since_direct(p, k.g0, p == k.g0 || restart_a[p]);
+        const int64_t steps = steps_since_direct(p, k.g0, restart_a);
         const double error = screen_error(steps, k.L, reach_a[p], reach_b[at[r]]);
         settle_at[r] = needs_settling(screened[r], error, k.L, k.target_has_flat) ? at[r] : -1;
     }

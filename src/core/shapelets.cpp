@@ -124,10 +124,13 @@ void length_stats(const Subset& d, int L, LengthStats& out) {
             out.has_flat[j] |= pivot_is_flat(inv_sd[u]) ? 1 : 0;
         }
         for (int64_t u = 1; u < U; ++u) local_terms(y, mean, L, u, &out.df[o + u], &out.dg[o + u]);
-        restart_windows(y, U, L, inv_sd, out.restart.data() + o, out.reach.data() + o);
-        for (int64_t u = 0; u < U; ++u) out.reach_max[j] = std::max(out.reach_max[j], out.reach[o + u]);
-        for (int64_t u = 1; u < U; ++u)
-            if (out.restart[o + u]) out.restarts.push_back(u);
+        auto spans_of = [&](int64_t u) { return WindowSpans{u > 0 ? step_span(y, u, L) : 0.0, own_span(y, u, L)}; };
+        scan_restarts(U, inv_sd, spans_of, [&](int64_t u, bool restart, double reach) {
+            out.restart[o + u] = restart ? 1 : 0;
+            out.reach[o + u] = reach;
+            out.reach_max[j] = std::max(out.reach_max[j], reach);
+            if (restart) out.restarts.push_back(u);
+        });
     }
     out.restarts_begin[N] = (int64_t)out.restarts.size();
 }
@@ -242,7 +245,7 @@ __attribute__((always_inline)) inline void rows_to_target_body(const Subset& d, 
     for (int64_t p = g0; p < r1; ++p) {
         double* cur = sc.cur.data();
         const double* prev = sc.prev.data();
-        if (p == g0 || restart_a[p]) {  // a diagonal start: the whole row directly
+        if (row_is_direct(p, g0, restart_a)) {  // a diagonal start: the whole row directly
             direct_row(a + p, mean_a[p], b, mean_b, U, L, cur);
         } else {
             cur[0] = sc.column[p - g0 - 1];
@@ -253,7 +256,7 @@ __attribute__((always_inline)) inline void rows_to_target_body(const Subset& d, 
         }
         if (p >= r0)
             out[(p - r0) * stride] =
-                row_distance(d, st, s, j, p, steps_since_direct(p, g0, p == g0 || restart_a[p]), cur, U);
+                row_distance(d, st, s, j, p, steps_since_direct(p, g0, restart_a), cur, U);
         std::swap(sc.prev, sc.cur);
     }
 }

@@ -54,8 +54,8 @@ struct LengthStats {
     std::vector<double> mean, inv_sd;   // mean relative to the window's first value; inv_sd = 1/σ, 0 when flat
     std::vector<double> df, dg;         // recurrence terms of window i ≥ 1 (slot 0 unused)
     std::vector<StoredFrame> frames;    // each window's own frame (direct distances)
-    std::vector<uint8_t> restart;       // restart_windows
-    std::vector<double> reach;          // restart_windows: each window's reach (the settle rule's bound)
+    std::vector<uint8_t> restart;       // scan_restarts
+    std::vector<double> reach;          // scan_restarts: each window's reach (the settle rule's bound)
     std::vector<double> reach_max;      // per series: its windows' largest reach
     std::vector<int64_t> restarts;      // the restarting windows, ascending, series after series
     std::vector<int64_t> restarts_begin;  // per series and one past the last: where its list starts

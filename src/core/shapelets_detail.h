@@ -45,7 +45,7 @@
 //    within the restarts' uniform bound (below); its distance is exact to
 //    1e-9 relative on every input, as the matrix profile's winner is
 //    (mp_detail.h: the nearest within its guard, the distance direct).
-//  * Restarts (restart_windows): the recurrence carries the rounding of the
+//  * Restarts (scan_restarts): the recurrence carries the rounding of the
 //    terms it adds along a diagonal; a glitch spike of 1e9 would leave its
 //    rounding in every later window of the diagonal.  A non-flat window w
 //    restarts (its row and its column are computed directly) when the span of
@@ -105,7 +105,7 @@
 //    series is the minimum over its windows without a gap; as a pivot, it is
 //    no candidate (pivot_is_candidate), its screened distance is NaN, which
 //    floored_square turns into 4 (distance 2, never settled), and it never
-//    restarts (restart_windows: neither do flat windows).  A series with no
+//    restarts (scan_restarts: neither do flat windows).  A series with no
 //    window of the length free of gaps (shorter than it, or a gap in every
 //    window) is at kNoWindowDistance = 2, the largest distance there is: on
 //    the far side of every split (a threshold lies below a larger distance,
@@ -290,22 +290,34 @@ TSM_HD double reach_of(double peak, double inv_sd) {
     return pivot_is_candidate(inv_sd) ? hd::mul(peak, inv_sd) : 0.0;
 }
 
-// Restart flags and reaches of the U = n − L + 1 windows of y (restart[0] = 0:
-// column 0 and the first row of a group are direct anyway); inv_sd: the
-// screen's 1/σ (a window that is no candidate, flat or holding a gap, never
-// restarts).
-TSM_HD void restart_windows(const double* y, int64_t U, int L, const double* inv_sd, uint8_t* restart,
-                            double* reach) {
+// A window's spans for the restart scan: step_span (unused for window 0)
+// and own_span.
+struct WindowSpans {
+    double step, own;
+};
+
+// The restart scan of the U = n − L + 1 windows of a series, in order:
+// spans_of(w) gives window w's WindowSpans, inv_sd the screen's 1/σ (a window
+// that is no candidate, flat or holding a gap, never restarts);
+// visit(w, restart, reach) takes each window's flag (window 0: none, column
+// 0 and the first row of a group are direct anyway) and reach.  The CPU
+// (length_stats) computes the spans as it goes, the GPU (stats_kernel) reads
+// those its lanes computed.
+template <class SpansOf, class Visit>
+TSM_HD void scan_restarts(int64_t U, const double* inv_sd, SpansOf spans_of, Visit visit) {
     if (U < 1) return;
-    double peak = own_span(y, 0, L);
-    restart[0] = 0;
-    reach[0] = reach_of(peak, inv_sd[0]);
+    double peak = spans_of(0).own;
+    visit(0, false, reach_of(peak, inv_sd[0]));
     for (int64_t w = 1; w < U; ++w) {
-        restart[w] =
-            restart_step(peak, step_span(y, w, L), own_span(y, w, L), !pivot_is_candidate(inv_sd[w])) ? 1 : 0;
-        reach[w] = reach_of(peak, inv_sd[w]);
+        const WindowSpans sp = spans_of(w);
+        const bool restart = restart_step(peak, sp.step, sp.own, !pivot_is_candidate(inv_sd[w]));
+        visit(w, restart, reach_of(peak, inv_sd[w]));
     }
 }
+
+// Whether row p of a recurrence group that starts at row g0 takes its
+// co-moments directly: the group's first row or a restarting one.
+TSM_HD bool row_is_direct(int64_t p, int64_t g0, const uint8_t* restart) { return p == g0 || restart[p] != 0; }
 
 // ---- co-moments and distances -------------------------------------------------
 
@@ -398,8 +410,10 @@ TSM_HD double exact_squared_distance(const double* a, const WindowFrame& fa, con
 }
 
 // The recurrence's steps since row p's last direct co-moment (g0: its
-// group's first row; direct: the row is computed directly).
-TSM_HD int64_t steps_since_direct(int64_t p, int64_t g0, bool direct) { return direct ? 0 : p - g0; }
+// group's first row; restart: the rows' restart flags, row_is_direct).
+TSM_HD int64_t steps_since_direct(int64_t p, int64_t g0, const uint8_t* restart) {
+    return row_is_direct(p, g0, restart) ? 0 : p - g0;
+}
 
 // The bound on |ρ̃ − ρ| of a pivot (reach_p) and a target window (reach_u)
 // after that many steps (the conventions say why), times L (no division).
