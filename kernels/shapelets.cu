@@ -229,7 +229,10 @@ __global__ void stats_kernel(SeriesArgs series, WindowArgs win) {
         if (lane == 0) {
             int32_t* list = win.restarts + o;
             int32_t n = 0;
-            auto spans_of = [&](int64_t u) { return WindowSpans{win.terms[o + u].x, win.terms[o + u].y}; };
+            auto spans_of = [&](int64_t u) {
+                const double2 t = win.terms[o + u];
+                return WindowSpans{t.x, t.y};
+            };
             scan_restarts(count, win.inv_sd + o, spans_of, [&](int64_t u, bool restart, double reach) {
                 win.restart[o + u] = restart ? 1 : 0;
                 win.reach[o + u] = reach;
@@ -577,13 +580,12 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, SeriesArgs series, 
         first_row(k, it, j, series, win, table, lane, carry_in);
         __syncwarp();
         for (int64_t pt = k.g0; pt < k.g1;) {
-            const bool restart = pt != k.g0 && k.restart_a[pt];  // a diagonal start: the row directly
-            if (restart) {
+            const bool direct = row_is_direct(pt, k.g0, k.restart_a);  // a diagonal start: the row directly
+            if (direct && pt != k.g0) {  // (the group's first row: first_row above)
                 restart_row(k, pt, lane, carry_in);
                 __syncwarp();
             }
-            pt += dist_tile_any<MAXRPL>(k, lane, pt, tile_end(k, pt, lane), pt == k.g0 || restart, carry_in,
-                                        carry_out);
+            pt += dist_tile_any<MAXRPL>(k, lane, pt, tile_end(k, pt, lane), direct, carry_in, carry_out);
             double* tmp = carry_in; carry_in = carry_out; carry_out = tmp;
         }
         __syncwarp();  // every lane done with the buffers before the next task writes them
