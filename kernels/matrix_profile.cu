@@ -37,10 +37,10 @@
 //    mp::guard_tile (the CPU's function, with the same state, so both restart
 //    at the same rows): it computes the kTileDirect tiles' pairs directly, as
 //    the CPU does, and flags the tasks with a tile that is not kTileRecur.
-//    Each chunk of tasks is then swept by two launches of sweep_kernel: the
-//    plain one (GUARD = false: the recurrence alone, no guard code at all)
-//    takes the unflagged tasks, where the guard would change nothing; the
-//    guarded one the flagged tasks.  On ordinary data no task is flagged (the
+//    Each chunk of tasks is then swept by two launches of sweep_kernel, side
+//    by side on two streams: the plain one (GUARD = false: the recurrence
+//    alone, no guard code at all) takes the unflagged tasks, where the guard
+//    would change nothing; the guarded one the flagged tasks.  On ordinary data no task is flagged (the
 //    guarded launch's warps return at once).  In the guarded sweep each
 //    lane's diagonals lie in one guard tile column (kGuardDiags diagonals),
 //    and a group of 32 rows is one tile row, so before every group each lane
@@ -185,18 +185,31 @@ struct Lane {
 };
 
 // The co-moment of row r and column j, directly (0 past the last column).
-// Not inlined (and given values, not the launch's parameters by reference,
-// which would be copied to the stack): the sweep's registers stay those of
-// the recurrence.
-__device__ __noinline__ double direct_pair(const double* xs_r, const double* mu_r, const double* xs_c,
-                                           const double* mu_c, int64_t count_c, int m, int64_t r, int64_t j) {
-    return j < count_c ? direct_comoment(xs_r, r, xs_c, j, m, mu_r[r], mu_c[j]) : 0.0;
+// The D co-moments of the diagonals from j0 at row r, directly (zero past the
+// columns' last window), in lockstep (direct_comoments).  Not inlined (and
+// given values, not the launch's parameters by reference, which would be
+// copied to the stack): the sweep's registers stay those of the recurrence.
+struct RowComoments {
+    double c[D];
+};
+__device__ __noinline__ RowComoments direct_pairs(const double* xs_r, const double* mu_r, const double* xs_c,
+                                                  const double* mu_c, int64_t count_c, int m, int64_t r, int64_t j0) {
+    RowComoments out;
+    double mu_j[D];
+#pragma unroll
+    for (int d = 0; d < D; ++d) mu_j[d] = mu_c[j0 + d];  // padded
+    direct_comoments<D>(xs_r, r, xs_c, j0, m, mu_r[r], mu_j, out.c);  // xs_c padded past its last window
+#pragma unroll
+    for (int d = 0; d < D; ++d)
+        if (j0 + d >= count_c) out.c[d] = 0.0;
+    return out;
 }
 
 // The lane's co-moments at row r, directly (the guard's direct rows).
 __device__ __forceinline__ void direct_diagonals(Lane& L, const Params& p, int64_t r) {
+    const RowComoments rc = direct_pairs(p.xs_r, p.mu_r, p.xs_c, p.mu_c, p.count_c, p.m, r, r + L.col0);
 #pragma unroll
-    for (int d = 0; d < D; ++d) L.cov[d] = direct_pair(p.xs_r, p.mu_r, p.xs_c, p.mu_c, p.count_c, p.m, r, r + L.col0 + d);
+    for (int d = 0; d < D; ++d) L.cov[d] = rc.c[d];
 }
 
 // The order of the sweep's tagged values: z-normalised, v = ρ/4 + off, the
@@ -204,12 +217,23 @@ __device__ __forceinline__ void direct_diagonals(Lane& L, const Params& p, int64
 // kTileDirect lane) never wins; none() loses to every other value.  Tags
 // (e = lane·D + d) sit below the key's quantum so that ties go to the
 // smaller column in a row and to the smaller row in a column.
+// What NaN values a sweep's rows may hold (pairs() reduces a row by them):
+// any (a gap's: one chain from none()), none (a tree), or only the guarded
+// sweep's kTileDirect lanes (a tree that lets no NaN win).
+enum NanMode : int { kAnyNaN = 0, kNoNaN = 1, kGuardNaN = 2 };
+
 template <bool RAW>
 struct Order {
     __device__ __forceinline__ static double none() { return RAW ? __longlong_as_double(0x7FF0000000000000ll) : 0.0; }
     // compare and select (fmax/fmin, DMNMX, ran 22% slower on an H100)
     __device__ __forceinline__ static double better(double x, double best) {
         return (RAW ? mp::raw_nearer(x, best) : x > best) ? x : best;
+    }
+    // the same where either may be NaN: a NaN wins only against a NaN (the
+    // values of a row are distinct by their tags, so any order of a tree of
+    // these gives the chain's winner, or NaN where every value is)
+    __device__ __forceinline__ static double better_nan(double x, double y) {
+        return (RAW ? mp::raw_nearer(x, y) : x > y) || y != y ? x : y;
     }
     __device__ __forceinline__ static unsigned row_tag(unsigned e) { return RAW ? e : 0x3FFu ^ e; }
     __device__ __forceinline__ static unsigned row_e(double b) { return row_tag((unsigned)__double2loint(b) & 0x3FFu); }
@@ -221,7 +245,7 @@ struct Order {
 
 // The D pairs of row r (step()'s arguments): the recurrence, each pair's
 // tagged value, the row's best and the columns' running best.
-template <int U, bool MASK, int SIDES, bool RAW, bool NAN_FREE>
+template <int U, bool MASK, int SIDES, bool RAW, int NANS>
 __device__ __forceinline__ void pairs(Lane& L, const Params& p, int64_t r, int s, double dfr, double dgr, double ivr,
                                       bool upd) {
     using O = Order<RAW>;
@@ -230,11 +254,12 @@ __device__ __forceinline__ void pairs(Lane& L, const Params& p, int64_t r, int s
     const double off = RAW ? mp::raw_row_cterm(ivr, p.codec.cterm) : p.codec.off;  // raw: the row's c_r
     // tagged values compared as doubles (no 64-bit integer compare).  A NaN
     // (a gap, a kTileDirect lane) never wins better() as its first operand:
-    // one chain from none() never holds one; NAN_FREE (the plain sweep of
-    // series without gaps, where no value is NaN) reduces the row as a tree,
-    // a shorter dependency chain
-    double a[D];             // NAN_FREE: the row's D tagged values, reduced as a tree
-    double rb = O::none();   // otherwise: the row's best, one chain
+    // one chain from none() never holds one (kAnyNaN); without gaps the row
+    // is reduced as a tree, a shorter dependency chain: kNoNaN (the plain
+    // sweep, where no value is NaN) or kGuardNaN (the guarded sweep, whose
+    // kTileDirect lanes' values are NaN: better_nan, then against none())
+    double a[D];             // kNoNaN, kGuardNaN: the row's D tagged values, reduced as a tree
+    double rb = O::none();   // kAnyNaN: the row's best, one chain
 #pragma unroll
     for (int d = 0; d < D; ++d) {
         const int q = (d + U) % D;
@@ -248,17 +273,18 @@ __device__ __forceinline__ void pairs(Lane& L, const Params& p, int64_t r, int s
         const double x = __hiloint2double(hi, (int)lo);
         const double c = __hiloint2double(hi, (int)(lo ^ 0x3FFu));
         const bool live = !(MASK && r + L.col0 + d >= p.count_c);
-        if (NAN_FREE) a[d] = live ? x : O::none();
+        if (NANS != kAnyNaN) a[d] = live ? x : O::none();
         else if ((SIDES & kRows) && live) rb = O::better(x, rb);
         if ((SIDES & kCols) && live) L.col_best[q] = O::better(c, L.col_best[q]);
     }
     if (SIDES & kRows) {
-        if (NAN_FREE) {  // a NaN here would win as better()'s second operand: none can occur
+        if (NANS != kAnyNaN) {  // kNoNaN: none can occur, which would win as better()'s second operand
 #pragma unroll
             for (int w = 1; w < D; w *= 2)
 #pragma unroll
-                for (int d = 0; d + w < D; d += 2 * w) a[d] = O::better(a[d + w], a[d]);
-            rb = a[0];
+                for (int d = 0; d + w < D; d += 2 * w)
+                    a[d] = NANS == kGuardNaN ? O::better_nan(a[d + w], a[d]) : O::better(a[d + w], a[d]);
+            rb = NANS == kGuardNaN ? O::better(a[0], O::none()) : a[0];  // all NaN: none()
         }
         L.sh->row_best[s * 33 + L.lane] = rb;
     }
@@ -287,36 +313,36 @@ __device__ __forceinline__ void retire_column(Lane& L, int s) {
 
 // One row r (step s within the group) at rotation phase U = (r − r0) mod D;
 // RAW: the pair's value is mp::raw_d (raw values), else mp::sweep_v;
-// NAN_FREE: no pair's value can be NaN.  Otherwise a row window with a gap
+// NANS: which pairs' values can be NaN (NanMode).  With gaps, a row window with a gap
 // (its factor is NaN, mp::mark_gap_window), whose pairs all have a NaN
 // value and would win nothing, only moves its co-moments on (a test a row,
 // warp-uniform: one kind of step, so the loop's code stays that of one).
-template <int U, bool MASK, int SIDES, bool RAW, bool NAN_FREE>
+template <int U, bool MASK, int SIDES, bool RAW, int NANS>
 __device__ __forceinline__ void step(Lane& L, const Params& p, int64_t r, int s) {
     using O = Order<RAW>;
     const double dfr = L.sh->row_df[s], dgr = L.sh->row_dg[s], ivr = L.sh->row_inv[s];
     const bool upd = !MASK || r > L.r0;
-    if (!NAN_FREE && ivr != ivr) {
+    if (NANS == kAnyNaN && ivr != ivr) {
 #pragma unroll
         for (int d = 0; d < D; ++d)
             if (upd) L.cov[d] = comoment_next(L.cov[d], dfr, dgr, L.col_df[(d + U) % D], L.col_dg[(d + U) % D]);
         if (SIDES & kRows) L.sh->row_best[s * 33 + L.lane] = O::none();
     } else {
-        pairs<U, MASK, SIDES, RAW, NAN_FREE>(L, p, r, s, dfr, dgr, ivr, upd);
+        pairs<U, MASK, SIDES, RAW, NANS>(L, p, r, s, dfr, dgr, ivr, upd);
     }
     retire_column<U, SIDES, RAW>(L, s);
 }
 
-template <int U, bool MASK, int SIDES, bool RAW, bool NAN_FREE>
+template <int U, bool MASK, int SIDES, bool RAW, int NANS>
 struct Block {
     __device__ __forceinline__ static void run(Lane& L, const Params& p, int64_t rb, int sb) {
         if (MASK && rb + U >= L.r1) return;
-        step<U, MASK, SIDES, RAW, NAN_FREE>(L, p, rb + U, sb + U);
-        Block<U + 1, MASK, SIDES, RAW, NAN_FREE>::run(L, p, rb, sb);
+        step<U, MASK, SIDES, RAW, NANS>(L, p, rb + U, sb + U);
+        Block<U + 1, MASK, SIDES, RAW, NANS>::run(L, p, rb, sb);
     }
 };
-template <bool MASK, int SIDES, bool RAW, bool NAN_FREE>
-struct Block<D, MASK, SIDES, RAW, NAN_FREE> {
+template <bool MASK, int SIDES, bool RAW, int NANS>
+struct Block<D, MASK, SIDES, RAW, NANS> {
     __device__ __forceinline__ static void run(Lane&, const Params&, int64_t, int) {}
 };
 
@@ -429,14 +455,14 @@ __device__ __forceinline__ void guard_group(Lane& L, const Params& p, int64_t rg
 }
 
 // The group's rows [rg, rg + kGroup): one step per row, unrolled by D.
-template <int SIDES, bool RAW, bool NAN_FREE>
+template <int SIDES, bool RAW, int NANS>
 __device__ __forceinline__ void sweep_group(Lane& L, const Params& p, int64_t rg, int64_t r_safe) {
     if (rg > L.r0 && rg + kGroup <= r_safe) {
 #pragma unroll 1
-        for (int sb = 0; sb < kGroup; sb += D) Block<0, false, SIDES, RAW, NAN_FREE>::run(L, p, rg + sb, sb);
+        for (int sb = 0; sb < kGroup; sb += D) Block<0, false, SIDES, RAW, NANS>::run(L, p, rg + sb, sb);
     } else {
 #pragma unroll 1
-        for (int sb = 0; sb < kGroup; sb += D) Block<0, true, SIDES, RAW, NAN_FREE>::run(L, p, rg + sb, sb);
+        for (int sb = 0; sb < kGroup; sb += D) Block<0, true, SIDES, RAW, NANS>::run(L, p, rg + sb, sb);
     }
 }
 
@@ -479,7 +505,7 @@ __device__ __forceinline__ void flush_columns_in_flight(const Lane& L, const Par
 // One task per warp: the plain sweep (GUARD = false) takes the tasks that
 // guard_replay_kernel left unflagged, the guarded one the others; SIDES: the
 // keys it updates; RAW: raw values.
-template <bool GUARD, int SIDES, bool RAW, bool NAN_FREE = false>
+template <bool GUARD, int SIDES, bool RAW, int NANS = kAnyNaN>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock, RAW ? kRawBlocksPerSM : kZBlocksPerSM) sweep_kernel(Params p) {
     __shared__ Shared s_all[kWarpsPerBlock];
     const int warp = threadIdx.x >> 5;
@@ -517,7 +543,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, RAW ? kRawBlocksPerSM : k
         if (GUARD) guard_group(L, p, rg);
         __syncwarp();
         next.load(p, rg + kGroup, L.lane, new_col);  // the arrays are padded: no bound checks
-        sweep_group<SIDES, RAW, NAN_FREE>(L, p, rg, r_safe);
+        sweep_group<SIDES, RAW, NANS>(L, p, rg, r_safe);
         __syncwarp();
         flush_group<SIDES, RAW>(L, p, rg);
     }
@@ -607,16 +633,20 @@ __global__ void window_kernel(const double* __restrict__ xs, const double* __res
         mp::prepare_window(xs, mu, inv_std, m, rsm, raw, i, inv_norm, inv4, df, dg);
 }
 
-// The guard's tables: entries [0, n_rows) are rows, the next n_cols columns.
+// The guard's tables: entries [0, n_rows) are rows, the next n_cols columns;
+// a warp per entry, lane l taking the windows l, l + 32, ... of its range
+// (mp::guard_entry), merged by shuffles (maxima and minima: the CPU's bits).
 __global__ void guard_kernel(const double* __restrict__ inv_norm, const double* __restrict__ df,
                              const double* __restrict__ dg, const uint8_t* __restrict__ gap, int64_t count,
                              int64_t excl, int64_t n_rows, int64_t n_cols, mp::GuardStat* rows, mp::GuardStat* cols) {
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n_rows + n_cols;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        if (e < n_rows)
-            rows[e] = mp::guard_row_entry(inv_norm, df, dg, gap, count, e);
-        else
-            cols[e - n_rows] = mp::guard_col_entry(inv_norm, df, dg, gap, count, excl, e - n_rows);
+    const int lane = threadIdx.x & 31;
+    const int64_t warps = (int64_t)gridDim.x * blockDim.x / 32;
+    for (int64_t e = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; e < n_rows + n_cols; e += warps) {
+        mp::GuardStat g = mp::guard_entry(inv_norm, df, dg, gap, count, excl, n_rows, e, lane, 32);
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1)
+            g = mp::merge_guard(g, {__shfl_down_sync(0xFFFFFFFFu, g.h, o), __shfl_down_sync(0xFFFFFFFFu, g.lo, o)});
+        if (lane == 0) (e < n_rows ? rows[e] : cols[e - n_rows]) = g;
     }
 }
 
@@ -895,7 +925,7 @@ void prepare_on_device(const SeriesArrays& d, unsigned char* scratch, size_t scr
     window_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.xs, d.mu, d.inv_std, m, 1.0 / std::sqrt((double)m), raw,
                                                          count, d.inv_norm, d.inv4, d.df, d.dg);
     check(cudaGetLastError(), "matrix profile window launch");
-    guard_kernel<<<blocks_for(d.guard_n_rows + d.guard_n_cols, 128), 128, 0, s>>>(
+    guard_kernel<<<blocks_for((d.guard_n_rows + d.guard_n_cols) * 32, 128), 128, 0, s>>>(
         d.inv_norm, d.df, d.dg, d.gap, count, d.excl, d.guard_n_rows, d.guard_n_cols, d.guard_rows, d.guard_cols);
     check(cudaGetLastError(), "matrix profile guard launch");
     if (d.gap) {
@@ -928,33 +958,39 @@ void guard_columns_of_units(const mp::UnitRange& u, int64_t n_seg, int64_t tile_
     *e_hi = e_of(u.seg1, u.band1);
 }
 
-// The two launches (plain and guarded) of a chunk of tasks of a sweep that updates `sides`.
+// The two launches of a chunk of tasks of a sweep that updates `sides`: the
+// plain one on s, the guarded one on s_guarded (they take disjoint tasks and
+// merge by atomicMax, so they may run side by side: a short series' few long
+// tasks then take the time of the longer launch, not of both).
 template <int SIDES, bool RAW>
-void launch_sweep(const Params& p, unsigned blocks, cudaStream_t s) {
+void launch_sweep(const Params& p, unsigned blocks, cudaStream_t s, cudaStream_t s_guarded) {
     if (p.nan_free)
-        sweep_kernel<false, SIDES, RAW, true><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
+        sweep_kernel<false, SIDES, RAW, kNoNaN><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
     else
-        sweep_kernel<false, SIDES, RAW><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
+        sweep_kernel<false, SIDES, RAW, kAnyNaN><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
     check(cudaGetLastError(), "matrix profile kernel launch");
-    sweep_kernel<true, SIDES, RAW><<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
+    if (p.nan_free)
+        sweep_kernel<true, SIDES, RAW, kGuardNaN><<<blocks, 32 * kWarpsPerBlock, 0, s_guarded>>>(p);
+    else
+        sweep_kernel<true, SIDES, RAW, kAnyNaN><<<blocks, 32 * kWarpsPerBlock, 0, s_guarded>>>(p);
     check(cudaGetLastError(), "matrix profile guarded kernel launch");
 }
 
 template <int SIDES>
-void launch_sweep(const Params& p, unsigned blocks, cudaStream_t s) {
+void launch_sweep(const Params& p, unsigned blocks, cudaStream_t s, cudaStream_t s_guarded) {
     if (p.codec.raw)
-        launch_sweep<SIDES, true>(p, blocks, s);
+        launch_sweep<SIDES, true>(p, blocks, s, s_guarded);
     else
-        launch_sweep<SIDES, false>(p, blocks, s);
+        launch_sweep<SIDES, false>(p, blocks, s, s_guarded);
 }
 
-void launch_sweep(const Params& p, int sides, unsigned blocks, cudaStream_t s) {
+void launch_sweep(const Params& p, int sides, unsigned blocks, cudaStream_t s, cudaStream_t s_guarded) {
     if (sides == kBoth)
-        launch_sweep<kBoth>(p, blocks, s);
+        launch_sweep<kBoth>(p, blocks, s, s_guarded);
     else if (sides == kRows)
-        launch_sweep<kRows>(p, blocks, s);
+        launch_sweep<kRows>(p, blocks, s, s_guarded);
     else
-        launch_sweep<kCols>(p, blocks, s);
+        launch_sweep<kCols>(p, blocks, s, s_guarded);
 }
 
 // One GPU's share of a sweep (that updates `sides`): its tasks [first, last)
@@ -997,7 +1033,12 @@ private:
         check(cudaSetDevice(device_), "cudaSetDevice");
         p_.task_lo = next_;
         p_.task_hi = std::min(last_, next_ + per_launch_);
-        launch_sweep(p_, sides_, (unsigned)((p_.task_hi - p_.task_lo + kWarpsPerBlock - 1) / kWarpsPerBlock), s_);
+        fork_.record(s_);  // the guarded launch after what s_ holds (the guard's replay, earlier launches)
+        check(cudaStreamWaitEvent(guarded_, fork_, 0), "cudaStreamWaitEvent");
+        launch_sweep(p_, sides_, (unsigned)((p_.task_hi - p_.task_lo + kWarpsPerBlock - 1) / kWarpsPerBlock), s_,
+                     guarded_);
+        join_.record(guarded_);  // s_ goes on (the next launch, the keys) after both
+        check(cudaStreamWaitEvent(s_, join_, 0), "cudaStreamWaitEvent");
         done_[launched_ & 1].record(s_);
         ++launched_;
         next_ = p_.task_hi;
@@ -1010,6 +1051,8 @@ private:
     int device_;
     int64_t per_launch_;
     int64_t launched_ = 0, finished_ = 0;
+    Stream guarded_;     // the guarded launches' (launch_sweep); synchronised when the sweep ends, as on cancel
+    Event fork_, join_;  // recorded and waited for at once: one of each serves every launch
     Event done_[2];
 };
 

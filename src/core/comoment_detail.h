@@ -35,6 +35,21 @@ TSM_HD double direct_comoment(const double* xi, int64_t i, const double* xj, int
     return c;
 }
 
+// C(i, j0 + d) for d in [0, D) of window i of xi and D consecutive windows
+// of xj, each term by term as direct_comoment (so with its bits), the D sums
+// in lockstep: their fused multiply-adds' latencies overlap (one sum alone
+// waits for it at every term).  mu_j: the D windows' means; xj holds
+// j0 + D − 1 + m values.
+template <int D>
+TSM_HD void direct_comoments(const double* xi, int64_t i, const double* xj, int64_t j0, int m, double mu_i,
+                             const double* mu_j, double* c) {
+    for (int d = 0; d < D; ++d) c[d] = 0;
+    for (int t = 0; t < m; ++t) {
+        const double a = xi[i + t];
+        for (int d = 0; d < D; ++d) c[d] = comoment_term(c[d], a, mu_i, xj[j0 + d + t], mu_j[d]);
+    }
+}
+
 // C(i, j) directly from the series x (windows of length m at i and j).
 TSM_HD double direct_comoment(const double* x, int64_t i, int64_t j, int m, double mu_i, double mu_j) {
     return direct_comoment(x, i, x, j, m, mu_i, mu_j);

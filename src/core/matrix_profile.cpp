@@ -100,12 +100,8 @@ void prepare_guard(Prepared& p, const TsExec* ex) {
     const uint8_t* gap = p.has_gaps() ? p.gap.data() : nullptr;
     const int64_t per = 1024;
     parallel_for(ex, (nr + nc + per - 1) / per, [&](int64_t b) {
-        for (int64_t e = b * per; e < std::min(nr + nc, (b + 1) * per); ++e) {
-            if (e < nr)
-                p.guard_rows[e] = guard_row_entry(in, df, dg, gap, p.count, e);
-            else
-                p.guard_cols[e - nr] = guard_col_entry(in, df, dg, gap, p.count, p.excl, e - nr);
-        }
+        for (int64_t e = b * per; e < std::min(nr + nc, (b + 1) * per); ++e)
+            (e < nr ? p.guard_rows[e] : p.guard_cols[e - nr]) = guard_entry(in, df, dg, gap, p.count, p.excl, nr, e);
     });
 }
 

@@ -449,12 +449,19 @@ TSM_HD double step_magnitude(const double* inv_norm, const double* df, const dou
     return i > 0 ? fmax(h, window_norm(inv_norm[i - 1])) : h;
 }
 
-// GuardStat of the windows [a, b) ∩ [0, count); gap (null: none) flags the
-// windows that hold a gap, whose pairs give no key: they count in h alone.
+// The GuardStat of two ranges together.  Maxima and minima are exact, so a
+// table entry has the same bits whatever the order its windows are taken in
+// (the CPU one by one, the GPU a warp's lanes each a stride and a reduction).
+TSM_HD GuardStat merge_guard(GuardStat a, GuardStat b) { return {fmax(a.h, b.h), fmin(a.lo, b.lo)}; }
+
+// GuardStat of the windows a, a + stride, ... below b, in [0, count); gap
+// (null: none) flags the windows that hold a gap, whose pairs give no key:
+// they count in h alone.
 TSM_HD GuardStat guard_range(const double* inv_norm, const double* df, const double* dg, const uint8_t* gap,
-                             int64_t count, int64_t a, int64_t b) {
+                             int64_t count, int64_t a, int64_t b, int64_t stride = 1) {
     GuardStat g{0.0, INFINITY};
-    for (int64_t i = a < 0 ? 0 : a; i < b && i < count; ++i) {
+    for (int64_t i = a; i < b && i < count; i += stride) {
+        if (i < 0) continue;
         g.h = fmax(g.h, step_magnitude(inv_norm, df, dg, i));
         if (inv_norm[i] > 0 && !(gap && gap[i])) g.lo = fmin(g.lo, window_norm(inv_norm[i]));
     }
@@ -467,14 +474,23 @@ TSM_HD GuardStat guard_range(const double* inv_norm, const double* df, const dou
 // diagonals from excl + 64t reads rows[β] and cols[β + 2t]).
 TSM_HD int64_t guard_row_entries(int64_t count) { return count / kGuardRows + 3; }
 TSM_HD int64_t guard_col_entries(int64_t count, int64_t excl) { return (count - excl + 1024) / kGuardRows + 3; }
-TSM_HD GuardStat guard_row_entry(const double* inv_norm, const double* df, const double* dg, const uint8_t* gap,
-                                 int64_t count, int64_t beta) {
-    return guard_range(inv_norm, df, dg, gap, count, beta * kGuardRows, (beta + 1) * kGuardRows);
+// The windows [*a, *b) of table entry e: rows[e] for e < n_rows, else cols[e − n_rows].
+TSM_HD void guard_entry_windows(int64_t e, int64_t n_rows, int64_t excl, int64_t* a, int64_t* b) {
+    if (e < n_rows) {
+        *a = e * kGuardRows;
+        *b = *a + kGuardRows;
+    } else {
+        *a = excl + (e - n_rows) * kGuardRows;
+        *b = *a + kGuardCols;
+    }
 }
-TSM_HD GuardStat guard_col_entry(const double* inv_norm, const double* df, const double* dg, const uint8_t* gap,
-                                 int64_t count, int64_t excl, int64_t q) {
-    const int64_t j0 = excl + q * kGuardRows;
-    return guard_range(inv_norm, df, dg, gap, count, j0, j0 + kGuardCols);
+// Entry e of the tables (rows, then columns) from the windows offset,
+// offset + stride, ... of its range (the CPU: 0 and 1; a GPU lane: its lane and 32).
+TSM_HD GuardStat guard_entry(const double* inv_norm, const double* df, const double* dg, const uint8_t* gap,
+                             int64_t count, int64_t excl, int64_t n_rows, int64_t e, int offset = 0, int stride = 1) {
+    int64_t a, b;
+    guard_entry_windows(e, n_rows, excl, &a, &b);
+    return guard_range(inv_norm, df, dg, gap, count, a + offset, b, stride);
 }
 
 // ---- gaps (the header says how) --------------------------------------------

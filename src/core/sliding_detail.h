@@ -50,7 +50,11 @@
 
 namespace tsm {
 
-constexpr int64_t kStatsChunk = 256;   // windows per exact restart
+// Windows per exact restart: a chunk is one GPU thread's serial slide, so
+// short series need short chunks to keep the device busy (TEK16's 4,873
+// windows: 153 threads; 256 windows a chunk left 20 threads sliding for
+// 0.3 ms, bench/RESULTS.md); a direct start costs 2m additions per chunk.
+constexpr int64_t kStatsChunk = 32;
 constexpr int64_t kStatsBlock = 4096;  // windows sharing one reference value
 
 namespace detail {
