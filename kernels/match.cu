@@ -129,12 +129,14 @@ __global__ void __launch_bounds__(kNearestThreads) k_nearest_part(
 
 // The blocks (parts) of each window's search: 2,048 columns a block (256 a
 // warp), or, for a small batch of short series, as many as bring the batch
-// to about kNearestMinBlocks (one an SM) with at least 256 columns a block;
+// to about kNearestMinBlocks (four an SM) with at least 64 columns a block
+// (a warp's columns are one after the other: a search of TEK16's 4,873
+// windows by 20 blocks of 256 columns took 60 µs on an H100, bench/RESULTS.md);
 // at most about 2^12 blocks in all (count · parts <= max(count, 4096)).  The
 // parts change no result (nearer is a total order; merged in block order).
-constexpr int64_t kNearestMinBlocks = 128;
+constexpr int64_t kNearestMinBlocks = 512;
 inline int nearest_parts(int64_t N, int64_t count) {
-    const int64_t wide = (N + 2047) / 2048, narrow = std::min<int64_t>((N + 255) / 256, kNearestMinBlocks / count);
+    const int64_t wide = (N + 2047) / 2048, narrow = std::min<int64_t>((N + 63) / 64, kNearestMinBlocks / count);
     return (int)std::max<int64_t>(1, std::min<int64_t>(std::max(wide, narrow), 4096 / count));
 }
 
