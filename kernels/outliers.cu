@@ -3,12 +3,13 @@
 // merging, the rules, the outlier test): src/core/outliers_detail.h; the GPU
 // follows that order exactly, so its rule has the CPU's bits.
 //   sigma: two kernels, two passes over the series, no host round trip.
-//     1. moments_kernel: a block per tile of outliers_detail.h (kTileValues
-//        values): each lane folds its groups, the lanes of a warp and the
-//        warps of the block merge by the pairwise tree; the last block to
-//        finish (a fence and an atomic ticket) folds the tiles' moments
-//        (thread t: tiles t, t + 256, ...), merges its threads by the tree
-//        and writes the rule (frame, center, scale, k·scale) to the device.
+//     1. moments_kernel: as many blocks as fit on the device, each taking
+//        tiles of outliers_detail.h (kTileValues values) in turn: each lane
+//        folds its groups, the lanes of a warp and the warps of the block
+//        merge by the pairwise tree (shuffles); the last block to finish (a
+//        fence and an atomic ticket) folds the tiles' moments (thread t:
+//        tiles t, t + 256, ...), merges its threads by the tree and writes
+//        the rule (frame, center, scale, k·scale) to the device.
 //     2. compact_kernel: an order-preserving compaction of the outlier
 //        positions in one pass, by a decoupled look-back over tiles (each
 //        tile publishes its count, then finds the count of the tiles before
@@ -42,6 +43,19 @@
 // in L2 for pass 2, and whether pass 2 is a programmatic dependent launch.
 #ifndef TSM_OUTLIERS_KEEP_MB
 #define TSM_OUTLIERS_KEEP_MB 20
+#endif
+// Whether a lane of pass 1 issues the loads of all its steps before it folds any.
+#ifndef TSM_OUTLIERS_PREFETCH
+#define TSM_OUTLIERS_PREFETCH 0
+#endif
+// Whether pass 1's grid is only as many blocks as fit on the device (each
+// then takes several tiles) rather than a block per tile.
+#ifndef TSM_OUTLIERS_PERSIST
+#define TSM_OUTLIERS_PERSIST 1
+#endif
+// Blocks of pass 1 an SM the compiler must fit (its registers): 4 at 60 registers.
+#ifndef TSM_OUTLIERS_MIN_BLOCKS
+#define TSM_OUTLIERS_MIN_BLOCKS 4
 #endif
 #ifndef TSM_OUTLIERS_PDL
 #define TSM_OUTLIERS_PDL 1
@@ -118,10 +132,13 @@ __device__ __forceinline__ Moments shuffle_down(const Moments& m, int o) {
             __shfl_down_sync(0xffffffffu, m.m2, o), __shfl_down_sync(0xffffffffu, m.frame, o)};
 }
 
-// outliers_detail.h's tree_merge over the 32 lanes of a warp (the result in lane 0).
-__device__ __forceinline__ Moments warp_tree(Moments m, int lane) {
+// outliers_detail.h's tree_merge over the first `count` lanes of a warp
+// (count a power of two up to 32; the result in lane 0): at distance o, lane
+// l (a multiple of 2o) merges lane l + o's value, which holds its own
+// subtree's by then: the pairs of tree_merge, so its bits.
+__device__ __forceinline__ Moments warp_tree(Moments m, int lane, int count = 32) {
 #pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
+    for (int o = 1; o < count; o <<= 1) {
         const Moments other = shuffle_down(m, o);
         if ((lane & (2 * o - 1)) == 0) m = outliers::merge_moments(m, other);
     }
@@ -139,6 +156,25 @@ __device__ __forceinline__ Moments lane_fold(const double* __restrict__ x, int64
     Moments acc = no_moments();
     const double2* x2 = reinterpret_cast<const double2*>(x);
     const bool keep = tile < kKeepTiles;
+#if TSM_OUTLIERS_PREFETCH
+    if (step_base(tile, warp, kWarpSteps - 1) + kStepValues <= n) {  // every step full: all its loads first
+        double2 w[kWarpSteps][kLoads];
+#pragma unroll
+        for (int s = 0; s < kWarpSteps; ++s) {
+            const double2* p = x2 + step_base(tile, warp, s) / 2 + lane;
+#pragma unroll
+            for (int j = 0; j < kLoads; ++j) w[s][j] = keep ? __ldg(p + 32 * j) : __ldcs(p + 32 * j);
+        }
+#pragma unroll
+        for (int s = 0; s < kWarpSteps; ++s) {
+            double v[kGroupValues];
+#pragma unroll
+            for (int j = 0; j < kLoads; ++j) v[2 * j] = tr(w[s][j].x), v[2 * j + 1] = tr(w[s][j].y);
+            acc = merge_moments(acc, group_moments(v, ref));
+        }
+        return acc;
+    }
+#endif
 #pragma unroll 1
     for (int s = 0; s < kWarpSteps; ++s) {
         const int64_t base = step_base(tile, warp, s);
@@ -164,65 +200,73 @@ __device__ __forceinline__ Moments lane_fold(const double* __restrict__ x, int64
     return acc;
 }
 
-// The moments of the block's tile (lanes, then warps, by the tree), in thread 0.
-template <class Tr>
-__device__ __forceinline__ Moments tile_moments(const double* __restrict__ x, int64_t n, int64_t tile, double ref,
-                                                Tr tr, Moments* s_warp) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const Moments m = warp_tree(lane_fold(x, n, tile, warp, lane, ref, tr), lane);
-    if (lane == 0) s_warp[warp] = m;
-    __syncthreads();
-    Moments t = outliers::no_moments();
-    if (threadIdx.x == 0) {
-        outliers::tree_merge(s_warp, kWarps);
-        t = s_warp[0];
-    }
-    return t;
+// Tile i's moments as pass 1's blocks left them (from L2: written by other blocks).
+__device__ __forceinline__ Moments load_part(const Moments* parts, int64_t i) {
+    return {__ldcg(&parts[i].n), __ldcg(&parts[i].mean), __ldcg(&parts[i].m2), __ldcg(&parts[i].frame)};
 }
 
 // The last block: every thread folds its tiles (outliers_detail.h's
-// fold_tiles), then the tree over the threads; the total in thread 0.
-__device__ __forceinline__ Moments fold_all_tiles(const Moments* parts, int64_t tiles, Moments* s_fold) {
+// fold_tiles; their loads four at a time, ahead of the merges), then the tree
+// over the threads: within each warp by shuffles, then over the warps' results
+// by warp 0 (tree_merge's pairs: distances below 32 lie within a warp, 32·o
+// pairs warp w with warp w + o); the total in thread 0.
+__device__ __forceinline__ Moments fold_all_tiles(const Moments* parts, int64_t tiles, Moments* s_warp) {
+    constexpr int kAhead = 4;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     Moments acc = outliers::no_moments();
-    for (int64_t i = threadIdx.x; i < tiles; i += kThreads) {
-        const Moments p{__ldcg(&parts[i].n), __ldcg(&parts[i].mean), __ldcg(&parts[i].m2), __ldcg(&parts[i].frame)};
-        acc = outliers::merge_moments(acc, p);
+    for (int64_t i = threadIdx.x; i < tiles; i += kAhead * kThreads) {
+        Moments p[kAhead];
+#pragma unroll
+        for (int a = 0; a < kAhead; ++a)
+            p[a] = i + a * kThreads < tiles ? load_part(parts, i + a * kThreads) : outliers::no_moments();
+#pragma unroll
+        for (int a = 0; a < kAhead; ++a) acc = outliers::merge_moments(acc, p[a]);
     }
-    s_fold[threadIdx.x] = acc;
+    acc = warp_tree(acc, lane);
+    if (lane == 0) s_warp[warp] = acc;
     __syncthreads();
-    for (int o = 1; o < kThreads; o <<= 1) {
-        if ((threadIdx.x & (2 * o - 1)) == 0) s_fold[threadIdx.x] = outliers::merge_moments(s_fold[threadIdx.x], s_fold[threadIdx.x + o]);
-        __syncthreads();
-    }
-    return s_fold[0];
+    Moments t = outliers::no_moments();
+    if (warp == 0) t = warp_tree(lane < kWarps ? s_warp[lane] : outliers::no_moments(), lane, kWarps);
+    return t;
 }
 
-// Pass 1: a block per tile of outliers_detail.h (tiles taken from the end of
-// the series to its start: the end is what the copy to the device wrote
-// last); the tile's moments go to parts; the last block to finish (a fence
-// and an atomic ticket) merges them in the one order and writes the total and
-// (with k > 0) the sigma rule to ctrl.  Also clears pass 2's tile states.
+// Pass 1: the tiles of outliers_detail.h, taken from the end of the series to
+// its start (the end is what the copy to the device wrote last), block b the
+// tiles b, b + grid, ... of that order (as many blocks as fit on the device:
+// a block's next tile loads while warp 0 merges the last one's warps, from
+// the other half of s_warp); each tile's moments go to parts; the last block
+// to finish (a fence and an atomic ticket) merges them in the one order and
+// writes the total and (with k > 0) the sigma rule to ctrl.  Also clears
+// pass 2's tile states.
 template <class Tr>
-__global__ void __launch_bounds__(kThreads) moments_kernel(const double* __restrict__ x, int64_t n, double ref,
-                                                           double k, Tr tr, Moments* __restrict__ parts, Ctrl* ctrl,
-                                                           unsigned long long* __restrict__ state, int64_t states) {
+__global__ void __launch_bounds__(kThreads, TSM_OUTLIERS_MIN_BLOCKS)
+    moments_kernel(const double* __restrict__ x, int64_t n, int64_t tiles, double ref, double k, Tr tr,
+                   Moments* __restrict__ parts, Ctrl* ctrl, unsigned long long* __restrict__ state, int64_t states) {
     allow_dependent_launch();
-    const int64_t tiles = gridDim.x, tile = tiles - 1 - blockIdx.x;
-    const int64_t gtid = int64_t(blockIdx.x) * kThreads + threadIdx.x;
-    for (int64_t t = gtid; t < states; t += tiles * kThreads) state[t] = 0;
-    __shared__ Moments s_warp[kWarps];
-    __shared__ Moments s_fold[kThreads];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t threads = int64_t(gridDim.x) * kThreads;
+    for (int64_t t = int64_t(blockIdx.x) * kThreads + threadIdx.x; t < states; t += threads) state[t] = 0;
+    __shared__ Moments s_warp[2][kWarps];
     __shared__ bool last;
-    const Moments m = tile_moments(x, n, tile, ref, tr, s_warp);
+    int half = 0;
+    for (int64_t i = blockIdx.x; i < tiles; i += gridDim.x, half ^= 1) {
+        const int64_t tile = tiles - 1 - i;
+        const Moments m = warp_tree(lane_fold(x, n, tile, warp, lane, ref, tr), lane);
+        if (lane == 0) s_warp[half][warp] = m;
+        __syncthreads();  // also: warp 0 is done with this half's previous tile
+        if (warp == 0) {
+            const Moments t = warp_tree(lane < kWarps ? s_warp[half][lane] : outliers::no_moments(), lane, kWarps);
+            if (lane == 0) parts[tile] = t;
+        }
+    }
     if (threadIdx.x == 0) {
-        parts[tile] = m;
-        __threadfence();
+        __threadfence();  // thread 0 wrote the block's parts
         last = atomicAdd(&ctrl->done, 1u) == gridDim.x - 1;
     }
     __syncthreads();
     if (!last) return;
     __threadfence();
-    const Moments t = fold_all_tiles(parts, tiles, s_fold);
+    const Moments t = fold_all_tiles(parts, tiles, s_warp[0]);  // warp 0 read s_warp before `last`
     if (threadIdx.x == 0) {
         ctrl->total = t;
         if (k > 0) {
@@ -404,11 +448,20 @@ int blocks_for(int64_t n) {
     return static_cast<int>(b < 1 ? 1 : (b > kMaxBlocks ? kMaxBlocks : b));
 }
 
-// Loads pass 1's kernels (lazy module loading) before the clock starts.
-void load_moments_kernels() {
+// Loads pass 1's kernels (lazy module loading) before the clock starts;
+// returns how many of its blocks fit on the device at once (TSM_OUTLIERS_PERSIST
+// 0: no limit, a block per tile).
+int64_t resident_blocks() {
     cudaFuncAttributes attr;
     check(cudaFuncGetAttributes(&attr, moments_kernel<outliers::Plain>), "cudaFuncGetAttributes");
     check(cudaFuncGetAttributes(&attr, moments_kernel<outliers::Affine>), "cudaFuncGetAttributes");
+    if (!TSM_OUTLIERS_PERSIST) return INT64_MAX;
+    int dev = 0, sms = 0, per_sm = 0;
+    check(cudaGetDevice(&dev), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, moments_kernel<outliers::Plain>, kThreads, 0),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    return std::max<int64_t>(1, int64_t(sms) * per_sm);
 }
 
 // Whether pass 2 may be a programmatic dependent launch (sm_90 and later).
@@ -437,7 +490,8 @@ struct Search {
     bool mad;
     size_t bytes;          // of the series
     int64_t tiles;         // pass 2's tiles
-    int64_t blocks;        // pass 1's grid: outliers_detail.h's tiles
+    int64_t blocks;        // pass 1's tiles (outliers_detail.h's)
+    int64_t grid1;         // pass 1's grid: at most the blocks that fit on the device at once
     bool pdl;              // pass 2 as a programmatic dependent launch
     double ref = 0;        // sigma: outliers::sigma_reference
     Buffer<double> d_x;    // the series
@@ -451,7 +505,7 @@ struct Search {
     Search(const double* x, int64_t n_, double k_, bool mad_, cudaStream_t s)
         : n(n_), k(k_), mad(mad_), bytes(static_cast<size_t>(n_) * sizeof(double)),
           tiles((n_ + kTile - 1) / kTile), blocks(outliers::tile_count(n_)), pdl(dependent_launch_available()) {
-        load_moments_kernels();
+        grid1 = std::min<int64_t>(blocks, resident_blocks());
         const size_t temp_bytes = mad ? sort_temp_bytes(n, s) : 0;
         require_bytes(bytes * (mad ? 3 : 2) + temp_bytes + tiles * sizeof(unsigned long long) + (1 << 20),
                       "the outlier search");
@@ -471,8 +525,9 @@ struct Search {
 
 // Launches pass 1.
 cudaError_t launch_moments(const Search& d, cudaStream_t s) {
-    moments_kernel<<<static_cast<unsigned>(d.blocks), kThreads, 0, s>>>(
-        d.d_x.get(), d.n, d.ref, d.k, outliers::Plain{}, d.d_parts.get(), d.d_ctrl.get(), d.d_state.get(), d.tiles);
+    moments_kernel<<<static_cast<unsigned>(d.grid1), kThreads, 0, s>>>(d.d_x.get(), d.n, d.blocks, d.ref, d.k,
+                                                                     outliers::Plain{}, d.d_parts.get(),
+                                                                     d.d_ctrl.get(), d.d_state.get(), d.tiles);
     return cudaGetLastError();
 }
 
@@ -522,8 +577,8 @@ int device_mad_frame(const Search& d, cudaStream_t s) {
 // one order of outliers_detail.h, as on the CPU).
 double device_mean_abs_dev(const Search& d, const outliers::Affine& dev, cudaStream_t s) {
     check(cudaMemsetAsync(d.d_ctrl.get(), 0, sizeof(Ctrl), s), "clear the moments");
-    moments_kernel<<<static_cast<unsigned>(d.blocks), kThreads, 0, s>>>(
-        d.d_x.get(), d.n, 0.0, 0.0, dev, d.d_parts.get(), d.d_ctrl.get(), d.d_state.get(), d.tiles);
+    moments_kernel<<<static_cast<unsigned>(d.grid1), kThreads, 0, s>>>(
+        d.d_x.get(), d.n, d.blocks, 0.0, 0.0, dev, d.d_parts.get(), d.d_ctrl.get(), d.d_state.get(), d.tiles);
     check(cudaGetLastError(), "mean absolute deviation launch");
     Ctrl h{};
     check(cudaMemcpyAsync(&h, d.d_ctrl.get(), sizeof h, cudaMemcpyDeviceToHost, s), "copy the moments");

@@ -114,7 +114,9 @@ TSM_HD Moments merge_moments(const Moments& a, const Moments& b) {
     const int da = a.frame - frame, db = b.frame - frame;  // ≤ 0, one of them 0
     const double am = da ? times_pow2_down(a.mean, da) : a.mean, am2 = da ? times_pow2_down(a.m2, 2 * da) : a.m2;
     const double bm = db ? times_pow2_down(b.mean, db) : b.mean, bm2 = db ? times_pow2_down(b.m2, 2 * db) : b.m2;
-    const double n = hd::add(a.n, b.n), d = hd::sub(bm, am), f = hd::div(b.n, n);
+    // f = b.n/n; two sets of one size (every merge of the tree over full
+    // tiles) give exactly 1/2, without the division's latency
+    const double n = hd::add(a.n, b.n), d = hd::sub(bm, am), f = a.n == b.n ? 0.5 : hd::div(b.n, n);
     return {n, hd::add(am, hd::mul(d, f)), hd::add(hd::add(am2, bm2), hd::mul(hd::mul(hd::mul(d, d), a.n), f)),
             frame};
 }
@@ -129,9 +131,11 @@ TSM_HD Moments single_moments(double x, double ref) {
 // Exact two-pass moments of the kGroupValues values v[0 ..), relative to ref,
 // in the frame of their largest magnitude and ref's.
 TSM_HD Moments group_moments(const double* v, double ref) {
-    double top = fabs(ref);
-    for (int j = 0; j < kGroupValues; ++j) top = max_abs(top, v[j]);
-    const int frame = frame_of(top);
+    double a[kGroupValues];  // the largest |v| by a pairwise tree (a maximum: any order gives it)
+    for (int j = 0; j < kGroupValues; ++j) a[j] = fabs(v[j]);
+    for (int w = 1; w < kGroupValues; w *= 2)
+        for (int j = 0; j + w < kGroupValues; j += 2 * w) a[j] = max_abs(a[j], a[j + w]);
+    const int frame = frame_of(max_abs(ref, a[0]));
     const double unit = pow2(-frame), r = hd::mul(ref, unit);
     double d[kGroupValues];
     for (int j = 0; j < kGroupValues; ++j) d[j] = hd::sub(hd::mul(v[j], unit), r);
