@@ -52,7 +52,7 @@
 //    direct co-moments of the tile's last row.
 //  * Preparation on the device, with the host's functions (mp_detail.h: the
 //    rescaling from the minimum, maximum and the host's series_samples, x',
-//    window statistics by chunks of kStatsChunk windows, a thread per chunk;
+//    window statistics by chunks of stats_chunk(m) windows, a thread per chunk;
 //    constant flags; df, dg, inv_norm; the guard's tables; next_const by a CUB
 //    suffix-minimum scan), so only the series goes over the bus.
 //  * Host: tasks (segment, band) in a linear order (segment-major, decoded
@@ -617,13 +617,13 @@ __global__ void shift_kernel(const double* __restrict__ x, int64_t n, const mp::
         xs[i] = mp::scaled_value(x[i], sc);
 }
 
-// A thread per stats chunk of kStatsChunk windows.
+// A thread per stats chunk of `chunk` windows (stats_chunk(m)).
 __global__ void chunk_kernel(const double* __restrict__ x, const double* __restrict__ xs, int m, int64_t count,
-                             double* mu, double* inv_std, uint8_t* constant) {
+                             int64_t chunk, double* mu, double* inv_std, uint8_t* constant) {
     const int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const int64_t i0 = c * kStatsChunk;
+    const int64_t i0 = c * chunk;
     if (i0 >= count) return;
-    mp::prepare_chunk(x, xs, m, i0, min(count, i0 + kStatsChunk), mu, inv_std, constant);
+    mp::prepare_chunk(x, xs, m, i0, min(count, i0 + chunk), mu, inv_std, constant);
 }
 
 __global__ void window_kernel(const double* __restrict__ xs, const double* __restrict__ mu,
@@ -919,8 +919,8 @@ void prepare_on_device(const SeriesArrays& d, unsigned char* scratch, size_t scr
     check(cudaGetLastError(), "matrix profile scale launch");
     shift_kernel<<<blocks_for(n, 256), 256, 0, s>>>(d.x, n, d.scale, d.xs);
     check(cudaGetLastError(), "matrix profile shift launch");
-    const int64_t chunks = (count + kStatsChunk - 1) / kStatsChunk;
-    chunk_kernel<<<blocks_for(chunks, 64), 64, 0, s>>>(d.x, d.xs, m, count, d.mu, d.inv_std, d.constant);
+    const int64_t chunk = stats_chunk(m), chunks = (count + chunk - 1) / chunk;
+    chunk_kernel<<<blocks_for(chunks, 64), 64, 0, s>>>(d.x, d.xs, m, count, chunk, d.mu, d.inv_std, d.constant);
     check(cudaGetLastError(), "matrix profile statistics launch");
     window_kernel<<<blocks_for(count, 256), 256, 0, s>>>(d.xs, d.mu, d.inv_std, m, 1.0 / std::sqrt((double)m), raw,
                                                          count, d.inv_norm, d.inv4, d.df, d.dg);

@@ -213,7 +213,7 @@ void prepare_planned(const double* series, int64_t n, int m, int64_t excl, const
     p.mu.resize(count);
     p.inv_std.resize(count);
     p.constant.resize(count);
-    for_each_stats_chunk(ex, count, [&](int64_t i0, int64_t i1) {
+    for_each_stats_chunk(ex, count, m, [&](int64_t i0, int64_t i1) {
         prepare_chunk(x, p.xs.data(), m, i0, i1, p.mu.data(), p.inv_std.data(), p.constant.data());
     });
     p.inv_norm.resize(count);

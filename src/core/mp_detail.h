@@ -394,7 +394,7 @@ TSM_HD void joint_range(double lo_a, double hi_a, double lo_b, double hi_b, doub
 
 // ---- preparation (host: matrix_profile.cpp; device: kernels/matrix_profile.cu)
 
-// Windows [i0, i1) of one stats chunk (i0 a multiple of kStatsChunk): μ and
+// Windows [i0, i1) of one stats chunk (i0 a multiple of stats_chunk(m)): μ and
 // 1/σ of x' = x − c, constant flags of x, and the constant override.
 TSM_HD void prepare_chunk(const double* x, const double* xs, int m, int64_t i0, int64_t i1, double* mu,
                           double* inv_std, uint8_t* constant) {

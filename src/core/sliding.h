@@ -24,7 +24,7 @@ struct WindowStats {
     std::vector<uint8_t> constant;  // 1 when every value of the window is equal
 };
 
-// Exact to a few ulps: windows are processed in chunks of kStatsChunk
+// Exact to a few ulps: windows are processed in chunks of stats_chunk(m)
 // (sliding_detail.h); each chunk starts from an exact two-pass mean and
 // Σ(x−μ)² and then slides with the difference updates
 // μ' = μ + (x_in − x_out)/m and M2' = M2 + (x_in − x_out)(x_in − μ' + x_out − μ),
@@ -33,9 +33,9 @@ struct WindowStats {
 // values differ, so σ of such a window is 0 whatever the rounding.
 void window_stats(const double* x, int64_t n, int m, WindowStats& out, const TsExec* ex);
 
-// Calls fn(i0, i1) for every stats chunk [i0, i1) of windows 0 .. count−1
-// (sliding_detail.h: kStatsChunk windows, started exactly), in parallel tasks of
-// kStatsBlock windows.  fn runs on worker threads.
-void for_each_stats_chunk(const TsExec* ex, int64_t count, const std::function<void(int64_t, int64_t)>& fn);
+// Calls fn(i0, i1) for every stats chunk [i0, i1) of windows 0 .. count−1 of
+// m values (sliding_detail.h: stats_chunk(m) windows, started exactly), in
+// parallel tasks of kStatsBlock windows.  fn runs on worker threads.
+void for_each_stats_chunk(const TsExec* ex, int64_t count, int m, const std::function<void(int64_t, int64_t)>& fn);
 
 }  // namespace tsm

@@ -2,7 +2,7 @@
 // the host (sliding.cpp) and the device (kernels that prepare windows on the
 // GPU), so that both produce the same bits.
 //
-// Windows are processed in chunks of kStatsChunk consecutive windows, each
+// Windows are processed in chunks of stats_chunk(m) consecutive windows, each
 // started exactly and independently of the others:
 //   * ref = x[start of the chunk's block of kStatsBlock windows]: for data with
 //     a large offset, x − ref is exact (Sterbenz) and small;
@@ -50,11 +50,19 @@
 
 namespace tsm {
 
-// Windows per exact restart: a chunk is one GPU thread's serial slide, so
-// short series need short chunks to keep the device busy (TEK16's 4,873
-// windows: 153 threads; 256 windows a chunk left 20 threads sliding for
-// 0.3 ms, bench/RESULTS.md); a direct start costs 2m additions per chunk.
-constexpr int64_t kStatsChunk = 32;
+// Windows per exact restart for windows of m values: a chunk is one GPU
+// thread's serial slide, so short series need short chunks to keep the
+// device busy (TEK16's 4,873 windows of 128: 153 threads of 32; chunks of 256
+// left 20 threads sliding for 0.3 ms, bench/RESULTS.md), and a direct start
+// costs 2m additions, about 8 a window at a chunk of m/4 (a slide step costs
+// about 20): the largest power of two ≤ m/4 within [32, 256].  Every chunk
+// starts at a multiple of 32 and divides kStatsBlock.
+constexpr int64_t kStatsChunkMin = 32, kStatsChunkMax = 256;
+TSM_HD int64_t stats_chunk(int m) {
+    int64_t c = kStatsChunkMin;
+    while (c < kStatsChunkMax && 2 * c <= m / 4) c *= 2;
+    return c;
+}
 constexpr int64_t kStatsBlock = 4096;  // windows sharing one reference value
 
 namespace detail {
@@ -140,7 +148,7 @@ TSM_HD void restart_near(const double* x, int64_t i, int m, double& ref, double&
 }
 
 // Mean, σ and the constant flag of windows [i0, i1) of x (one chunk:
-// i1 − i0 ≤ kStatsChunk, i0 a multiple of kStatsChunk), handed to
+// i1 − i0 ≤ stats_chunk(m), i0 a multiple of it), handed to
 // emit(i, mean, sd, constant) window by window.
 #ifdef __CUDACC__
 #pragma nv_exec_check_disable
