@@ -130,8 +130,9 @@ __global__ void __launch_bounds__(kNearestThreads) k_nearest_part(
 // The blocks (parts) of each window's search: 2,048 columns a block (256 a
 // warp), or, for a small batch of short series, as many as bring the batch
 // to about kNearestMinBlocks (four an SM) with at least 64 columns a block
-// (a warp's columns are one after the other: a search of TEK16's 4,873
-// windows by 20 blocks of 256 columns took 60 µs on an H100, bench/RESULTS.md);
+// (a warp's columns are one after the other: with 256 columns a block, one
+// window of TEK16's 4,873 had 20 blocks, and the warm-up's and the call's
+// searches took 123 µs on an H100; 41 µs now, bench/RESULTS.md);
 // at most about 2^12 blocks in all (count · parts <= max(count, 4096)).  The
 // parts change no result (nearer is a total order; merged in block order).
 constexpr int64_t kNearestMinBlocks = 512;

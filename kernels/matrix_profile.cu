@@ -40,8 +40,9 @@
 //    Each chunk of tasks is then swept by two launches of sweep_kernel, side
 //    by side on two streams: the plain one (GUARD = false: the recurrence
 //    alone, no guard code at all) takes the unflagged tasks, where the guard
-//    would change nothing; the guarded one the flagged tasks.  On ordinary data no task is flagged (the
-//    guarded launch's warps return at once).  In the guarded sweep each
+//    would change nothing; the guarded one the flagged tasks.  On most
+//    ordinary data no task is flagged (the guarded launch's warps return at
+//    once); TEK16's few restarts flag 33 of its 76 guard tile columns.  In the guarded sweep each
 //    lane's diagonals lie in one guard tile column (kGuardDiags diagonals),
 //    and a group of 32 rows is one tile row, so before every group each lane
 //    replays its tile's mode.  kTileRestart: the lane recomputes its
@@ -184,7 +185,6 @@ struct Lane {
     Shared* sh;
 };
 
-// The co-moment of row r and column j, directly (0 past the last column).
 // The D co-moments of the diagonals from j0 at row r, directly (zero past the
 // columns' last window), in lockstep (direct_comoments).  Not inlined (and
 // given values, not the launch's parameters by reference, which would be
@@ -212,16 +212,16 @@ __device__ __forceinline__ void direct_diagonals(Lane& L, const Params& p, int64
     for (int d = 0; d < D; ++d) L.cov[d] = rc.c[d];
 }
 
-// The order of the sweep's tagged values: z-normalised, v = ρ/4 + off, the
-// larger wins; raw values, a = mp::raw_d, the smaller wins.  A NaN (a gap, a
-// kTileDirect lane) never wins; none() loses to every other value.  Tags
-// (e = lane·D + d) sit below the key's quantum so that ties go to the
-// smaller column in a row and to the smaller row in a column.
 // What NaN values a sweep's rows may hold (pairs() reduces a row by them):
 // any (a gap's: one chain from none()), none (a tree), or only the guarded
 // sweep's kTileDirect lanes (a tree that lets no NaN win).
 enum NanMode : int { kAnyNaN = 0, kNoNaN = 1, kGuardNaN = 2 };
 
+// The order of the sweep's tagged values: z-normalised, v = ρ/4 + off, the
+// larger wins; raw values, a = mp::raw_d, the smaller wins.  A NaN (a gap, a
+// kTileDirect lane) never wins; none() loses to every other value.  Tags
+// (e = lane·D + d) sit below the key's quantum so that ties go to the
+// smaller column in a row and to the smaller row in a column.
 template <bool RAW>
 struct Order {
     __device__ __forceinline__ static double none() { return RAW ? __longlong_as_double(0x7FF0000000000000ll) : 0.0; }
@@ -313,8 +313,8 @@ __device__ __forceinline__ void retire_column(Lane& L, int s) {
 
 // One row r (step s within the group) at rotation phase U = (r − r0) mod D;
 // RAW: the pair's value is mp::raw_d (raw values), else mp::sweep_v;
-// NANS: which pairs' values can be NaN (NanMode).  With gaps, a row window with a gap
-// (its factor is NaN, mp::mark_gap_window), whose pairs all have a NaN
+// NANS: which pairs' values can be NaN (NanMode).  With gaps (kAnyNaN), a
+// row window with a gap (its factor is NaN, mp::mark_gap_window), whose pairs all have a NaN
 // value and would win nothing, only moves its co-moments on (a test a row,
 // warp-uniform: one kind of step, so the loop's code stays that of one).
 template <int U, bool MASK, int SIDES, bool RAW, int NANS>

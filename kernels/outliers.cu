@@ -44,16 +44,13 @@
 #ifndef TSM_OUTLIERS_KEEP_MB
 #define TSM_OUTLIERS_KEEP_MB 20
 #endif
-// Whether a lane of pass 1 issues the loads of all its steps before it folds any.
-#ifndef TSM_OUTLIERS_PREFETCH
-#define TSM_OUTLIERS_PREFETCH 0
-#endif
 // Whether pass 1's grid is only as many blocks as fit on the device (each
-// then takes several tiles) rather than a block per tile.
+// then takes several tiles) rather than a block per tile (on an H100 at 2^24
+// values both ran within the runs' spread: bench/RESULTS.md, tenth session).
 #ifndef TSM_OUTLIERS_PERSIST
 #define TSM_OUTLIERS_PERSIST 1
 #endif
-// Blocks of pass 1 an SM the compiler must fit (its registers): 4 at 60 registers.
+// Blocks of pass 1 an SM the compiler must fit (its registers: 64 at most for 4).
 #ifndef TSM_OUTLIERS_MIN_BLOCKS
 #define TSM_OUTLIERS_MIN_BLOCKS 4
 #endif
@@ -156,25 +153,6 @@ __device__ __forceinline__ Moments lane_fold(const double* __restrict__ x, int64
     Moments acc = no_moments();
     const double2* x2 = reinterpret_cast<const double2*>(x);
     const bool keep = tile < kKeepTiles;
-#if TSM_OUTLIERS_PREFETCH
-    if (step_base(tile, warp, kWarpSteps - 1) + kStepValues <= n) {  // every step full: all its loads first
-        double2 w[kWarpSteps][kLoads];
-#pragma unroll
-        for (int s = 0; s < kWarpSteps; ++s) {
-            const double2* p = x2 + step_base(tile, warp, s) / 2 + lane;
-#pragma unroll
-            for (int j = 0; j < kLoads; ++j) w[s][j] = keep ? __ldg(p + 32 * j) : __ldcs(p + 32 * j);
-        }
-#pragma unroll
-        for (int s = 0; s < kWarpSteps; ++s) {
-            double v[kGroupValues];
-#pragma unroll
-            for (int j = 0; j < kLoads; ++j) v[2 * j] = tr(w[s][j].x), v[2 * j + 1] = tr(w[s][j].y);
-            acc = merge_moments(acc, group_moments(v, ref));
-        }
-        return acc;
-    }
-#endif
 #pragma unroll 1
     for (int s = 0; s < kWarpSteps; ++s) {
         const int64_t base = step_base(tile, warp, s);
@@ -232,9 +210,9 @@ __device__ __forceinline__ Moments fold_all_tiles(const Moments* parts, int64_t 
 
 // Pass 1: the tiles of outliers_detail.h, taken from the end of the series to
 // its start (the end is what the copy to the device wrote last), block b the
-// tiles b, b + grid, ... of that order (as many blocks as fit on the device:
-// a block's next tile loads while warp 0 merges the last one's warps, from
-// the other half of s_warp); each tile's moments go to parts; the last block
+// tiles b, b + grid, ... of that order (grid: resident_blocks; a block's next
+// tile loads while warp 0 merges the last one's warps, from the other half of
+// s_warp); each tile's moments go to parts; the last block
 // to finish (a fence and an atomic ticket) merges them in the one order and
 // writes the total and (with k > 0) the sigma rule to ctrl.  Also clears
 // pass 2's tile states.
