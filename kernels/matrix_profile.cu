@@ -2,7 +2,7 @@
 // Arithmetic and conventions: src/core/mp_detail.h (shared with the CPU path,
 // bit for bit: explicit __fma_rn/__dmul_rn, no contraction differences).
 //
-// Design (one warp = one task = one segment of kSegRows rows × one band of
+// Design (one warp = one task = one segment of p.seg_rows rows × one band of
 // kBand = 32·D adjacent diagonals; lane l owns diagonals k0 + l·D + d):
 //  * The co-moments live in registers: computed directly at the segment's
 //    first row (direct_comoment's arithmetic, the row factor shared by the D
@@ -154,6 +154,7 @@ struct Params {
     int m;
     unsigned mask_lo;  // clears the bits below the key's quantum (shift < 32: all in the low word)
     mp::KeyCodec codec;
+    int64_t seg_rows;  // rows of a segment (mp::segment_rows of count_r)
 };
 
 // Which keys a sweep updates (a template argument of the sweep): the rows',
@@ -518,8 +519,8 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, RAW ? kRawBlocksPerSM : k
     L.lane = threadIdx.x & 31;
     L.sh = &s_all[warp];
     L.k0 = p.excl + (task - p.seg_start[seg]) * kBand;
-    L.r0 = (int64_t)seg * mp::kSegRows;
-    const int64_t r_end = min(L.r0 + mp::kSegRows, p.count_r);  // the segment's rows
+    L.r0 = (int64_t)seg * p.seg_rows;
+    const int64_t r_end = min(L.r0 + p.seg_rows, p.count_r);  // the segment's rows
     L.r1 = min(r_end, count - L.k0);
     if (L.r1 <= L.r0) return;
     // rows where every diagonal of the band still exists
@@ -581,7 +582,7 @@ __global__ void guard_replay_kernel(Params p, int64_t tile_cols, int64_t e_lo, i
     for (int64_t e = e_lo + blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < e_hi;
          e += (int64_t)gridDim.x * blockDim.x) {
         const int64_t seg = e / tile_cols, k = p.excl + (e % tile_cols) * mp::kGuardDiags;
-        const int64_t r0 = seg * mp::kSegRows, r1 = min(min(r0 + mp::kSegRows, p.count_r), p.count_c - k);
+        const int64_t r0 = seg * p.seg_rows, r1 = min(min(r0 + p.seg_rows, p.count_r), p.count_c - k);
         double err = 0.0;
         bool flag = false;
         for (int64_t rg = r0; rg < r1; rg += mp::kGuardRows) {
@@ -707,8 +708,9 @@ unsigned blocks_for(int64_t items, int threads) {
 // count_r windows, columns: count_c, diagonals from excl.
 std::vector<int64_t> segment_starts(int64_t count_r, int64_t count_c, int64_t excl) {
     std::vector<int64_t> seg_start(1, 0);
-    for (int64_t seg = 0; seg * mp::kSegRows < count_r && seg * mp::kSegRows < count_c - excl; ++seg) {
-        const int64_t r0 = seg * mp::kSegRows;
+    const int64_t R = mp::segment_rows(count_r);
+    for (int64_t seg = 0; seg * R < count_r && seg * R < count_c - excl; ++seg) {
+        const int64_t r0 = seg * R;
         const int64_t bands = (count_c - r0 - excl + kBand - 1) / kBand;  // bands with k0 < count_c − r0
         seg_start.push_back(seg_start.back() + bands);
     }
@@ -1001,7 +1003,7 @@ class Sweep {
 public:
     Sweep(const Params& p, int sides, int64_t first, int64_t last, cudaStream_t s, int device)
         : p_(p), sides_(sides), first_(first), next_(first), last_(last), s_(s), device_(device),
-          per_launch_(std::max<int64_t>(kWarpsPerBlock, (int64_t)(kMaxPairsPerLaunch / ((double)kBand * mp::kSegRows)) /
+          per_launch_(std::max<int64_t>(kWarpsPerBlock, (int64_t)(kMaxPairsPerLaunch / ((double)kBand * p.seg_rows)) /
                                                             kWarpsPerBlock * kWarpsPerBlock)) {}
     ~Sweep() { cudaSetDevice(device_); }  // the events are destroyed on their device
     Sweep(Sweep&&) = delete;
@@ -1222,7 +1224,7 @@ private:
         return Params{R.xs, R.mu, R.df, R.dg, codec_.raw ? R.inv4 : R.inv_norm, C.xs, C.mu, C.df, C.dg, C.inv4, R.guard_rows, C.guard_cols,
                       d_.sweeps[w].guarded, d_.sweeps[w].seg_start, (sp.sides & kRows) ? d_.best : nullptr,
                       (sp.sides & kCols) ? d_.best : nullptr, 0, 0, (int)seg_starts_[w].size() - 1, nan_free(),
-                      R.count, C.count, C.excl, m_, key_mask, codec_};
+                      R.count, C.count, C.excl, m_, key_mask, codec_, mp::segment_rows(R.count)};
     }
     // No series has gap flags (none planned: gaps_of): no value of the plain sweep is NaN.
     bool nan_free() const {

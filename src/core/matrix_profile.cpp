@@ -241,7 +241,7 @@ void prepare_planned(const double* series, int64_t n, int m, int64_t excl, const
 
 namespace {
 
-constexpr int64_t kCpuDiags = kGuardDiags;  // diagonals per CPU task (one segment of kSegRows rows): one guard tile column
+constexpr int64_t kCpuDiags = kGuardDiags;  // diagonals per CPU task (one segment of rows): one guard tile column
 static_assert(kTileDiags % kCpuDiags == 0, "a unit of the tiles is whole CPU tasks");
 
 struct Task {
@@ -272,7 +272,8 @@ inline void direct_row(const Sweep& S, int64_t r, int64_t k0, int64_t nd, double
 
 // The rows [r0, r1) of a task: those where its first diagonal k0 exists.
 inline int64_t task_row_end(const Sweep& S, const Task& t) {
-    return std::min(std::min(t.seg * kSegRows + kSegRows, S.row->count), S.col->count - t.k0);
+    const int64_t R = segment_rows(S.row->count);
+    return std::min(std::min(t.seg * R + R, S.row->count), S.col->count - t.k0);
 }
 
 // A pair's key (core, its value's part; keep: the gap mask) into the row's
@@ -307,7 +308,7 @@ __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task
     constexpr bool kRows = (SIDES & kRowsOnly) != 0, kCols = (SIDES & kColsOnly) != 0;
     const Prepared &R = *S.row, &C = *S.col;
     const int64_t ccount = C.count;
-    const int64_t r0 = t.seg * kSegRows;
+    const int64_t r0 = t.seg * segment_rows(S.row->count);
     const int64_t r1 = task_row_end(S, t);
     const int64_t nd0 = t.k1 - t.k0;
     const double* __restrict df = C.df.data();
@@ -426,7 +427,7 @@ std::vector<Task> cpu_tasks(const Prepared& P, const UnitRange& units) {
     const int64_t count = P.count;
     std::vector<Task> tasks;
     for (int64_t s = units.seg0; s <= units.seg1; ++s) {
-        const int64_t r0 = s * kSegRows;
+        const int64_t r0 = s * segment_rows(count);
         const int64_t b0 = s == units.seg0 ? units.band0 : 0;
         const int64_t b1 = s == units.seg1 ? units.band1 : units_in_segment(count, P.excl, s);
         const int64_t k_end = std::min(P.excl + b1 * kTileDiags, count - r0);
@@ -440,9 +441,9 @@ std::vector<Task> cpu_tasks(const Prepared& P, const UnitRange& units) {
 // passes): the self-join's tasks when rows and columns are one series.
 std::vector<Task> all_tasks(const Sweep& S) {
     std::vector<Task> tasks;
-    const int64_t ccount = S.col->count;
-    for (int64_t s = 0; s * kSegRows < S.row->count && s * kSegRows + S.excl < ccount; ++s)
-        for (int64_t k0 = S.excl; k0 < ccount - s * kSegRows; k0 += kCpuDiags)
+    const int64_t ccount = S.col->count, R = segment_rows(S.row->count);
+    for (int64_t s = 0; s * R < S.row->count && s * R + S.excl < ccount; ++s)
+        for (int64_t k0 = S.excl; k0 < ccount - s * R; k0 += kCpuDiags)
             tasks.push_back({s, k0, std::min(k0 + kCpuDiags, ccount)});
     return tasks;
 }
@@ -455,13 +456,13 @@ void run_tasks(const Sweep& S, int sides, const std::vector<Task>& tasks, const 
     parallel_for(ex, (int64_t)tasks.size(), [&](int64_t ti) {
         thread_local std::vector<uint64_t> row_keys, col_keys;
         thread_local std::vector<double> cov;
-        row_keys.resize(kSegRows);
+        row_keys.resize(kSegRows);  // the longest segment
         col_keys.resize(kSegRows + kCpuDiags);
         cov.resize(kCpuDiags);
         const Task& t = tasks[ti];
         int64_t rows = 0, cols = 0;
         fn(S, t, row_keys.data(), col_keys.data(), cov.data(), &rows, &cols);
-        const int64_t r0 = t.seg * kSegRows;
+        const int64_t r0 = t.seg * segment_rows(S.row->count);
         for (int64_t r = 0; r < rows; ++r)
             if (row_keys[r]) atomic_max(row_best[r0 + r], row_keys[r]);
         for (int64_t c = 0; c < cols; ++c)

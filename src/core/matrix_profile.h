@@ -136,7 +136,7 @@ SeriesScale joint_scale(const double* a, int64_t na, const double* b, int64_t nb
 CentreSamples filled_samples(const double* x, int64_t n, double lead);
 
 // ---- tiles of the sweep (ts_matrix_profile_tile, mp_tiles.cpp) ----
-// The sweep's work is cut into units: segment s (rows from s·kSegRows, where
+// The sweep's work is cut into units: segment s (rows from s·segment_rows(count), where
 // every diagonal's co-moment restarts) × kTileDiags diagonals from
 // excl + b·kTileDiags.  Both paths split a unit into the very tasks their
 // whole-profile sweep runs (CPU: kCpuDiags diagonals, GPU: bands of kBand and

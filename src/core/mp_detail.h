@@ -17,8 +17,8 @@
 //    tables) runs on the host for the CPU path and on the device for the GPU
 //    path, with the same bits.
 //  * Co-moment of windows i and j (comoment_detail.h): computed directly at
-//    the first row of every segment of kSegRows rows of a diagonal (rows
-//    r ≡ 0 mod kSegRows), and between them with the exact recurrence, under
+//    the first row of every segment of R = segment_rows(count) rows of a
+//    diagonal (rows r ≡ 0 mod R), and between them with the exact recurrence, under
 //    the guard below.
 //    ρ/4 + off = fma(C · inv_norm_i, inv_norm_j / 4, off) (sweep_v; the key
 //    needs only this value), inv_norm = 1/sqrt(Σ(x'−μ)²) (0 for a constant
@@ -144,8 +144,19 @@ namespace tsm {
 namespace mp {
 
 // Rows per segment: the co-moment of every diagonal is recomputed directly at
-// rows r = s·kSegRows.  The same on CPU and GPU (it decides the rounding).
-constexpr int64_t kSegRows = 8192;
+// rows r = s·R, R = segment_rows(count) for a sweep whose rows are `count`
+// windows.  The same on CPU and GPU (it decides the rounding).  A task walks
+// its segment's rows one after the other, so a short series needs short
+// segments to give the GPU more tasks than a few long ones (TEK16's 4,873
+// rows in one segment: about 20 warps, each up to 4,841 rows, bench/RESULTS.md):
+// the largest power of two ≤ count/8 within [kMinSegRows, kSegRows], so every
+// series of 2^16 windows or more has segments of kSegRows rows.
+constexpr int64_t kSegRows = 8192, kMinSegRows = 512;
+TSM_HD int64_t segment_rows(int64_t count) {
+    int64_t r = kMinSegRows;
+    while (r < kSegRows && 2 * r <= count / 8) r *= 2;
+    return r;
+}
 
 // ρ quantum: ρ/4 + off is kept to kKeptBits mantissa bits (fewer when the
 // index needs more than 63 − kKeptBits bits), i.e. ρ to 4·2^-kKeptBits ≈ 9e-13.
@@ -424,11 +435,11 @@ TSM_HD void prepare_window(const double* xs, const double* mu, const double* inv
 
 // ---- the recurrence's guard (host and device; the header says why) ---------
 
-constexpr int64_t kGuardRows = 32;   // rows per tile (tiles are aligned: kSegRows is a multiple)
+constexpr int64_t kGuardRows = 32;   // rows per tile (tiles are aligned: every segment's rows are a multiple)
 constexpr int64_t kGuardDiags = 64;  // diagonals per tile: [excl + 64t, excl + 64t + 64)
 constexpr int64_t kGuardCols = kGuardRows + kGuardDiags - 1;  // the columns one tile touches
 constexpr double kGuardTol = 0x1p-30;                         // τ
-static_assert(kSegRows % kGuardRows == 0, "tiles must not straddle segments");
+static_assert(kMinSegRows % kGuardRows == 0, "tiles must not straddle segments");
 
 enum TileMode : int { kTileRecur = 0, kTileRestart = 1, kTileDirect = 2 };
 

@@ -5,7 +5,7 @@
 //
 // Why the merged tiles equal the single call bit for bit: a key (mp_detail.h)
 // is computed by the task that sweeps its pair, from the co-moment restarted
-// at the task's first row (a multiple of kSegRows) with the same operations
+// at the task's first row (a multiple of segment_rows(count)) with the same operations
 // on both paths.  A unit is a set of whole tasks of the single call's sweep
 // (matrix_profile.h), a tile a range of units; so every pair gets the key the
 // single call gives it, the maximum over the tiles (keys are a total order)
@@ -25,7 +25,7 @@ namespace tsm {
 namespace mp {
 
 int64_t units_in_segment(int64_t count, int64_t excl, int64_t s) {
-    const int64_t diagonals = count - s * kSegRows - excl;  // diagonals k >= excl alive at the segment's first row
+    const int64_t diagonals = count - s * segment_rows(count) - excl;  // diagonals k >= excl alive at the segment's first row
     return diagonals > 0 ? (diagonals + kTileDiags - 1) / kTileDiags : 0;
 }
 
@@ -70,8 +70,8 @@ struct PairIndex {
     int64_t segments() const { return (int64_t)seg_units.size(); }
     // pairs of segment s's first `units` units (diagonals excl .. excl + units·kTileDiags)
     int64_t in_segment(int64_t s, int64_t units) const {
-        const int64_t c = count - s * kSegRows, e = std::min(excl + units * kTileDiags, c);
-        return clamp_sum(c, kSegRows, e) - clamp_sum(c, kSegRows, excl);
+        const int64_t R = segment_rows(count), c = count - s * R, e = std::min(excl + units * kTileDiags, c);
+        return clamp_sum(c, R, e) - clamp_sum(c, R, excl);
     }
     // pairs before the unit (s, b)
     int64_t before(int64_t s, int64_t b) const {

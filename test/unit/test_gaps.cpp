@@ -262,7 +262,7 @@ TEST(gaps_profile_matches_brute_force) {
 }
 
 TEST(gaps_profile_several_segments) {
-    // gaps on both sides of a segment boundary (kSegRows) and in a guard tile
+    // gaps on both sides of a segment boundary (a multiple of segment_rows) and in a guard tile
     std::vector<double> x = tsmt::random_walk(20000, 5);
     for (int64_t i : {0, 8190, 8191, 8192, 8200, 12345, 16383, 16384, 19999}) x[i] = std::nan("");
     const int m = 50;

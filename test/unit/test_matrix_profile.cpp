@@ -145,7 +145,7 @@ TEST(mp_cpu_matches_brute_force_on_random_walks) {
 }
 
 TEST(mp_cpu_several_segments_match_brute_force) {
-    // count > 2 · kSegRows: the co-moments are re-initialised at rows 8192 and 16384.
+    // several segments (of segment_rows(count) = 2048 rows): the co-moments are re-initialised at each one.
     auto x = tsmt::random_walk(2 * tsm::mp::kSegRows + 1500, 17);
     int m = 8;
     auto o = brute_force(x, m, 3);
@@ -355,7 +355,7 @@ GPU_TEST(mp_gpu_equals_cpu_on_hard_inputs) {
 }
 
 GPU_TEST(mp_gpu_several_segments_and_reference) {
-    // several kSegRows segments, many bands, odd length
+    // several segments (of 2048 rows), many bands, odd length
     auto x = tsmt::random_walk(3 * tsm::mp::kSegRows + 777, 77);
     for (int m : {3, 100, 1024}) gpu_vs_cpu(x, m, stumpy_excl(m), "segments");
     const std::string d = "mp_reference/scamp_testdata/";

@@ -29,9 +29,9 @@ int64_t pairs_of(const UnitRange& r, int64_t count, int64_t excl) {
     for (int64_t s = 0, u; (u = tsm::mp::units_in_segment(count, excl, s)) > 0; ++s)
         for (int64_t b = 0; b < u; ++b) {
             if (!before_or_at(r.seg0, r.band0, s, b) || before_or_at(r.seg1, r.band1, s, b)) continue;
-            const int64_t r0 = s * tsm::mp::kSegRows;
+            const int64_t R = tsm::mp::segment_rows(count), r0 = s * R;
             for (int64_t k = excl + b * tsm::mp::kTileDiags; k < excl + (b + 1) * tsm::mp::kTileDiags; ++k)
-                pairs += std::max<int64_t>(0, std::min(tsm::mp::kSegRows, count - r0 - k));
+                pairs += std::max<int64_t>(0, std::min(R, count - r0 - k));
         }
     return pairs;
 }
@@ -64,8 +64,8 @@ TEST(split_units_cover_a_range_in_parts_of_equal_pairs) {
                         CHECK(p.band0 < std::max<int64_t>(1, tsm::mp::units_in_segment(sh.count, sh.excl, p.seg0)));
                         const int64_t pairs = pairs_of(p, sh.count, sh.excl);
                         sum += pairs;
-                        // balanced to within one unit (at most kSegRows · kTileDiags pairs)
-                        CHECK(std::llabs(pairs - total / parts) <= tsm::mp::kSegRows * tsm::mp::kTileDiags);
+                        // balanced to within one unit (at most segment_rows · kTileDiags pairs)
+                        CHECK(std::llabs(pairs - total / parts) <= tsm::mp::segment_rows(sh.count) * tsm::mp::kTileDiags);
                     }
                     CHECK(split.back().seg1 == range.seg1 && split.back().band1 == range.band1);
                     CHECK_EQ(sum, total);

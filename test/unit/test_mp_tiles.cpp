@@ -85,7 +85,7 @@ std::vector<double> glitchy_walk() {
 
 // Pairs (r, r + k) in a range of units: rows of segment s, diagonals of band b.
 int64_t pairs_of(const tsm::mp::UnitRange& u, int64_t count, int64_t excl) {
-    const int64_t S = tsm::mp::kSegRows, W = tsm::mp::kTileDiags;
+    const int64_t S = tsm::mp::segment_rows(count), W = tsm::mp::kTileDiags;
     int64_t pairs = 0;
     for (int64_t s = u.seg0; s <= u.seg1; ++s) {
         const int64_t b0 = s == u.seg0 ? u.band0 : 0;
@@ -124,7 +124,7 @@ TEST(mp_tiles_units_cover_the_sweep_once) {
 }
 
 TEST(mp_tiles_merged_equal_the_single_call_bit_for_bit) {
-    // three segments of rows (kSegRows = 8192), several units per segment
+    // segments of 2,048 rows (segment_rows of 19,951 windows), several units per segment
     auto x = tsmt::random_walk(20000, 77);
     for (int64_t excl : {int64_t(13), int64_t(50)}) {
         const Profile single = tsmt::matrix_profile(x, 50, excl, tsmt::cpu_exec());
