@@ -263,11 +263,20 @@ struct Sweep {
 // (index: the row), or both (the self-join).
 enum Sides : int { kRowsOnly = 1, kColsOnly = 2, kBothSides = 3 };
 
-// The co-moments of the nd diagonals from k0 at row r, directly.
+// The co-moments of the nd diagonals from k0 at row r, directly (0 past the
+// columns' last window): eight at a time in lockstep (direct_comoments: the
+// same bits as one by one, the latencies overlapped), the rest one by one.
 inline void direct_row(const Sweep& S, int64_t r, int64_t k0, int64_t nd, double* cov) {
+    constexpr int kLockstep = 8;
     const Prepared &R = *S.row, &C = *S.col;
-    for (int64_t d = 0; d < nd; ++d)
-        cov[d] = direct_comoment(R.xs.data(), r, C.xs.data(), r + k0 + d, R.m, R.mu[r], C.mu[r + k0 + d]);
+    int64_t d = 0;
+    for (; d + kLockstep <= nd && r + k0 + d + kLockstep <= C.count; d += kLockstep)
+        direct_comoments<kLockstep>(R.xs.data(), r, C.xs.data(), r + k0 + d, R.m, R.mu[r], C.mu.data() + r + k0 + d,
+                                    cov + d);
+    for (; d < nd; ++d) {
+        const int64_t j = r + k0 + d;
+        cov[d] = j < C.count ? direct_comoment(R.xs.data(), r, C.xs.data(), j, R.m, R.mu[r], C.mu[j]) : 0.0;
+    }
 }
 
 // The rows [r0, r1) of a task: those where its first diagonal k0 exists.
@@ -321,11 +330,7 @@ __attribute__((always_inline)) inline void sweep_body(const Sweep& S, const Task
     const uint64_t low = codec.low;
     const double off = codec.off;
     const int m = R.m;
-    for (int64_t d = 0; d < nd0; ++d) {
-        const int64_t k = t.k0 + d;
-        cov[d] = (r0 + k < ccount) ? direct_comoment(R.xs.data(), r0, C.xs.data(), r0 + k, m, R.mu[r0], C.mu[r0 + k])
-                                   : 0.0;
-    }
+    direct_row(S, r0, t.k0, nd0, cov);
     const int64_t ncol = (r1 - r0) + nd0 - 1;
     if (kCols) std::fill(col_keys, col_keys + ncol, uint64_t(0));
     double guard_err = 0;  // the guard's bound (mp_detail.h), tile by tile
