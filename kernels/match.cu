@@ -162,7 +162,10 @@ __global__ void k_iota64(int64_t* v, int64_t N) {
         v[i] = i;
 }
 
-// The series on the device with its window statistics, in one allocation.
+// The series on the device with its window statistics, in one allocation
+// (with what `more` reserves in it: a caller's arrays, for one cudaMalloc and
+// one cudaFree); scale_exp ≠ 0: the series x·2^scale_exp, scaled on the
+// device (motif::k_scale: unit_scaled's bits), so the host needs no scaled copy.
 struct DeviceSeries {
     int64_t n, N;
     int m;
@@ -170,15 +173,21 @@ struct DeviceSeries {
     Arena ar;
     double *x = nullptr, *mean = nullptr, *inv = nullptr, *qstat = nullptr, *dist = nullptr;
     uint8_t* cst = nullptr;
-    DeviceSeries(const double* hx, int64_t n_, int m_, bool raw_, cudaStream_t st, const TsExec* ex)
+    DeviceSeries(const double* hx, int64_t n_, int m_, bool raw_, cudaStream_t st, const TsExec* ex,
+                 int scale_exp = 0, const std::function<void(Arena&)>& more = nullptr)
         : n(n_), N(n_ - m_ + 1), m(m_), raw(raw_) {
-        require_bytes((size_t)n * 8 + (size_t)N * 41 + (1u << 20), "distance profile");
         const size_t o_x = ar.take<double>(n), o_mean = ar.take<double>(N), o_inv = ar.take<double>(N);
         const size_t o_cst = ar.take<uint8_t>(N), o_qstat = ar.take<double>(3), o_dist = ar.take<double>(N);
+        if (more) more(ar);
+        require_bytes(ar.off + (1u << 20), "distance profile");
         ar.allocate("distance profile");
         x = ar.at<double>(o_x), mean = ar.at<double>(o_mean), inv = ar.at<double>(o_inv);
         cst = ar.at<uint8_t>(o_cst), qstat = ar.at<double>(o_qstat), dist = ar.at<double>(o_dist);
         check(cudaMemcpyAsync(x, hx, n * sizeof(double), cudaMemcpyHostToDevice, st), "copy series");
+        if (scale_exp != 0) {
+            motif::k_scale<<<grid_for(n, 256), 256, 0, st>>>(x, n, scale_exp);
+            launched("scaling");
+        }
         motif::k_window_zstats<<<grid_for(N, 256), 256, 0, st>>>(x, N, m, mean, inv, cst);
         launched("window statistics");
     }
@@ -189,30 +198,28 @@ struct DeviceSeries {
     }
 };
 
-// The profiler's inputs and outputs on the device, one allocation for its
-// life: N windows or pairs a call at most, and the parts of nearest's merge
-// (count · parts <= max(N, 4096), see nearest).
+// The profiler's inputs and outputs on the device, reserved in its series'
+// allocation (DeviceSeries' `more`) for its life: N windows or pairs a call
+// at most, and the parts of nearest's merge (count · parts <= max(N, 4096),
+// see nearest).
 struct ProfilerScratch {
-    Arena ar;
     int64_t *a = nullptr, *b = nullptr, *part_j = nullptr;
     double *upper = nullptr, *out = nullptr, *part_d = nullptr;
     int* below = nullptr;  // nearest: a window's search found a pair below floor
-    explicit ProfilerScratch(int64_t N) {
+    void reserve(Arena& ar, int64_t N) {
         const int64_t P = std::max<int64_t>(N, 4096);
         ar.reserve(below, N);
         for (int64_t** v : {&a, &b}) ar.reserve(*v, N);
         for (double** v : {&upper, &out}) ar.reserve(*v, N);
         ar.reserve(part_d, P);
         ar.reserve(part_j, P);
-        require_bytes(ar.off, "distance profile");
-        ar.allocate("distance profile");
     }
 };
 
 class GpuProfiler : public WindowProfiler {
   public:
-    GpuProfiler(const double* x, int64_t n, int m, TsExec* ex, bool raw)
-        : ex_(ex), s_(x, n, m, raw, st_, ex), w_(s_.N) {}
+    GpuProfiler(const double* x, int64_t n, int m, TsExec* ex, bool raw, int scale_exp)
+        : ex_(ex), s_(x, n, m, raw, st_, ex, scale_exp, [&](Arena& ar) { w_.reserve(ar, n - m + 1); }) {}
     void profile(int64_t i, double* out) override {
         const double t0 = now_ms();
         k_window_stat_of<<<1, 1, 0, st_>>>(s_.mean, s_.inv, s_.cst, i, s_.qstat);
@@ -269,15 +276,16 @@ class GpuProfiler : public WindowProfiler {
 
     TsExec* ex_;
     Stream st_;
+    ProfilerScratch w_;  // in s_'s allocation: declared first, bound when s_ allocates
     DeviceSeries s_;
-    ProfilerScratch w_;
 };
 
 }  // namespace
 
-std::unique_ptr<WindowProfiler> make_window_profiler(const double* x, int64_t n, int m, TsExec* ex, bool raw) {
+std::unique_ptr<WindowProfiler> make_window_profiler(const double* x, int64_t n, int m, TsExec* ex, bool raw,
+                                                     int scale_exp) {
     use_device(ex);
-    return std::unique_ptr<WindowProfiler>(new GpuProfiler(x, n, m, ex, raw));
+    return std::unique_ptr<WindowProfiler>(new GpuProfiler(x, n, m, ex, raw, scale_exp));
 }
 
 void match_sorted(const double* x, int64_t n, const double* pattern, int m, double max_distance, TsExec* ex,

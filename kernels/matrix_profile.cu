@@ -1066,7 +1066,8 @@ void run_sweeps(std::vector<std::unique_ptr<Sweep>>& sweeps, const TsExec* ex) {
     int64_t total = 0;
     for (auto& s : sweeps) total += s->tasks();
     progress_start(ex, total);
-    for (int spins = 0;; ++spins) {
+    PollPace pace;
+    for (;;) {
         bool all_done = true;
         int64_t done = 0;
         for (auto& s : sweeps) {
@@ -1076,7 +1077,7 @@ void run_sweeps(std::vector<std::unique_ptr<Sweep>>& sweeps, const TsExec* ex) {
         progress_set(ex, done);
         if (all_done) return;
         if (ex && ex->interrupted && ex->interrupted()) cancelled();
-        if (spins > 100) std::this_thread::sleep_for(std::chrono::microseconds(50));
+        pace.pause();
     }
 }
 

@@ -423,12 +423,6 @@ void require_memory(int64_t n, int64_t N, int n_refs, int W, int cap) {
 }
 
 // The series and the references onto the device.
-// x[i]·2^e in place (unit_scaled's arithmetic: the same bits).
-__global__ void k_scale(double* x, int64_t n, int e) {
-    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] = frames::times_pow2_up(x[i], e);
-}
-
 void upload(DeviceIndex& ix, const double* x, int scale_exp, const std::vector<int64_t>& refs, cudaStream_t st) {
     ix.x.allocate(ix.n, "series");
     ix.mean.allocate(ix.N, "window means");
@@ -436,7 +430,7 @@ void upload(DeviceIndex& ix, const double* x, int scale_exp, const std::vector<i
     ix.cst.allocate(ix.N, "constant flags");
     check(cudaMemcpyAsync(ix.x.get(), x, ix.n * sizeof(double), cudaMemcpyHostToDevice, st), "copy series");
     if (scale_exp != 0) {
-        k_scale<<<grid_for(ix.n, kThreads), kThreads, 0, st>>>(ix.x.get(), ix.n, scale_exp);
+        motif::k_scale<<<grid_for(ix.n, kThreads), kThreads, 0, st>>>(ix.x.get(), ix.n, scale_exp);
         launched("scaling");
     }
     ix.refs.allocate(ix.n_refs, "references");

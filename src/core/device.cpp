@@ -131,7 +131,8 @@ namespace {
 // makes it call settle() and throw cancelled().
 template <class Done, class Settle>
 void poll(Done done, Settle settle, const TsExec* ex) {
-    for (int spins = 0;; ++spins) {
+    PollPace pace;
+    for (;;) {
         cudaError_t e = done();
         if (e == cudaSuccess) return;
         if (e != cudaErrorNotReady) check(e, "kernel execution");
@@ -139,7 +140,7 @@ void poll(Done done, Settle settle, const TsExec* ex) {
             settle();
             cancelled();
         }
-        if (spins > 100) std::this_thread::sleep_for(std::chrono::microseconds(50));
+        pace.pause();
     }
 }
 }  // namespace

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <thread>
 #include <vector>
 
 #include "error.h"
@@ -181,6 +182,23 @@ inline double now_ms() {
 // Synchronises the stream in slices, polling exec->interrupted between them,
 // so a long kernel sequence can be cancelled.  Throws cancelled().
 void wait(cudaStream_t s, const TsExec* ex);
+
+// The pace of a host thread that polls the device (and the cancel flag)
+// until its work ends: queries back to back for the first kSpinMs of the
+// wait, then a sleep between polls.  A sleep of 50 µs lasts about 100 µs
+// (the timer's slack), which a short call (a matrix profile of 2^16 windows:
+// about 2 ms) would pay at its end; a long one spends at most kSpinMs of a
+// core per wait.
+class PollPace {
+  public:
+    static constexpr double kSpinMs = 3.0;
+    void pause() {
+        if (now_ms() - start_ > kSpinMs) std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+
+  private:
+    double start_ = now_ms();
+};
 
 }  // namespace gpu
 }  // namespace tsm

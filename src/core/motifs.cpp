@@ -93,18 +93,33 @@ static_assert(motif::kProfileRhoTolerance >= 25.0 / 4 * mp::kGuardTol + 0x1p-40,
               "the profile path's bounds must cover the profile's guarantee (mp_detail.h)");
 
 int unit_scale_exponent(const double* x, int64_t n) {
-    double top = 0;  // the largest finite magnitude (gaps stay gaps; a select, no branch: it vectorises)
-    for (int64_t i = 0; i < n; ++i) {
+    // the largest finite magnitude (gaps stay gaps; selects, no branch: it
+    // vectorises), in four running maxima (no chain of dependent selects)
+    double top[4] = {0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; ++l) {
+            const double a = std::fabs(x[i + l]);
+            top[l] = a <= std::numeric_limits<double>::max() && a > top[l] ? a : top[l];
+        }
+    for (; i < n; ++i) {
         const double a = std::fabs(x[i]);
-        top = a <= std::numeric_limits<double>::max() && a > top ? a : top;
+        top[0] = a <= std::numeric_limits<double>::max() && a > top[0] ? a : top[0];
     }
-    return mp::scale_exponent(top);
+    return mp::scale_exponent(std::max(std::max(top[0], top[1]), std::max(top[2], top[3])));
 }
 
 std::vector<double> unit_scaled(const double* x, int64_t n) {
     const int e = unit_scale_exponent(x, n);
     std::vector<double> out(n);
-    for (int64_t i = 0; i < n; ++i) out[i] = frames::times_pow2_up(x[i], e);
+    // frames::times_pow2_up(x[i], e) with its factors hoisted (the same bits)
+    if (e > 1023) {
+        const double a = frames::pow2(1023), b = frames::pow2(e - 1023);
+        for (int64_t j = 0; j < n; ++j) out[j] = (x[j] * a) * b;
+    } else {
+        const double s = frames::pow2(e);
+        for (int64_t j = 0; j < n; ++j) out[j] = x[j] * s;
+    }
     return out;
 }
 
@@ -1266,6 +1281,19 @@ std::unique_ptr<WindowProfiler> make_profiler(const double* xs, int64_t n, int m
     if (on_gpu) return gpu::make_window_profiler(xs, n, m, ex, raw);
 #endif
     return make_cpu_profiler(xs, n, m, ex, raw);
+}
+
+ScaledProfiler make_scaled_profiler(const double* x, int64_t n, int m, TsExec* ex, bool on_gpu, bool raw) {
+    ScaledProfiler sp;
+#ifdef TSMINE_WITH_CUDA
+    if (on_gpu) {
+        sp.prof = gpu::make_window_profiler(x, n, m, ex, raw, unit_scale_exponent(x, n));
+        return sp;
+    }
+#endif
+    sp.xe = unit_scaled(x, n);
+    sp.prof = make_cpu_profiler(sp.xe.data(), n, m, ex, raw);
+    return sp;
 }
 
 std::vector<MotifPair> select_top_motifs_from_profile(const double* xs, int64_t n, int m, const int64_t* pi,

@@ -169,6 +169,13 @@ std::vector<int64_t> match_greedy(const std::vector<double>& d_sorted,
 // The GPU's profiler (on_gpu; only in a CUDA build) or the CPU's; raw: raw-value distances.
 std::unique_ptr<WindowProfiler> make_profiler(const double* xs, int64_t n, int m, TsExec* ex, bool on_gpu,
                                               bool raw = false);
+// The profiler of unit_scaled(x) from x itself: the GPU's scales its device
+// copy (no scaled copy on the host), the CPU's reads xe, kept here.
+struct ScaledProfiler {
+    std::vector<double> xe;  // unit_scaled(x) for the CPU's profiler; empty for the GPU's
+    std::unique_ptr<WindowProfiler> prof;
+};
+ScaledProfiler make_scaled_profiler(const double* x, int64_t n, int m, TsExec* ex, bool on_gpu, bool raw = false);
 
 #ifdef TSMINE_WITH_CUDA
 namespace gpu {
@@ -177,7 +184,9 @@ namespace gpu {
 // frames::times_pow2_up, the bits of unit_scaled).
 std::vector<MotifPair> motifs_mk(const double* x, int64_t n, int m, int64_t k, int64_t excl, int n_refs,
                                  TsExec* ex, MkStats* stats = nullptr, int scale_exp = 0);
-std::unique_ptr<WindowProfiler> make_window_profiler(const double* xs, int64_t n, int m, TsExec* ex, bool raw);
+// The profiler of xs·2^scale_exp (scaled on the device: unit_scaled's bits).
+std::unique_ptr<WindowProfiler> make_window_profiler(const double* xs, int64_t n, int m, TsExec* ex, bool raw,
+                                                     int scale_exp = 0);
 // Distances of the pattern to every window, those <= max_distance (NaN: all),
 // sorted by (distance, position).
 void match_sorted(const double* x, int64_t n, const double* pattern, int m, double max_distance,

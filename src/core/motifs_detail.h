@@ -532,6 +532,12 @@ static __global__ void k_window_zstats(const double* __restrict__ x, int64_t N, 
         window_zstat(x + i, m, &mean[i], &inv[i], &constant[i]);
 }
 
+// x[i]·2^e in place (unit_scaled's arithmetic, frames::times_pow2_up: the same bits).
+static __global__ void k_scale(double* x, int64_t n, int e) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        x[i] = frames::times_pow2_up(x[i], e);
+}
+
 // Blocks of `threads` for `items` grid-stride items (at most cap).
 inline unsigned grid_for(int64_t items, int threads, unsigned cap = 1u << 20) {
     int64_t g = (items + threads - 1) / threads;
