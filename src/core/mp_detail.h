@@ -150,7 +150,11 @@ namespace mp {
 // segments to give the GPU more tasks than a few long ones (TEK16's 4,873
 // rows in one segment: about 20 warps, each up to 4,841 rows, bench/RESULTS.md):
 // the largest power of two ≤ count/8 within [kMinSegRows, kSegRows], so every
-// series of 2^16 windows or more has segments of kSegRows rows.
+// series of 2^16 windows or more has segments of kSegRows rows.  (Shorter
+// segments, count/16 or count/32, made the GPU's power demand, 34,529
+// windows at m = 512, 10% faster but the CPU's sweeps of nprs44, power
+// demand and ECG 15-45% slower: a restart costs m products per diagonal,
+// and the rows must be the same on both paths; bench/RESULTS.md.)
 constexpr int64_t kSegRows = 8192, kMinSegRows = 512;
 TSM_HD int64_t segment_rows(int64_t count) {
     int64_t r = kMinSegRows;
