@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "motifs.h"
@@ -201,20 +202,33 @@ struct DeviceSeries {
 // The profiler's inputs and outputs on the device, reserved in its series'
 // allocation (DeviceSeries' `more`) for its life: N windows or pairs a call
 // at most, and the parts of nearest's merge (count · parts <= max(N, 4096),
-// see nearest).
+// see nearest).  A call's inputs are one upload into `in` and its results
+// one download from `res` (8-byte words: two arrays of count one after the
+// other), since each copy of pageable memory costs the host its own wait.
 struct ProfilerScratch {
-    int64_t *a = nullptr, *b = nullptr, *part_j = nullptr;
-    double *upper = nullptr, *out = nullptr, *part_d = nullptr;
+    uint64_t *in = nullptr, *res = nullptr;  // 2N words each
+    int64_t* part_j = nullptr;
+    double* part_d = nullptr;
     int* below = nullptr;  // nearest: a window's search found a pair below floor
     void reserve(Arena& ar, int64_t N) {
         const int64_t P = std::max<int64_t>(N, 4096);
         ar.reserve(below, N);
-        for (int64_t** v : {&a, &b}) ar.reserve(*v, N);
-        for (double** v : {&upper, &out}) ar.reserve(*v, N);
+        ar.reserve(in, 2 * N);
+        ar.reserve(res, 2 * N);
         ar.reserve(part_d, P);
         ar.reserve(part_j, P);
     }
 };
+
+// Two host arrays of count 8-byte values as one run of words (upload_pair).
+template <class T, class U>
+std::vector<uint64_t> packed(const T* first, const U* second, int64_t count) {
+    static_assert(sizeof(T) == 8 && sizeof(U) == 8, "8-byte values");
+    std::vector<uint64_t> words(2 * count);
+    std::memcpy(words.data(), first, count * 8);
+    std::memcpy(words.data() + count, second, count * 8);
+    return words;
+}
 
 class GpuProfiler : public WindowProfiler {
   public:
@@ -233,12 +247,14 @@ class GpuProfiler : public WindowProfiler {
         if (count == 0) return;
         const double t0 = now_ms();
         fits(count);
-        if (a) upload(w_.a, a, count);
-        upload(w_.b, b, count);
+        const int64_t* da = reinterpret_cast<const int64_t*>(w_.in);  // [a, b] or [b]
+        if (a) upload(w_.in, packed(a, b, count).data(), 2 * count);
+        else upload(w_.in, reinterpret_cast<const uint64_t*>(b), count);
+        double* dout = reinterpret_cast<double*>(w_.res);
         k_pairs<<<grid_for(count * 32, 256), 256, 0, st_>>>(s_.x, s_.m, s_.mean, s_.inv, s_.cst, s_.raw,
-                                                           a ? w_.a : nullptr, w_.b, count, w_.out);
+                                                           a ? da : nullptr, a ? da + count : da, count, dout);
         launched("pair distances");
-        download(out, w_.out, count);
+        download(out, dout, count);
         ex_->device_ms += now_ms() - t0;
     }
     void nearest(const int64_t* w, int64_t count, int64_t excl, const double* upper, double floor, double* dist,
@@ -246,18 +262,24 @@ class GpuProfiler : public WindowProfiler {
         if (count == 0) return;
         const double t0 = now_ms();
         fits(count);
-        upload(w_.a, w, count);
-        upload(w_.upper, upper, count);
+        upload(w_.in, packed(w, upper, count).data(), 2 * count);  // [w, upper]
+        const int64_t* dw = reinterpret_cast<const int64_t*>(w_.in);
+        const double* dupper = reinterpret_cast<const double*>(w_.in + count);
         check(cudaMemsetAsync(w_.below, 0, count * sizeof(int), st_), "cudaMemsetAsync");
         const int parts = nearest_parts(s_.N, count);
         k_nearest_part<<<dim3((unsigned)parts, (unsigned)count), kNearestThreads, 0, st_>>>(
-            s_.x, s_.N, s_.m, s_.mean, s_.inv, s_.cst, s_.raw, w_.a, excl, w_.upper, floor, w_.below,
+            s_.x, s_.N, s_.m, s_.mean, s_.inv, s_.cst, s_.raw, dw, excl, dupper, floor, w_.below,
             motif::pruning_slack(s_.m), w_.part_d, w_.part_j);
         launched("nearest neighbours");
-        k_nearest_merge<<<grid_for(count, 256), 256, 0, st_>>>(w_.part_d, w_.part_j, parts, count, w_.out, w_.b);
+        double* ddist = reinterpret_cast<double*>(w_.res);  // [dist, index]
+        int64_t* dindex = reinterpret_cast<int64_t*>(w_.res + count);
+        k_nearest_merge<<<grid_for(count, 256), 256, 0, st_>>>(w_.part_d, w_.part_j, parts, count, ddist, dindex);
         launched("nearest neighbours");
-        download(dist, w_.out, count);
-        check(cudaMemcpy(index, w_.b, count * sizeof(int64_t), cudaMemcpyDeviceToHost), "copy neighbours");
+        std::vector<uint64_t> got(2 * count);
+        wait(st_, ex_);
+        check(cudaMemcpy(got.data(), w_.res, 2 * count * sizeof(uint64_t), cudaMemcpyDeviceToHost), "copy neighbours");
+        std::memcpy(dist, got.data(), count * sizeof(double));
+        std::memcpy(index, got.data() + count, count * sizeof(int64_t));
         ex_->device_ms += now_ms() - t0;
     }
 
