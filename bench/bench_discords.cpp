@@ -43,7 +43,9 @@ static tsm::RankedDiscords search(const std::vector<double>& x, int m, int64_t k
 
 int main(int argc, char** argv) {
     if (argc < 4) {
-        std::fprintf(stderr, "usage: %s cpu|gpu n m [k [repeats [file column [method]]]]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s cpu|gpu n m [k [repeats [file column [method]]]]\n"
+                             "  file -: a random walk of n values (to give a method without a file)\n",
+                     argv[0]);
         return 2;
     }
     const bool gpu = std::strcmp(argv[1], "gpu") == 0;
@@ -53,7 +55,7 @@ int main(int argc, char** argv) {
     const int repeats = argc > 5 ? std::atoi(argv[5]) : 3;
     const std::string method = argc > 8 ? argv[8] : "pd3";
     std::vector<double> x;
-    if (argc > 7) {
+    if (argc > 7 && std::strcmp(argv[6], "-") != 0) {
         const std::vector<double> v = bench::read_column(argv[6], std::atoi(argv[7]));
         if (v.empty()) { std::fprintf(stderr, "no data in %s\n", argv[6]); return 1; }
         x = bench::tiled(v, n, 0.0);
