@@ -185,10 +185,10 @@ void wait(cudaStream_t s, const TsExec* ex);
 
 // The pace of a host thread that polls the device (and the cancel flag)
 // until its work ends: queries back to back for the first kSpinMs of the
-// wait, then a sleep between polls.  A sleep of 50 µs lasts about 100 µs
-// (the timer's slack), which a short call (a matrix profile of 2^16 windows:
-// about 2 ms) would pay at its end; a long one spends at most kSpinMs of a
-// core per wait.
+// wait, then a sleep between polls.  A sleep of 50 µs lasts that plus the
+// timer's slack (50 µs by default on Linux), which a short call (a matrix
+// profile of 2^16 windows: about 2 ms) would pay at its end; a long one
+// spends at most kSpinMs of a core per wait.
 class PollPace {
   public:
     static constexpr double kSpinMs = 3.0;
