@@ -220,7 +220,7 @@ struct ProfilerScratch {
     }
 };
 
-// Two host arrays of count 8-byte values as one run of words (upload_pair).
+// Two host arrays of count 8-byte values as one run of words (one upload).
 template <class T, class U>
 std::vector<uint64_t> packed(const T* first, const U* second, int64_t count) {
     static_assert(sizeof(T) == 8 && sizeof(U) == 8, "8-byte values");

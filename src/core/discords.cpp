@@ -702,32 +702,27 @@ RankedDiscords pd3_discords(const double* x, int64_t n, int m, int64_t k, double
 namespace {
 
 // The `limit` windows that rank first by u among those with an admissible
-// window (|i − j| >= excl) and (range mode) u >= min_distance, in O(count)
-// time, front() the one that ranks last.  Only the windows >= B are
-// gathered: with B the limit-th largest of the blocks' maxima, at least
-// `limit` windows are >= B, so every one of the answer is; they lie in the
-// blocks whose maximum is >= B.  The maxima take one pass at memory speed;
-// the gathered windows are cut to `limit` by a selection (ranks_before is a
-// total order: the same windows whatever the algorithm).
+// window (|i − j| >= excl) and (range mode) u >= min_distance, by a bounded
+// heap: O(count · log limit) time and O(limit) memory.  The heap sees only
+// the blocks that can hold such a window: with B the limit-th largest of the
+// blocks' maxima, at least `limit` windows are >= B, so every one of the
+// answer is >= B and lies in a block whose maximum is >= B.  The maxima take
+// one pass at memory speed.
 std::vector<RankKey> best_rows(const double* u, int64_t count, int64_t excl, double min_distance, size_t limit) {
-    const double lo = std::isnan(min_distance) ? -INFINITY : min_distance;  // range mode: u >= min_distance
-    // the windows [dead0, dead1) have no admissible window (i < excl and i + excl >= count)
-    const int64_t dead0 = std::max<int64_t>(0, count - excl), dead1 = std::min(count, excl);
-    auto key = [&](int64_t i) {  // the u of an eligible window, else −1 (selects: no branch)
+    const bool range = !std::isnan(min_distance);
+    auto key = [&](int64_t i) {  // the u of an eligible window, else −1
         const double d = u[i];
-        return !(i >= dead0 && i < dead1) && d >= lo ? d : -1.0;
+        const bool ok = (i >= excl || i + excl < count) && (!range || d >= min_distance);
+        return ok ? d : -1.0;
     };
     constexpr int64_t kBlock = 64;
     const int64_t nb = (count + kBlock - 1) / kBlock;
     std::vector<double> bmax(nb);
     for (int64_t b = 0; b < nb; ++b) {
         const int64_t e = std::min(count, (b + 1) * kBlock);
-        double mx[4] = {-1.0, -1.0, -1.0, -1.0};  // four running maxima: no chain of dependent maxima
-        int64_t i = b * kBlock;
-        for (; i + 4 <= e; i += 4)
-            for (int l = 0; l < 4; ++l) mx[l] = std::max(mx[l], key(i + l));
-        for (; i < e; ++i) mx[0] = std::max(mx[0], key(i));
-        bmax[b] = std::max(std::max(mx[0], mx[1]), std::max(mx[2], mx[3]));
+        double mx = -1.0;
+        for (int64_t i = b * kBlock; i < e; ++i) mx = std::max(mx, key(i));
+        bmax[b] = mx;
     }
     double floor_max = 0.0;  // blocks below it cannot hold a window of the answer
     if ((size_t)nb > limit) {
@@ -735,24 +730,27 @@ std::vector<RankKey> best_rows(const double* u, int64_t count, int64_t excl, dou
         std::nth_element(t.begin(), t.begin() + (limit - 1), t.end(), std::greater<double>());
         floor_max = std::max(0.0, t[limit - 1]);
     }
-    std::vector<RankKey> rows;
+    auto later = [](const RankKey& a, const RankKey& b) { return ranks_before(a, b); };
+    std::vector<RankKey> heap;  // front() ranks last among those kept
+    heap.reserve(limit);
     for (int64_t b = 0; b < nb; ++b) {
         if (!(bmax[b] >= floor_max)) continue;
         const int64_t e = std::min(count, (b + 1) * kBlock);
         for (int64_t i = b * kBlock; i < e; ++i) {
             const double d = key(i);
-            if (d >= 0 && d >= floor_max) rows.push_back({d, i});
+            if (d < 0) continue;
+            const RankKey row{d, i};
+            if (heap.size() < limit) {
+                heap.push_back(row);
+                std::push_heap(heap.begin(), heap.end(), later);
+            } else if (ranks_before(row, heap.front())) {
+                std::pop_heap(heap.begin(), heap.end(), later);
+                heap.back() = row;
+                std::push_heap(heap.begin(), heap.end(), later);
+            }
         }
     }
-    if (rows.empty()) return rows;
-    if (rows.size() > limit) {
-        std::nth_element(rows.begin(), rows.begin() + (limit - 1), rows.end(), ranks_before);
-        rows.resize(limit);  // rows[limit − 1] ranks last among them
-        std::swap(rows.front(), rows.back());
-    } else {
-        std::swap(rows.front(), *std::max_element(rows.begin(), rows.end(), ranks_before));
-    }
-    return rows;
+    return heap;
 }
 
 }  // namespace
@@ -796,7 +794,7 @@ RankedDiscords discords_from_profile(const double* x, int64_t n, int m, const in
     const ScaledProfiler sp = make_scaled_profiler(x, n, m, ex, use_gpu(ex, TS_WORK_DISCORDS, n, m), raw);
     if (!raw) return rank_from_profile(*sp.prof, n - m + 1, m, profile_index, k, min_distance, excl, ex, gap);
     // raw values: the ranking in unit_scaled(x)'s units, min_distance too
-    const int e = unit_scale_exponent(x, n);
+    const int e = sp.exponent;
     const double r = std::isnan(min_distance) ? min_distance : mp::scale_any(min_distance, e);
     RankedDiscords out = rank_from_profile(*sp.prof, n - m + 1, m, profile_index, k, r, excl, ex, gap);
     for (double& d : out.dist) d = raw_distance_unscaled(d, e);

@@ -93,35 +93,21 @@ static_assert(motif::kProfileRhoTolerance >= 25.0 / 4 * mp::kGuardTol + 0x1p-40,
               "the profile path's bounds must cover the profile's guarantee (mp_detail.h)");
 
 int unit_scale_exponent(const double* x, int64_t n) {
-    // the largest finite magnitude (gaps stay gaps; selects, no branch: it
-    // vectorises), in four running maxima (no chain of dependent selects)
-    double top[4] = {0, 0, 0, 0};
-    int64_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int l = 0; l < 4; ++l) {
-            const double a = std::fabs(x[i + l]);
-            top[l] = a <= std::numeric_limits<double>::max() && a > top[l] ? a : top[l];
-        }
-    for (; i < n; ++i) {
+    double top = 0;  // the largest finite magnitude (gaps stay gaps; a select, no branch: it vectorises)
+    for (int64_t i = 0; i < n; ++i) {
         const double a = std::fabs(x[i]);
-        top[0] = a <= std::numeric_limits<double>::max() && a > top[0] ? a : top[0];
+        top = a <= std::numeric_limits<double>::max() && a > top ? a : top;
     }
-    return mp::scale_exponent(std::max(std::max(top[0], top[1]), std::max(top[2], top[3])));
+    return mp::scale_exponent(top);
 }
 
-std::vector<double> unit_scaled(const double* x, int64_t n) {
-    const int e = unit_scale_exponent(x, n);
+std::vector<double> scaled_by(const double* x, int64_t n, int e) {
     std::vector<double> out(n);
-    // frames::times_pow2_up(x[i], e) with its factors hoisted (the same bits)
-    if (e > 1023) {
-        const double a = frames::pow2(1023), b = frames::pow2(e - 1023);
-        for (int64_t j = 0; j < n; ++j) out[j] = (x[j] * a) * b;
-    } else {
-        const double s = frames::pow2(e);
-        for (int64_t j = 0; j < n; ++j) out[j] = x[j] * s;
-    }
+    for (int64_t i = 0; i < n; ++i) out[i] = frames::times_pow2_up(x[i], e);
     return out;
 }
+
+std::vector<double> unit_scaled(const double* x, int64_t n) { return scaled_by(x, n, unit_scale_exponent(x, n)); }
 
 double raw_distance_unscaled(double d, int e) {
     const double v = mp::scale_any(d, -e);
@@ -1285,13 +1271,14 @@ std::unique_ptr<WindowProfiler> make_profiler(const double* xs, int64_t n, int m
 
 ScaledProfiler make_scaled_profiler(const double* x, int64_t n, int m, TsExec* ex, bool on_gpu, bool raw) {
     ScaledProfiler sp;
+    sp.exponent = unit_scale_exponent(x, n);
 #ifdef TSMINE_WITH_CUDA
     if (on_gpu) {
-        sp.prof = gpu::make_window_profiler(x, n, m, ex, raw, unit_scale_exponent(x, n));
+        sp.prof = gpu::make_window_profiler(x, n, m, ex, raw, sp.exponent);
         return sp;
     }
 #endif
-    sp.xe = unit_scaled(x, n);
+    sp.xe = scaled_by(x, n, sp.exponent);
     sp.prof = make_cpu_profiler(sp.xe.data(), n, m, ex, raw);
     return sp;
 }

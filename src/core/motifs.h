@@ -25,6 +25,8 @@ namespace tsm {
 std::vector<double> unit_scaled(const double* x, int64_t n);
 // Its exponent e (unit_scaled(x) = x·2^e).
 int unit_scale_exponent(const double* x, int64_t n);
+// x·2^e value by value (frames::times_pow2_up): unit_scaled for a known e.
+std::vector<double> scaled_by(const double* x, int64_t n, int e);
 // A raw-value distance d of the unit_scaled series in x's units, d·2^−e
 // (mp::scale_any); an Error (22003) where that exceeds the float64 range.
 double raw_distance_unscaled(double d, int e);
@@ -172,6 +174,7 @@ std::unique_ptr<WindowProfiler> make_profiler(const double* xs, int64_t n, int m
 // The profiler of unit_scaled(x) from x itself: the GPU's scales its device
 // copy (no scaled copy on the host), the CPU's reads xe, kept here.
 struct ScaledProfiler {
+    int exponent = 0;        // unit_scale_exponent(x)
     std::vector<double> xe;  // unit_scaled(x) for the CPU's profiler; empty for the GPU's
     std::unique_ptr<WindowProfiler> prof;
 };

@@ -12,6 +12,7 @@
 #include "api_motifs.h"
 #include "check.h"
 #include "oracles.h"
+#include "mp_detail.h"
 #include "sliding_detail.h"
 
 namespace {
@@ -88,7 +89,8 @@ std::vector<int64_t> glitchy_windows(int64_t count, int m) {
 // A random walk with glitches of ±10^9 .. 10^15 times its range at random
 // places, a third of them at the start of a stats block (a multiple of
 // kStatsBlock = 4096: the reference value of the block's window statistics),
-// of a stats chunk (a multiple of kStatsChunkMin, which every chunk is) or of a segment (8192).
+// of a stats chunk (a multiple of kStatsChunkMin, which every chunk is) or of a segment (a multiple of
+// kSegRows, which every segment_rows is).
 std::vector<double> walk_with_random_spikes(std::mt19937_64& rng, int64_t n, std::vector<int64_t>* spikes) {
     auto x = tsmt::random_walk(n, rng());
     const double range = *std::max_element(x.begin(), x.end()) - *std::min_element(x.begin(), x.end());
@@ -97,7 +99,7 @@ std::vector<double> walk_with_random_spikes(std::mt19937_64& rng, int64_t n, std
     std::uniform_int_distribution<int> how(0, 8), count(1, 3);
     for (int s = count(rng); s > 0; --s) {
         const int kind = how(rng);
-        const int64_t unit = kind == 0 ? tsm::kStatsBlock : kind == 1 ? tsm::kStatsChunkMin : kind == 2 ? 8192 : 1;
+        const int64_t unit = kind == 0 ? tsm::kStatsBlock : kind == 1 ? tsm::kStatsChunkMin : kind == 2 ? tsm::mp::kSegRows : 1;
         const int64_t at = anywhere(rng) / unit * unit;
         x[at] = (how(rng) % 2 ? 1 : -1) * std::pow(10.0, decade(rng)) * range;
         spikes->push_back(at);
