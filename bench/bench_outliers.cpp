@@ -2,8 +2,9 @@
 // ts_outliers(x, 3, 'sigma') on uniform noise in [-5, 5) with one value in
 // 10,000 shifted by 40 (the data of bench/outliers.sh), a first call and then
 // warm calls, each with kernel ms (CUDA events around the kernels), device ms
-// (host-to-device copy + kernels + result copy) and the kernel bandwidth
-// (16·n bytes: two passes over the series), checking the outliers found.
+// (host-to-device copy + kernels + result copy) and the kernels' bandwidth
+// (the bytes they moved, TsExec.device_bytes: pass 1 reads the series, pass 2
+// only the stretches that hold an outlier), checking the outliers found.
 // With "copy", also times ways of moving the series to the device.
 // Build: make bench_outliers (a CUDA build; CUDA_ARCH=... as for make).
 // Run: bench/bench_outliers [copy] log2n...      e.g. bench/bench_outliers 20 24 26 28
@@ -143,7 +144,7 @@ int main(int argc, char** argv) {
             }
             bool ok = o.count == n / 10000;
             for (int64_t j = 0; ok && j < o.count; ++j) ok = o.pos[j] == 9999 + 10000 * j;
-            const double gbs = 16.0 * n / (ex.kernel_ms * 1e6);
+            const double gbs = ex.device_bytes / (ex.kernel_ms * 1e6);
             std::printf("2^%d call %d: kernels %.4f ms, %.0f GB/s (%.1f%%) | device %.2f ms | call %.2f ms | "
                         "%lld outliers %s | mean %.6f std %.6f\n",
                         e, call, ex.kernel_ms, gbs, 100 * gbs / peak, ex.device_ms, t1 - t0, (long long)o.count,

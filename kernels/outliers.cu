@@ -10,11 +10,15 @@
 //        fence and an atomic ticket) folds the tiles' moments (thread t:
 //        tiles t, t + 256, ...), merges its threads by the tree and writes
 //        the rule (frame, center, scale, k·scale) to the device.
+//        Each warp also leaves the extremes of its 1,024 values (a stretch).
 //     2. compact_kernel: an order-preserving compaction of the outlier
 //        positions in one pass, by a decoupled look-back over tiles (each
 //        tile publishes its count, then finds the count of the tiles before
 //        it from their published values), so that there is no separate scan
-//        or gather.
+//        or gather.  A warp reads its stretch's values only when one of its
+//        extremes is an outlier (outliers_detail.h's holds_outlier: exactly
+//        when the stretch holds one), so on ordinary data pass 2 reads the
+//        extremes and the few stretches with an outlier.
 //   mad: the frame (max |x|), exact median and MAD by radix sorts, the MeanAD
 //   (when the MAD is 0) by moments_kernel, then the same compaction.
 //
@@ -34,6 +38,7 @@
 #include <cub/cub.cuh>
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "gpu_runtime.h"
@@ -81,6 +86,8 @@ constexpr int kTileLoads = 16;                     // pass 2: double2 loads per 
 constexpr int64_t kWarpTile = 32 * 2 * kTileLoads; // 1024 values: a warp's share of a tile
 constexpr int64_t kTile = kWarps * kWarpTile;      // 8192 values: one compaction tile
 constexpr int64_t kKeepTiles = int64_t(TSM_OUTLIERS_KEEP_MB) * (1 << 20) / (outliers::kTileValues * 8);
+static_assert(kTile == outliers::kTileValues && kWarpTile == outliers::kWarpSteps * outliers::kStepValues,
+              "a warp of pass 2 reads the stretch whose extremes the same warp of pass 1 keeps");
 
 using outliers::Moments;
 
@@ -92,6 +99,7 @@ struct Ctrl {
     unsigned int done;    // pass-1 blocks finished
     unsigned int ticket;  // pass-2 tiles claimed
     long long count;
+    unsigned long long scanned;  // stretches pass 2 read (for the bytes moved)
     double unit, ref_scaled, center, scale, limit;
     int frame;
     Moments total;        // pass 1's moments of the whole series
@@ -145,12 +153,19 @@ __device__ __forceinline__ Moments warp_tree(Moments m, int lane, int count = 32
 // Pass 1, one lane: its groups of the warp's kWarpSteps steps of tile `tile`
 // (lane l of step q: values 512q + 64j + 2l, 512q + 64j + 2l + 1, j = 0..7:
 // outliers_detail.h's lane_group, here with 16-byte loads), through the
-// transform tr, folded in step order.
+// transform tr, folded in step order; *ext gets the least and greatest of
+// the lane's values as loaded (−∞ and +∞ when the warp's stretch is partial)
+// for the plain transform (keeps_extremes).
+template <class Tr>
+__host__ __device__ constexpr bool keeps_extremes() {
+    return std::is_same<Tr, outliers::Plain>::value;
+}
 template <class Tr>
 __device__ __forceinline__ Moments lane_fold(const double* __restrict__ x, int64_t n, int64_t tile, int warp,
-                                                int lane, double ref, Tr tr) {
+                                                int lane, double ref, Tr tr, double2* ext) {
     using namespace outliers;
     Moments acc = no_moments();
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
     const double2* x2 = reinterpret_cast<const double2*>(x);
     const bool keep = tile < kKeepTiles;
 #pragma unroll 1
@@ -159,6 +174,7 @@ __device__ __forceinline__ Moments lane_fold(const double* __restrict__ x, int64
         if (base >= n) break;
         if (base + kStepValues > n) {
             partial_step(x, n, base, lane, ref, tr, acc);
+            lo = -HUGE_VAL, hi = HUGE_VAL;
             break;
         }
         const double2* p = x2 + base / 2 + lane;
@@ -172,10 +188,24 @@ __device__ __forceinline__ Moments lane_fold(const double* __restrict__ x, int64
         }
         double v[kGroupValues];
 #pragma unroll
-        for (int j = 0; j < kLoads; ++j) v[2 * j] = tr(w[j].x), v[2 * j + 1] = tr(w[j].y);
+        for (int j = 0; j < kLoads; ++j) {
+            if (keeps_extremes<Tr>()) lo = fmin(lo, fmin(w[j].x, w[j].y)), hi = fmax(hi, fmax(w[j].x, w[j].y));
+            v[2 * j] = tr(w[j].x), v[2 * j + 1] = tr(w[j].y);
+        }
         acc = merge_moments(acc, group_moments(v, ref));
     }
+    *ext = make_double2(lo, hi);
     return acc;
+}
+
+// The extremes of a warp's stretch from its lanes' (every lane gets them).
+__device__ __forceinline__ double2 warp_extremes(double2 e) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        e.x = fmin(e.x, __shfl_xor_sync(0xffffffffu, e.x, o));
+        e.y = fmax(e.y, __shfl_xor_sync(0xffffffffu, e.y, o));
+    }
+    return e;
 }
 
 // Tile i's moments as pass 1's blocks left them (from L2: written by other blocks).
@@ -214,12 +244,15 @@ __device__ __forceinline__ Moments fold_all_tiles(const Moments* parts, int64_t 
 // tile loads while warp 0 merges the last one's warps, from the other half of
 // s_warp); each tile's moments go to parts; the last block
 // to finish (a fence and an atomic ticket) merges them in the one order and
-// writes the total and (with k > 0) the sigma rule to ctrl.  Also clears
-// pass 2's tile states.
+// writes the total and (with k > 0) the sigma rule to ctrl.  With bounds,
+// each warp's stretch's extremes go to bounds[tile·kWarps + warp] (the
+// values as loaded; only for the plain transform, keeps_extremes).  Also clears pass 2's
+// tile states.
 template <class Tr>
 __global__ void __launch_bounds__(kThreads, TSM_OUTLIERS_MIN_BLOCKS)
     moments_kernel(const double* __restrict__ x, int64_t n, int64_t tiles, double ref, double k, Tr tr,
-                   Moments* __restrict__ parts, Ctrl* ctrl, unsigned long long* __restrict__ state, int64_t states) {
+                   Moments* __restrict__ parts, double2* __restrict__ bounds, Ctrl* ctrl,
+                   unsigned long long* __restrict__ state, int64_t states) {
     allow_dependent_launch();
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int64_t threads = int64_t(gridDim.x) * kThreads;
@@ -229,7 +262,12 @@ __global__ void __launch_bounds__(kThreads, TSM_OUTLIERS_MIN_BLOCKS)
     int half = 0;
     for (int64_t i = blockIdx.x; i < tiles; i += gridDim.x, half ^= 1) {
         const int64_t tile = tiles - 1 - i;
-        const Moments m = warp_tree(lane_fold(x, n, tile, warp, lane, ref, tr), lane);
+        double2 ext;
+        const Moments m = warp_tree(lane_fold(x, n, tile, warp, lane, ref, tr, &ext), lane);
+        if (keeps_extremes<Tr>() && bounds) {
+            ext = warp_extremes(ext);
+            if (lane == 0) bounds[tile * kWarps + warp] = ext;
+        }
         if (lane == 0) s_warp[half][warp] = m;
         __syncthreads();  // also: warp 0 is done with this half's previous tile
         if (warp == 0) {
@@ -263,9 +301,11 @@ __global__ void __launch_bounds__(kThreads, TSM_OUTLIERS_MIN_BLOCKS)
 // |deviation(x[i])| > limit into out[0, count), ascending; ctrl->count gets
 // their number.  A block claims the next tile by an atomic ticket (so every
 // tile it waits for in the look-back belongs to a block already running: no
-// deadlock), loads it, and only then waits for pass 1 and reads the rule.
-// Within a tile, warp w holds values [1024w, 1024w + 1024), lane l values
-// 64j + 2l, 64j + 2l + 1 of it (j = 0..15): index order is (warp, j, lane, x/y).
+// deadlock), waits for pass 1 and reads the rule.  Within a tile, warp w
+// holds values [1024w, 1024w + 1024), lane l values 64j + 2l, 64j + 2l + 1
+// of it (j = 0..15): index order is (warp, j, lane, x/y).  With bounds (pass
+// 1's extremes of the stretch), a full stretch none of whose extremes is an
+// outlier holds none (holds_outlier) and is not read.
 
 // The block's tile, by an atomic ticket.
 __device__ __forceinline__ int64_t claim_tile(Ctrl* ctrl) {
@@ -372,26 +412,38 @@ __device__ __forceinline__ void write_positions(unsigned hits, int64_t wbase, in
     }
 }
 
+// The warp's outlier bits (as outlier_bits numbers them) of its stretch from wbase.
+__device__ __forceinline__ unsigned stretch_hits(const double* __restrict__ x, int64_t n, int64_t wbase, int lane,
+                                                 const Test& test) {
+    double2 w[kTileLoads];
+    if (wbase + kWarpTile > n) {
+        const unsigned valid = load_partial(x, n, wbase, lane, w);
+        return outlier_bits(w, test) & valid;
+    }
+    const double2* p = reinterpret_cast<const double2*>(x + wbase) + lane;
+#pragma unroll
+    for (int j = 0; j < kTileLoads; ++j) w[j] = __ldcs(p + 32 * j);
+    return outlier_bits(w, test);
+}
+
 __global__ void __launch_bounds__(kThreads) compact_kernel(const double* __restrict__ x, int64_t n, int64_t tiles,
-                                                           Ctrl* ctrl, unsigned long long* state,
-                                                           int64_t* __restrict__ out) {
+                                                           const double2* __restrict__ bounds, Ctrl* ctrl,
+                                                           unsigned long long* state, int64_t* __restrict__ out) {
     __shared__ int s_warp[kWarps];  // the warps' counts, then their offsets within the tile
     __shared__ long long s_start;   // out index of this tile's first position
     const int64_t tile = claim_tile(ctrl);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int64_t wbase = tile * kTile + int64_t(warp) * kWarpTile;
 
-    double2 w[kTileLoads];
-    const bool full = wbase + kWarpTile <= n;
-    if (full) {
-        const double2* p = reinterpret_cast<const double2*>(x + wbase) + lane;
-#pragma unroll
-        for (int j = 0; j < kTileLoads; ++j) w[j] = __ldcs(p + 32 * j);
-    }
-    wait_for_prerequisite_grid();  // pass 1 complete: the rule and the cleared states are there
+    wait_for_prerequisite_grid();  // pass 1 complete: the rule, the extremes and the cleared states are there
     const Test test{ctrl->unit, ctrl->ref_scaled, ctrl->center, ctrl->limit};
-    const unsigned valid = full ? ~0u : load_partial(x, n, wbase, lane, w);
-    const unsigned hits = outlier_bits(w, test) & valid;
+    bool scan = true;
+    if (bounds && wbase + kWarpTile <= n) {
+        const double2 e = __ldcg(&bounds[tile * kWarps + warp]);
+        scan = outliers::holds_outlier(e.x, e.y, test.unit, test.ref_scaled, test.center, test.limit);
+    }
+    const unsigned hits = scan ? stretch_hits(x, n, wbase, lane, test) : 0u;
+    if (scan && lane == 0) atomicAdd(&ctrl->scanned, 1ull);
     const int warp_count = __reduce_add_sync(0xffffffffu, __popc(hits));
     if (lane == 0) s_warp[warp] = warp_count;
     __syncthreads();
@@ -477,6 +529,7 @@ struct Search {
     Buffer<unsigned long long> d_state;  // tile states of the look-back
     Buffer<Ctrl> d_ctrl;
     Buffer<Moments> d_parts;             // pass 1's per-tile moments
+    Buffer<double2> d_bounds;            // sigma: pass 1's extremes of each warp's stretch
     Buffer<unsigned char> d_temp;        // mad: the sorts' scratch
     Buffer<double> d_v;                  // mad: the values sorted for a median
 
@@ -496,6 +549,7 @@ struct Search {
             d_temp.allocate(temp_bytes, "scratch");
             d_v.allocate(n, "MAD scratch");
         } else {
+            d_bounds.allocate(blocks * kWarps, "stretch extremes");
             ref = outliers::sigma_reference(x, n);
         }
     }
@@ -505,7 +559,8 @@ struct Search {
 cudaError_t launch_moments(const Search& d, cudaStream_t s) {
     moments_kernel<<<static_cast<unsigned>(d.grid1), kThreads, 0, s>>>(d.d_x.get(), d.n, d.blocks, d.ref, d.k,
                                                                      outliers::Plain{}, d.d_parts.get(),
-                                                                     d.d_ctrl.get(), d.d_state.get(), d.tiles);
+                                                                     d.d_bounds.get(), d.d_ctrl.get(),
+                                                                     d.d_state.get(), d.tiles);
     return cudaGetLastError();
 }
 
@@ -520,7 +575,8 @@ cudaError_t launch_compact(const Search& d, cudaStream_t s, bool pdl) {
     pdl_attr[0].val.programmaticStreamSerializationAllowed = 1;
     cfg.attrs = pdl_attr;
     cfg.numAttrs = pdl ? 1 : 0;
-    return cudaLaunchKernelEx(&cfg, compact_kernel, static_cast<const double*>(d.d_x.get()), d.n, d.tiles,
+    const double2* bounds = d.mad ? nullptr : d.d_bounds.get();
+    return cudaLaunchKernelEx(&cfg, compact_kernel, static_cast<const double*>(d.d_x.get()), d.n, d.tiles, bounds,
                               d.d_ctrl.get(), d.d_state.get(), d.d_pos.get());
 }
 
@@ -556,7 +612,8 @@ int device_mad_frame(const Search& d, cudaStream_t s) {
 double device_mean_abs_dev(const Search& d, const outliers::Affine& dev, cudaStream_t s) {
     check(cudaMemsetAsync(d.d_ctrl.get(), 0, sizeof(Ctrl), s), "clear the moments");
     moments_kernel<<<static_cast<unsigned>(d.grid1), kThreads, 0, s>>>(
-        d.d_x.get(), d.n, d.blocks, 0.0, 0.0, dev, d.d_parts.get(), d.d_ctrl.get(), d.d_state.get(), d.tiles);
+        d.d_x.get(), d.n, d.blocks, 0.0, 0.0, dev, d.d_parts.get(), nullptr, d.d_ctrl.get(), d.d_state.get(),
+        d.tiles);
     check(cudaGetLastError(), "mean absolute deviation launch");
     Ctrl h{};
     check(cudaMemcpyAsync(&h, d.d_ctrl.get(), sizeof h, cudaMemcpyDeviceToHost, s), "copy the moments");
@@ -652,6 +709,11 @@ bool capture_sigma(Graph& g, const Search& d, Events& ev, cudaStream_t s) {
     return ok;
 }
 
+// The bytes pass 1 moves: the series, the tile states it clears and the extremes.
+double pass1_bytes(const Search& d) {
+    return static_cast<double>(d.bytes) + d.tiles * sizeof(unsigned long long) + static_cast<double>(d.d_bounds.bytes());
+}
+
 // The kernels launched one by one between the timing events: sigma's pass 1
 // (the rule on the device), or the mad rule (*rule, on the host); then pass 2.
 // Returns the bytes the kernels move before pass 2's own.
@@ -660,7 +722,7 @@ double launch_one_by_one(Search& d, Events& ev, cudaStream_t s, OutlierRule* rul
     check(cudaEventRecord(ev.start, s), "cudaEventRecord");
     if (!d.mad) {
         check(launch_moments(d, s), "moments launch");
-        kernel_bytes += static_cast<double>(d.bytes) + d.tiles * sizeof(unsigned long long);
+        kernel_bytes += pass1_bytes(d);
     } else {
         *rule = mad_rule_on_device(d, s);
         // two radix sorts (8 passes of 8 bits, read + write each), two copies, the deviations
@@ -695,7 +757,7 @@ OutlierRule outliers(const double* x, int64_t n, double k, int method, TsExec* e
     double kernel_bytes = 0;
     if (graphed) {
         check(cudaGraphLaunch(graph.exec, s), "outlier search launch");
-        kernel_bytes += static_cast<double>(d.bytes) + d.tiles * sizeof(unsigned long long);
+        kernel_bytes += pass1_bytes(d);
     } else {
         kernel_bytes += launch_one_by_one(d, ev, s, &rule);
     }
@@ -712,7 +774,8 @@ OutlierRule outliers(const double* x, int64_t n, double k, int method, TsExec* e
     }
     if (!(rule.scale > 0)) count = 0;
     if (count < 0 || count > n) throw Error(TS_INTERNAL, kInternal, "the GPU outlier count is out of range");
-    kernel_bytes += static_cast<double>(d.bytes) + 2.0 * d.tiles * sizeof(unsigned long long) +
+    kernel_bytes += std::min(static_cast<double>(d.bytes), static_cast<double>(h.scanned) * kWarpTile * sizeof(double)) +
+                    static_cast<double>(d.d_bounds.bytes()) + 2.0 * d.tiles * sizeof(unsigned long long) +
                     static_cast<double>(count) * sizeof(int64_t);
     out->count = count;
     out->pos = alloc_result<int64_t>(ex, count);

@@ -288,6 +288,21 @@ TSM_HD double deviation(double x, double unit, double ref_scaled, double center)
 }
 TSM_HD double outlier_limit(double k, const OutlierRule& r) { return hd::mul(k, r.scale); }
 TSM_HD bool is_outlier(double dev, double limit) { return fabs(dev) > limit; }
+
+// Whether a stretch of values whose least is lo and greatest hi holds an
+// outlier: exactly when lo or hi is one.  deviation(x) is non-decreasing in x
+// (a product by the positive 2^−e and two subtractions of constants, each
+// rounded to nearest, and rounding is monotone), so every x of the stretch
+// has deviation(lo) ≤ deviation(x) ≤ deviation(hi): |deviation(x)| > limit
+// needs deviation(hi) > limit or deviation(lo) < −limit, and lo and hi are
+// values of the stretch.  The GPU's pass 1 keeps the extremes of each warp's
+// kWarpSteps·kStepValues values, and pass 2 reads only the stretches that
+// hold an outlier (kernels/outliers.cu): the same positions as testing
+// every value.
+TSM_HD bool holds_outlier(double lo, double hi, double unit, double ref_scaled, double center, double limit) {
+    return is_outlier(deviation(lo, unit, ref_scaled, center), limit) ||
+           is_outlier(deviation(hi, unit, ref_scaled, center), limit);
+}
 TSM_HD double outlier_score(double x, const OutlierRule& r) {
     return hd::div(deviation(x, r.unit, r.ref_scaled, r.center), r.scale);
 }

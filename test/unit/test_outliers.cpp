@@ -462,6 +462,37 @@ TEST(outliers_same_rows_at_every_power_of_two_scale) {
     }
 }
 
+// outliers_detail.h's holds_outlier (the GPU's pass 2 skips the stretches
+// it clears): a stretch holds an outlier exactly when its least or greatest
+// value is one.  Against the value-by-value test, on stretches of series on
+// the grid of large offsets and at the ends of the range, with limits from
+// k = 0.5 (most values outliers) to 4, some of them set on a value's own
+// deviation (ties at the limit).
+TEST(outliers_stretch_screen_equals_the_values_test) {
+    const double offsets[] = {0.0, 1e9, -3.5e12, 1e300, 1e-300};
+    uint64_t s = 4242;
+    for (double c : offsets) {
+        for (int rep = 0; rep < 40; ++rep) {
+            auto x = offset_noise(4096, splitmix(s), c, c == 0 ? 1.0 : std::fabs(c) * 1e-9);
+            for (int j = 0; j < 6; ++j) x[splitmix(s) % x.size()] *= rep % 2 ? 1.0000001 : -1.0;
+            TsExec ex = tsmt::cpu_exec();
+            const tsm::OutlierRule r = tsm::cpu_rule(x.data(), (int64_t)x.size(), TS_OUTLIERS_SIGMA, &ex);
+            const double k = 0.5 + (double)(splitmix(s) % 8) / 2;
+            double limit = tsm::outliers::outlier_limit(k, r);
+            auto dev = [&](double v) { return tsm::outliers::deviation(v, r.unit, r.ref_scaled, r.center); };
+            if (rep % 4 == 0) limit = std::fabs(dev(x[splitmix(s) % x.size()]));  // a value on the limit
+            for (int t = 0; t < 200; ++t) {
+                const size_t a = splitmix(s) % x.size(), len = 1 + splitmix(s) % 1024;
+                const size_t b = std::min(x.size(), a + len);
+                bool any = false;
+                for (size_t i = a; i < b; ++i) any |= tsm::outliers::is_outlier(dev(x[i]), limit);
+                const auto [lo, hi] = std::minmax_element(x.begin() + a, x.begin() + b);
+                CHECK_EQ(tsm::outliers::holds_outlier(*lo, *hi, r.unit, r.ref_scaled, r.center, limit), any);
+            }
+        }
+    }
+}
+
 // Every hostile series above, on the GPU: the same rows, center, scale and
 // scores as the CPU, bit for bit.
 GPU_TEST(outliers_gpu_hostile_equal_cpu) {
