@@ -538,7 +538,9 @@ struct Search {
           tiles((n_ + kTile - 1) / kTile), blocks(outliers::tile_count(n_)), pdl(dependent_launch_available()) {
         grid1 = std::min<int64_t>(blocks, resident_blocks());
         const size_t temp_bytes = mad ? sort_temp_bytes(n, s) : 0;
-        require_bytes(bytes * (mad ? 3 : 2) + temp_bytes + tiles * sizeof(unsigned long long) + (1 << 20),
+        const size_t bounds_bytes = mad ? 0 : static_cast<size_t>(blocks) * kWarps * sizeof(double2);
+        require_bytes(bytes * (mad ? 3 : 2) + temp_bytes + tiles * sizeof(unsigned long long) + bounds_bytes +
+                          (1 << 20),
                       "the outlier search");
         d_x.allocate(n, "the series");
         d_pos.allocate(n, "outlier positions");
