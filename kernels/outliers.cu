@@ -17,8 +17,9 @@
 //        it from their published values), so that there is no separate scan
 //        or gather.  A warp reads its stretch's values only when one of its
 //        extremes is an outlier (outliers_detail.h's holds_outlier: exactly
-//        when the stretch holds one), so on ordinary data pass 2 reads the
-//        extremes and the few stretches with an outlier.
+//        when the stretch holds one): with sparse outliers (the benchmark's)
+//        pass 2 reads the extremes and a stretch in ten; on Gaussian noise at
+//        k = 3 nearly every stretch holds one and it reads nearly all.
 //   mad: the frame (max |x|), exact median and MAD by radix sorts, the MeanAD
 //   (when the MAD is 0) by moments_kernel, then the same compaction.
 //
@@ -30,7 +31,8 @@
 // the start of the series in the L2 cache (normal loads for its first
 // TSM_OUTLIERS_KEEP_MB, evict-first for the rest); pass 2 goes from the start
 // to the end.  Measured on an H100 the L2 part is small (L2 hit rates of 5-10%
-// at 2^24; no difference at 2^26 and 2^28 with the keep turned off).  When the
+// at 2^24; no difference at 2^26 and 2^28 with the keep turned off; measured
+// before pass 2 skipped the stretches without an outlier).  When the
 // kernels are launched one by one on sm_90, pass 2 is a programmatic
 // dependent launch: its first blocks start while pass 1 drains, load their
 // tile, and only then wait for pass 1 (griddepcontrol.wait) before they read
@@ -154,8 +156,8 @@ __device__ __forceinline__ Moments warp_tree(Moments m, int lane, int count = 32
 // (lane l of step q: values 512q + 64j + 2l, 512q + 64j + 2l + 1, j = 0..7:
 // outliers_detail.h's lane_group, here with 16-byte loads), through the
 // transform tr, folded in step order; *ext gets the least and greatest of
-// the lane's values as loaded (−∞ and +∞ when the warp's stretch is partial)
-// for the plain transform (keeps_extremes).
+// the lane's values as loaded, for the plain transform (keeps_extremes; a
+// partial stretch's are never read: pass 2 reads its values).
 template <class Tr>
 __host__ __device__ constexpr bool keeps_extremes() {
     return std::is_same<Tr, outliers::Plain>::value;
@@ -174,7 +176,6 @@ __device__ __forceinline__ Moments lane_fold(const double* __restrict__ x, int64
         if (base >= n) break;
         if (base + kStepValues > n) {
             partial_step(x, n, base, lane, ref, tr, acc);
-            lo = -HUGE_VAL, hi = HUGE_VAL;
             break;
         }
         const double2* p = x2 + base / 2 + lane;
@@ -538,9 +539,9 @@ struct Search {
           tiles((n_ + kTile - 1) / kTile), blocks(outliers::tile_count(n_)), pdl(dependent_launch_available()) {
         grid1 = std::min<int64_t>(blocks, resident_blocks());
         const size_t temp_bytes = mad ? sort_temp_bytes(n, s) : 0;
-        const size_t bounds_bytes = mad ? 0 : static_cast<size_t>(blocks) * kWarps * sizeof(double2);
-        require_bytes(bytes * (mad ? 3 : 2) + temp_bytes + tiles * sizeof(unsigned long long) + bounds_bytes +
-                          (1 << 20),
+        const int64_t stretches = mad ? 0 : blocks * kWarps;  // sigma: pass 1's extremes
+        require_bytes(bytes * (mad ? 3 : 2) + temp_bytes + tiles * sizeof(unsigned long long) +
+                          stretches * sizeof(double2) + (1 << 20),
                       "the outlier search");
         d_x.allocate(n, "the series");
         d_pos.allocate(n, "outlier positions");
@@ -551,7 +552,7 @@ struct Search {
             d_temp.allocate(temp_bytes, "scratch");
             d_v.allocate(n, "MAD scratch");
         } else {
-            d_bounds.allocate(blocks * kWarps, "stretch extremes");
+            d_bounds.allocate(stretches, "stretch extremes");
             ref = outliers::sigma_reference(x, n);
         }
     }
