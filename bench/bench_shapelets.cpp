@@ -2,11 +2,13 @@
 // alone (no SQL): what bench/shapelets.sh times through ts_shapelets, without
 // the glue, for profilers (nsys, ncu) and for comparing two trees.
 // Build: make bench_shapelets (the GPU in a CUDA build; make WITH_CUDA=no bench_shapelets: CPU only).
-// Run: bench/bench_shapelets cpu|gpu file.tsv [step [reps]]
+// Run: bench/bench_shapelets cpu|gpu file.tsv [step [reps [settle]]]
 //   file.tsv: a UCR set (label, then the values, tab-separated, a series a
 //   line), as ../shared/data/ucr/<set>/<set>_TRAIN.tsv; every length
 //   2..longest by step (default 1), k = 1; reps calls (default 3), each
-//   timed, after one warm-up call on the GPU (the CUDA context's start).
+//   timed, after one warm-up call on the GPU (the CUDA context's start);
+//   settle: lazy (the default: settle only where it decides) or all (settle
+//   every pending entry; the same rows, for comparing the two).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "api_shapelets.h"
+#include "shapelets.h"
 
 static void* alloc(size_t n) { return std::malloc(n); }
 
@@ -73,12 +76,17 @@ static bool discover(const TrainingSet& set, int step, bool gpu, double* ms, dou
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: %s cpu|gpu file.tsv [step [reps]]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s cpu|gpu file.tsv [step [reps [lazy|all]]]\n", argv[0]);
         return 2;
     }
     const bool gpu = std::strcmp(argv[1], "gpu") == 0;
     const int step = argc > 3 ? std::atoi(argv[3]) : 1;
     const int reps = argc > 4 ? std::atoi(argv[4]) : 3;
+    if (argc > 5 && std::strcmp(argv[5], "lazy") != 0 && std::strcmp(argv[5], "all") != 0) {
+        std::fprintf(stderr, "settle: lazy or all, not %s\n", argv[5]);
+        return 2;
+    }
+    tsm::shp::settle_lazily() = !(argc > 5 && std::strcmp(argv[5], "all") == 0);
     TrainingSet set;
     if (!read_training_set(argv[2], set)) {
         std::fprintf(stderr, "no series in %s\n", argv[2]);
@@ -87,7 +95,8 @@ int main(int argc, char** argv) {
     TsShapelets out{};
     double ms, kernel_ms;
     if (gpu && !discover(set, step, gpu, &ms, &kernel_ms, &out)) return 1;  // the context's start: not counted
-    std::printf("%s %s: N=%zu L=%d step %d\n", gpu ? "gpu" : "cpu", argv[2], set.series.size(), set.longest, step);
+    std::printf("%s %s: N=%zu L=%d step %d, settle %s\n", gpu ? "gpu" : "cpu", argv[2], set.series.size(),
+                set.longest, step, tsm::shp::settle_lazily() ? "lazy" : "all");
     for (int r = 0; r < reps; ++r) {
         if (!discover(set, step, gpu, &ms, &kernel_ms, &out)) return 1;
         std::printf("  call %d: %.1f ms (kernels %.1f ms)", r + 1, ms, kernel_ms);

@@ -184,6 +184,17 @@ struct GainOut {
     double* thr;
 };
 
+// What the gain kernels read and write to settle only where it decides
+// (settle_lazily; arg null: every pending entry was settled before them).
+struct LazyArgs {
+    const int32_t* arg;      // dist_kernel's: the window a pending entry is settled with, −1 where final
+    const double* reach;     // the windows' reaches (settled_range)
+    const uint8_t* restart;  // the windows' restart flags (steps_since_direct)
+    uint32_t* listed;        // the pivots whose pending entries decide (settle_listed_kernel, gain_listed_kernel)
+    unsigned* n_listed;
+    long long* floor;        // the call's: the largest gain of the last entry of a full list (-1: none)
+};
+
 // ---- small device helpers -----------------------------------------------------------
 
 // The last index i in [0, n) with value(i) <= v (value(0) <= v, value ascending).
@@ -592,26 +603,39 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, SeriesArgs series, 
     }
 }
 
-// The distances of a launch that needs_settling, settled directly
-// (direct_distance: the pivot's window and the best window of the target, as
-// dist_kernel left it in arg, −1 where nothing is settled, with the frames
-// stats_kernel stored).  A thread per entry of the distance matrix.
+// Entry (target j, pivot pv) of a launch's distance matrix settled where it
+// is pending: the direct distance (direct_distance) of the pivot's window and
+// the target's window dist_kernel left in arg (−1: final), with the frames
+// stats_kernel stored.
+__device__ __forceinline__ void settle_entry(const Item* items, int n_items, const SeriesArgs& series,
+                                             const WindowArgs& win, const DistArgs& out, int j, int64_t pv) {
+    const int64_t u = out.arg[(int64_t)j * out.pivot_stride + pv];
+    if (u < 0) return;
+    const Item& it = items[last_at_most(n_items, pv, [&](int i) { return items[i].pivot_base; })];
+    const int64_t p = pv - it.pivot_base;
+    const int64_t oa = win.window_offset[(int64_t)it.length_index * series.count + it.source];
+    const int64_t ob = win.window_offset[(int64_t)it.length_index * series.count + j];
+    out.dist[(int64_t)j * out.pivot_stride + pv] =
+        direct_distance(series.values + series.offset[it.source] + p, win.frames[oa + p],
+                        series.values + series.offset[j] + u, win.frames[ob + u], it.length);
+}
+
+// Every pending entry of a launch settled (settle_lazily off, or results per
+// pivot): a thread per entry.
 __global__ void settle_kernel(const Item* items, int n_items, int64_t n_pivots, SeriesArgs series, WindowArgs win,
                               DistArgs out) {
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n_pivots * series.count; e += stride) {
-        const int j = (int)(e / n_pivots);
-        const int64_t pv = e % n_pivots;
-        const int64_t u = out.arg[(int64_t)j * out.pivot_stride + pv];
-        if (u < 0) continue;
-        const Item& it = items[last_at_most(n_items, pv, [&](int i) { return items[i].pivot_base; })];
-        const int64_t p = pv - it.pivot_base;
-        const int64_t oa = win.window_offset[(int64_t)it.length_index * series.count + it.source];
-        const int64_t ob = win.window_offset[(int64_t)it.length_index * series.count + j];
-        out.dist[(int64_t)j * out.pivot_stride + pv] =
-            direct_distance(series.values + series.offset[it.source] + p, win.frames[oa + p],
-                            series.values + series.offset[j] + u, win.frames[ob + u], it.length);
-    }
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n_pivots * series.count; e += stride)
+        settle_entry(items, n_items, series, win, out, (int)(e / n_pivots), e % n_pivots);
+}
+
+// The pending entries of the pivots gain_kernel listed (where settling
+// decides): a thread per entry of a listed pivot.
+__global__ void settle_listed_kernel(const Item* items, int n_items, SeriesArgs series, WindowArgs win, DistArgs out,
+                                     const uint32_t* listed, const unsigned* n_listed) {
+    const int64_t n = *n_listed, stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n * series.count; e += stride)
+        settle_entry(items, n_items, series, win, out, (int)(e / n), listed[e % n]);
 }
 
 // ---- gains ---------------------------------------------------------------------------
@@ -755,60 +779,153 @@ __device__ __forceinline__ void keep_in_list(Cand* list, int k, const Cand& c) {
     list[pos] = c;
 }
 
-// One warp per pivot, a contiguous range of pivots per warp (the item of the next
-// pivot is this one or a later one).  Shared memory: gain_scratch.
+// The ranges of pivot pv's entries (settled_range; combined with the
+// partner's) into w.sorted (lo) and w.prefix (hi), before the order line
+// overwrites them; whether any entry is pending (the same in every lane).
+__device__ __forceinline__ bool load_ranges(const GainArgs& g, const LazyArgs& lz, const double* dist, int64_t stride,
+                                            int64_t pv, const Item& it, int64_t p, const int64_t* window_offset,
+                                            const GainScratch& w, int lane) {
+    const int N = g.n_series, L = it.length;
+    const int64_t* offsets = window_offset + (int64_t)it.length_index * N;
+    const int64_t oa = offsets[it.source];
+    const int64_t steps = steps_since_direct(p, p - p % rows_per_group(L), lz.restart + oa);
+    bool pending = false;
+    for (int j = lane; j < N; j += 32) {
+        const int32_t at = lz.arg[(int64_t)j * stride + pv];
+        SettleRange r{w.dist[j], w.dist[j]};
+        if (at >= 0) {
+            const double reach_p = lz.reach[oa + p], reach_u = lz.reach[offsets[j] + at];
+            const double screened = dist[(int64_t)j * stride + pv];
+            r = combined_range(settled_range(screened, screen_error(steps, L, reach_p, reach_u), L, reach_p, reach_u),
+                               g.partner, j, g.op);
+            pending = true;
+        }
+        w.sorted[j] = r.lo;
+        w.prefix[j] = r.hi;
+    }
+    pending = __any_sync(kFull, pending);
+    __syncwarp();
+    return pending;
+}
+
+// Whether every pending entry keeps its place on the order line (range_apart).
+__device__ __forceinline__ bool ranges_apart(int N, const GainScratch& w, int lane) {
+    bool apart = true;
+    for (int j = lane; j < N; j += 32)
+        if (w.sorted[j] < w.prefix[j]) apart = apart && range_apart(w.sorted, w.prefix, N, j);
+    return __all_sync(kFull, apart);
+}
+
+// The k-th best gain known to the warp: its list's last entry's (worst, -1
+// while not full) or the call's floor, read once and the same in every lane.
+__device__ __forceinline__ long long known_floor(long long worst, const long long* floor, int lane) {
+    long long f = -1;
+    if (floor && lane == 0) f = *reinterpret_cast<const volatile long long*>(floor);
+    f = __shfl_sync(kFull, f, 0);
+    return f > worst ? f : worst;
+}
+
+// The best split of a pivot whose order line split_gains scored (best: its
+// gain), kept: into the warp's best-k list (worst: the gain of its last entry,
+// raised with the call's floor) or as the pivot's result; not where no split
+// is valid or (lists) its gain is below the known floor.
+__device__ __forceinline__ void keep_pivot(const GainScratch& w, int N, long long best, const Item& it, int64_t p,
+                                           int64_t pv, const GainOut& out, Cand* list, long long& worst,
+                                           long long* floor, int lane) {
+    if (best < 0 || (list && best < known_floor(worst, floor, lane))) {
+        if (lane == 0 && !list) out.gain[pv] = -1;
+        return;
+    }
+    const SplitChoice choice = best_split_of_gain(N, best, w, lane);
+    if (lane == 0) {
+        const double thr = midpoint(w.sorted[choice.i], w.sorted[choice.i + 1]);
+        if (!list) {
+            out.gain[pv] = best;
+            out.gap[pv] = choice.gap;
+            out.thr[pv] = thr;
+        } else {
+            Cand c;
+            c.g = best;
+            c.gap = choice.gap;
+            c.thr = thr;
+            c.row = it.row;
+            c.s = it.source;
+            c.p = (int32_t)p;
+            c.L = it.length;
+            keep_in_list(list, out.k, c);
+            if (list[out.k - 1].g > worst) {
+                worst = list[out.k - 1].g;
+                if (floor) atomicMax(floor, worst);
+            }
+        }
+    }
+    if (list) worst = __shfl_sync(kFull, worst, 0);
+    __syncwarp();
+}
+
+// This warp's own best-k list, kept across launches (null: results per pivot).
+__device__ __forceinline__ Cand* warp_list(const GainOut& out, int64_t list_index) {
+    return out.lists ? out.lists + list_index * out.k : nullptr;
+}
+
+// One warp per pivot, a contiguous range of pivots per warp (the item of the
+// next pivot is this one or a later one).  Shared memory: gain_scratch.  With
+// lz.arg (settle_lazily), a pivot with pending entries is listed where settling
+// decides (settling_decides) and gain_listed_kernel scores it once they are
+// settled; it is dropped where not.
 __global__ void gain_kernel(const Item* items, int n_items, int64_t n_pivots, const double* dist, int64_t stride,
-                            const double* inv_sd, const int64_t* window_offset, GainArgs g, GainOut out) {
+                            const double* inv_sd, const int64_t* window_offset, GainArgs g, LazyArgs lz,
+                            GainOut out) {
     extern __shared__ double smem[];
     const int N = g.n_series;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     const GainScratch w = gain_scratch(reinterpret_cast<char*>(smem), warp, N, g.n_classes);
     const int64_t list_index = (int64_t)blockIdx.x * warps + warp;
-    // this warp's own best-k list, kept across launches; `worst`: the gain of its
-    // last entry (-1 while not full)
-    Cand* list = out.lists ? out.lists + list_index * out.k : nullptr;
+    Cand* list = warp_list(out, list_index);
     long long worst = list ? list[out.k - 1].g : -1;
     const int64_t n_warps = (int64_t)gridDim.x * warps, per = (n_pivots + n_warps - 1) / n_warps;
     const int64_t pv0 = list_index * per, pv1 = min(n_pivots, pv0 + per);
     int idx = pv0 < pv1 ? last_at_most(n_items, pv0, [&](int i) { return items[i].pivot_base; }) : 0;
     for (int64_t pv = pv0; pv < pv1; ++pv) {
         while (idx + 1 < n_items && items[idx + 1].pivot_base <= pv) ++idx;
-        const Item& it = items[idx];  // fields read where used (72 registers rather than 80)
+        const Item& it = items[idx];  // fields read where used
         const int64_t p = pv - it.pivot_base;
         long long best = -1;
         if (pivot_is_candidate(inv_sd[window_offset[(int64_t)it.length_index * N + it.source] + p])) {
             load_pivot(g, dist, stride, pv, w, lane);
+            const bool pending = lz.arg && load_ranges(g, lz, dist, stride, pv, it, p, window_offset, w, lane);
+            const bool apart = !pending || ranges_apart(N, w, lane);
             sort_order_line(N, w, lane);
             best = split_gains(g, w, lane);
-        }
-        // flat or holding a gap, no valid split, or (best-k lists) a gain below the list's last entry:
-        // not a candidate (a candidate needs a gain >= that of the entry it would replace)
-        if (best < 0 || (list && worst >= 0 && best < worst)) {
-            if (lane == 0 && !list) out.gain[pv] = -1;
-            continue;
-        }
-        const SplitChoice choice = best_split_of_gain(N, best, w, lane);
-        if (lane == 0) {
-            const double thr = midpoint(w.sorted[choice.i], w.sorted[choice.i + 1]);
-            if (!list) {
-                out.gain[pv] = best;
-                out.gap[pv] = choice.gap;
-                out.thr[pv] = thr;
-            } else {
-                Cand c;
-                c.g = best;
-                c.gap = choice.gap;
-                c.thr = thr;
-                c.row = it.row;
-                c.s = it.source;
-                c.p = (int32_t)p;
-                c.L = it.length;
-                keep_in_list(list, out.k, c);
-                worst = list[out.k - 1].g;
+            if (pending) {
+                const long long floor = known_floor(worst, lz.floor, lane);
+                if (lane == 0 && settling_decides(apart, best, floor)) lz.listed[atomicAdd(lz.n_listed, 1u)] = (uint32_t)pv;
+                continue;
             }
         }
-        if (list) worst = __shfl_sync(kFull, worst, 0);
-        __syncwarp();
+        keep_pivot(w, N, best, it, p, pv, out, list, worst, lz.floor, lane);
+    }
+}
+
+// The pivots gain_kernel listed, scored once their pending entries are
+// settled (settle_listed_kernel): a warp per pivot, in turns.
+__global__ void gain_listed_kernel(const Item* items, int n_items, const double* dist, int64_t stride, GainArgs g,
+                                   LazyArgs lz, GainOut out) {
+    extern __shared__ double smem[];
+    const int N = g.n_series;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    const GainScratch w = gain_scratch(reinterpret_cast<char*>(smem), warp, N, g.n_classes);
+    const int64_t list_index = (int64_t)blockIdx.x * warps + warp, n_warps = (int64_t)gridDim.x * warps;
+    Cand* list = warp_list(out, list_index);
+    long long worst = list[out.k - 1].g;
+    const int64_t n = *lz.n_listed;
+    for (int64_t q = list_index; q < n; q += n_warps) {
+        const int64_t pv = lz.listed[q];
+        const Item& it = items[last_at_most(n_items, pv, [&](int i) { return items[i].pivot_base; })];
+        load_pivot(g, dist, stride, pv, w, lane);
+        sort_order_line(N, w, lane);
+        const long long best = split_gains(g, w, lane);
+        keep_pivot(w, N, best, it, pv - it.pivot_base, pv, out, list, worst, lz.floor, lane);
     }
 }
 
@@ -1127,6 +1244,7 @@ struct KernelConfig {
     int gain_warps;       // per block
     int gain_blocks_max;
     bool device_lists;    // k <= kDeviceTopK: best-k lists on the device
+    bool lazy;            // device lists and settle_lazily: settle only where it decides
     int64_t n_lists;
 };
 
@@ -1150,11 +1268,14 @@ KernelConfig configure_kernels(const DeviceLimits& lim, const Tuning& tune, int 
     kc.gain_smem = per_warp * kc.gain_warps;
     check(cudaFuncSetAttribute(gain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kc.gain_smem),
           "cudaFuncSetAttribute");
+    check(cudaFuncSetAttribute(gain_listed_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kc.gain_smem),
+          "cudaFuncSetAttribute");
     blocks_per_sm = 0;
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, gain_kernel, kc.gain_warps * 32, kc.gain_smem),
           "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     kc.gain_blocks_max = std::max(1, blocks_per_sm) * lim.sms;
     kc.device_lists = k <= kDeviceTopK;
+    kc.lazy = kc.device_lists && settle_lazily();
     kc.n_lists = (int64_t)kc.gain_blocks_max * kc.gain_warps;
     return kc;
 }
@@ -1177,6 +1298,9 @@ struct Device {
     int32_t* arg;
     double2* terms;
     Cand *lists, *best;                                          // device_lists
+    uint32_t* listed;                                            // lazy: LazyArgs
+    unsigned* n_listed;
+    long long* floor;
     int64_t* pivot_gain;                                         // !device_lists
     double *pivot_gap, *pivot_thr;
 };
@@ -1200,6 +1324,8 @@ Device allocate_device(tsm::gpu::Arena& ar, const Upload& up, const Plan& plan, 
     const size_t carry_doubles = (size_t)kc.dist_blocks * kDistWarps * 2 * kc.max_windows;
     const size_t carry = ar.take<double>(kc.carry_in_shared ? 0 : carry_doubles);
     const size_t list = ar.take<Cand>(lists ? (size_t)kc.n_lists * k : 0), best = ar.take<Cand>(lists ? k : 0);
+    const size_t listed = ar.take<uint32_t>(kc.lazy ? plan.max_pivots : 0);
+    const size_t n_listed = ar.take<unsigned>(1), floor = ar.take<long long>(1);
     const size_t per_pivot = lists ? 0 : plan.max_pivots;
     const size_t gain = ar.take<int64_t>(per_pivot), gap = ar.take<double>(per_pivot), thr = ar.take<double>(per_pivot);
     ar.allocate("shapelet device memory");
@@ -1237,6 +1363,9 @@ Device allocate_device(tsm::gpu::Arena& ar, const Upload& up, const Plan& plan, 
     dev.carry = kc.carry_in_shared ? nullptr : ar.at<double>(carry);
     dev.lists = lists ? ar.at<Cand>(list) : nullptr;
     dev.best = lists ? ar.at<Cand>(best) : nullptr;
+    dev.listed = ar.at<uint32_t>(listed);
+    dev.n_listed = ar.at<unsigned>(n_listed);
+    dev.floor = ar.at<long long>(floor);
     dev.pivot_gain = lists ? nullptr : ar.at<int64_t>(gain);
     dev.pivot_gap = lists ? nullptr : ar.at<double>(gap);
     dev.pivot_thr = lists ? nullptr : ar.at<double>(thr);
@@ -1283,15 +1412,27 @@ void launch_scoring(const Device& dev, const Plan& plan, size_t li, const Window
                                                                        table, da);
     check(cudaGetLastError(), "dist_kernel launch");
     const int64_t entries = ch.pivots * dev.series.count;
-    settle_kernel<<<(unsigned)std::min<int64_t>((entries + 255) / 256, 4096), 256, 0, stream>>>(
-        items, n_items, ch.pivots, dev.series, win, da);
-    check(cudaGetLastError(), "settle_kernel launch");
+    const unsigned settle_blocks = (unsigned)std::min<int64_t>((entries + 255) / 256, 4096);
+    if (kc.lazy) {
+        check(cudaMemsetAsync(dev.n_listed, 0, sizeof(unsigned), stream), "cudaMemsetAsync");
+    } else {
+        settle_kernel<<<settle_blocks, 256, 0, stream>>>(items, n_items, ch.pivots, dev.series, win, da);
+        check(cudaGetLastError(), "settle_kernel launch");
+    }
     const int blocks = (int)std::min<int64_t>(kc.gain_blocks_max, (ch.pivots + kc.gain_warps - 1) / kc.gain_warps);
     const GainOut out{dev.lists, k, dev.pivot_gain, dev.pivot_gap, dev.pivot_thr};
-    gain_kernel<<<blocks, kc.gain_warps * 32, kc.gain_smem, stream>>>(items, n_items, ch.pivots, dev.dist,
-                                                                      plan.max_pivots, win.inv_sd,
-                                                                      win.window_offset, dev.gain, out);
+    const LazyArgs lz{kc.lazy ? dev.arg : nullptr, win.reach, win.restart, dev.listed, dev.n_listed,
+                      kc.device_lists ? dev.floor : nullptr};
+    gain_kernel<<<blocks, kc.gain_warps * 32, kc.gain_smem, stream>>>(
+        items, n_items, ch.pivots, dev.dist, plan.max_pivots, win.inv_sd, win.window_offset, dev.gain, lz, out);
     check(cudaGetLastError(), "gain_kernel launch");
+    if (!kc.lazy) return;
+    settle_listed_kernel<<<std::min(settle_blocks, 1024u), 256, 0, stream>>>(items, n_items, dev.series, win, da,
+                                                                              dev.listed, dev.n_listed);
+    check(cudaGetLastError(), "settle_listed_kernel launch");
+    gain_listed_kernel<<<blocks, kc.gain_warps * 32, kc.gain_smem, stream>>>(items, n_items, dev.dist,
+                                                                             plan.max_pivots, dev.gain, lz, out);
+    check(cudaGetLastError(), "gain_listed_kernel launch");
 }
 
 // (gain, gap, threshold) per pivot of a launch, on the host (k > kDeviceTopK).
@@ -1426,8 +1567,10 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     // the one upload (pageable: staged before the call returns; `stage` lives on anyway)
     check(cudaMemcpyAsync(dev.base, stage.get(), up.end, cudaMemcpyHostToDevice, stream), "shapelet upload");
     check(cudaMemsetAsync(dev.base + dev.zero_begin, 0, dev.zero_end - dev.zero_begin, stream), "cudaMemsetAsync");
-    if (kc.device_lists)  // g = -1: empty
+    if (kc.device_lists) {  // g = -1: empty; the floor -1: none
         check(cudaMemsetAsync(dev.lists, 0xff, (size_t)kc.n_lists * k * sizeof(Cand), stream), "cudaMemsetAsync");
+        check(cudaMemsetAsync(dev.floor, 0xff, sizeof(long long), stream), "cudaMemsetAsync");
+    }
     run_launches(dev, plan, kc, st.items, k, clock, best);
     if (kc.device_lists) collect_device_best(dev, k, stream, best);
     stream.sync();

@@ -5,9 +5,12 @@
 #include "shapelets.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <queue>
 
 #include "api_shapelets.h"
 #include "args.h"
@@ -201,22 +204,40 @@ __attribute__((always_inline)) inline int64_t first_of(double best, const double
 
 // The training distance of pivot p of source s to target j from its row of
 // co-moments cur (U target windows; steps: steps_since_direct): the screened
-// distance, or where needs_settling asks, the chosen window's directly.  The
-// bound is asked first with the target's largest reach (it is monotone in
-// it), and only then about the chosen window.
-__attribute__((always_inline)) inline double row_distance(const Subset& d, const LengthStats& st, int64_t s,
-                                                          int64_t j, int64_t p, int64_t steps, const double* cur,
-                                                          int64_t U) {
+// distance, and in *settle_at the window whose direct distance replaces it
+// where needs_settling asks (settle_entry), else −1.  The bound is asked
+// first with the target's largest reach (it is monotone in it), and only
+// then about the chosen window.
+__attribute__((always_inline)) inline double row_distance(const LengthStats& st, int64_t s, int64_t j, int64_t p,
+                                                          int64_t steps, const double* cur, int64_t U,
+                                                          int32_t* settle_at) {
     const int L = st.L;
     const int64_t oa = st.off[s], ob = st.off[j];
     const double* inv_sd_b = st.inv_sd.data() + ob;
     const bool flat = st.has_flat[j];
     const double best = row_best(cur, inv_sd_b, U), reach_p = st.reach[oa + p];
     const double screened = distance_from_best(best, st.inv_sd[oa + p], L, flat);
+    *settle_at = -1;
     if (!needs_settling(screened, screen_error(steps, L, reach_p, st.reach_max[j]), L, flat)) return screened;
     const int64_t at = first_of(best, cur, inv_sd_b, U);
-    if (!needs_settling(screened, screen_error(steps, L, reach_p, st.reach[ob + at]), L, flat)) return screened;
-    return direct_distance(d.x[s] + p, st.frames[oa + p], d.x[j] + at, st.frames[ob + at], L);
+    if (needs_settling(screened, screen_error(steps, L, reach_p, st.reach[ob + at]), L, flat)) *settle_at = (int32_t)at;
+    return screened;
+}
+
+// The direct distance that replaces a pending entry: pivot p of source s and
+// window at of target j.
+double settle_entry(const Subset& d, const LengthStats& st, int64_t s, int64_t j, int64_t p, int64_t at) {
+    const int64_t oa = st.off[s], ob = st.off[j];
+    return direct_distance(d.x[s] + p, st.frames[oa + p], d.x[j] + at, st.frames[ob + at], st.L);
+}
+
+// The range of a pending entry's direct distance (settled_range).
+SettleRange entry_range(const LengthStats& st, int64_t s, int64_t j, int64_t p, int64_t at, double screened) {
+    const int64_t oa = st.off[s], ob = st.off[j];
+    const int64_t g0 = p - p % rows_per_group(st.L);
+    const int64_t steps = steps_since_direct(p, g0, st.restart.data() + oa);
+    const double reach_p = st.reach[oa + p], reach_u = st.reach[ob + at];
+    return settled_range(screened, screen_error(steps, st.L, reach_p, reach_u), st.L, reach_p, reach_u);
 }
 
 // Distances of rows [r0, r1) of source s (row group starting at g0 <= r0) to
@@ -227,7 +248,8 @@ __attribute__((always_inline)) inline double row_distance(const Subset& d, const
 template <int Variant>
 __attribute__((always_inline)) inline void rows_to_target_body(const Subset& d, const LengthStats& st, int64_t s,
                                                                int64_t j, int64_t g0, int64_t r0, int64_t r1,
-                                                               double* out, int64_t stride, RowScratch& sc) {
+                                                               double* out, int32_t* at, int64_t stride,
+                                                               RowScratch& sc) {
     const int L = st.L;
     const int64_t U = d.n[j] - L + 1, oa = st.off[s], ob = st.off[j];
     const double *a = d.scaled[s]->y.data(), *b = d.scaled[j]->y.data();
@@ -256,7 +278,7 @@ __attribute__((always_inline)) inline void rows_to_target_body(const Subset& d, 
         }
         if (p >= r0)
             out[(p - r0) * stride] =
-                row_distance(d, st, s, j, p, steps_since_direct(p, g0, restart_a), cur, U);
+                row_distance(st, s, j, p, steps_since_direct(p, g0, restart_a), cur, U, &at[(p - r0) * stride]);
         std::swap(sc.prev, sc.cur);
     }
 }
@@ -264,29 +286,33 @@ __attribute__((always_inline)) inline void rows_to_target_body(const Subset& d, 
 #if defined(__x86_64__)
 __attribute__((target("avx2,fma"))) void rows_to_target_fma(const Subset& d, const LengthStats& st, int64_t s,
                                                             int64_t j, int64_t g0, int64_t r0, int64_t r1,
-                                                            double* out, int64_t stride, RowScratch& sc) {
-    rows_to_target_body<0>(d, st, s, j, g0, r0, r1, out, stride, sc);
+                                                            double* out, int32_t* at, int64_t stride,
+                                                            RowScratch& sc) {
+    rows_to_target_body<0>(d, st, s, j, g0, r0, r1, out, at, stride, sc);
 }
 #endif
 void rows_to_target_generic(const Subset& d, const LengthStats& st, int64_t s, int64_t j, int64_t g0, int64_t r0,
-                            int64_t r1, double* out, int64_t stride, RowScratch& sc) {
-    rows_to_target_body<1>(d, st, s, j, g0, r0, r1, out, stride, sc);
+                            int64_t r1, double* out, int32_t* at, int64_t stride, RowScratch& sc) {
+    rows_to_target_body<1>(d, st, s, j, g0, r0, r1, out, at, stride, sc);
 }
 
 // The hot loop calls hd::fma: one instruction where the CPU has FMA, a library
 // call otherwise.  A pair with a series the screen does not take: directly.
+// at: where each entry is pending (row_distance), −1 where it is final.
 void rows_to_target(const Subset& d, const LengthStats& st, int64_t s, int64_t j, int64_t g0, int64_t r0, int64_t r1,
-                    double* out, int64_t stride, RowScratch& sc) {
+                    double* out, int32_t* at, int64_t stride, RowScratch& sc) {
     if (!d.scaled[s]->screenable || !d.scaled[j]->screenable) {
-        for (int64_t p = r0; p < r1; ++p)
+        for (int64_t p = r0; p < r1; ++p) {
             out[(p - r0) * stride] =
                 no_window_as_largest(shapelet_distance(d.x[s] + p, st.L, d.x[j], d.n[j], d.scaled[j]->gaps()));
+            at[(p - r0) * stride] = -1;
+        }
         return;
     }
 #if defined(__x86_64__)
-    if (cpu_has_fma()) return rows_to_target_fma(d, st, s, j, g0, r0, r1, out, stride, sc);
+    if (cpu_has_fma()) return rows_to_target_fma(d, st, s, j, g0, r0, r1, out, at, stride, sc);
 #endif
-    rows_to_target_generic(d, st, s, j, g0, r0, r1, out, stride, sc);
+    rows_to_target_generic(d, st, s, j, g0, r0, r1, out, at, stride, sc);
 }
 
 // Best split of one pivot's order line (the sequential form of the gain kernel).
@@ -344,51 +370,134 @@ std::vector<RowGroup> row_groups(const Subset& d, int L) {
     return groups;
 }
 
-// The distances of a row group's pivots to every series: D[r * N + j].
-void row_group_distances(const Subset& d, const LengthStats& st, const RowGroup& rg, std::vector<double>& D) {
+// The distances of a row group's pivots to every series, D[r * N + j], and
+// where each is pending (A, row_distance).
+void row_group_distances(const Subset& d, const LengthStats& st, const RowGroup& rg, std::vector<double>& D,
+                         std::vector<int32_t>& A) {
     const int64_t N = (int64_t)d.x.size(), rows = rg.g1 - rg.g0;
     D.resize(rows * N);
+    A.assign(rows * N, -1);
     RowScratch sc;
     for (int64_t j = 0; j < N; ++j) {
         double v;
         if (fixed_distance(rg.s, j, d.n[j], st.L, &v))
             for (int64_t r = 0; r < rows; ++r) D[r * N + j] = v;
         else
-            rows_to_target(d, st, rg.s, j, rg.g0, rg.g0, rg.g1, D.data() + j, N, sc);
+            rows_to_target(d, st, rg.s, j, rg.g0, rg.g0, rg.g1, D.data() + j, A.data() + j, N, sc);
     }
 }
 
-// Scores every non-flat pivot of a row group into best.
-void score_row_group(const Subset& d, const LengthStats& st, const GainTables& gt, const Partner& partner,
-                     const RowGroup& rg, TopK& best) {
+// The distances the gains see: with a partner, combined (into combined).
+const double* gain_distances(const double* dist, int64_t N, const Partner& partner, std::vector<double>& combined) {
+    if (!partner.d) return dist;
+    for (int64_t j = 0; j < N; ++j) combined[j] = combine_distances(dist[j], partner.d[j], partner.op);
+    return combined.data();
+}
+
+// What scoring a pivot needs besides its distances.
+struct PivotScratch {
+    explicit PivotScratch(int64_t N) : combined(N), lo(N), hi(N) {}
+    std::vector<double> combined, lo, hi;
+    SplitScratch split;
+};
+
+// Settles pivot p's pending entries (at[j] >= 0) in dist where settling
+// decides (settling_decides, floor: the k-th best gain kept so far); false
+// where it does not: the pivot is none of the k best.
+bool settle_where_it_decides(const Subset& d, const LengthStats& st, const GainTables& gt, const Partner& partner,
+                             int64_t s, int64_t p, double* dist, const int32_t* at, int64_t floor,
+                             PivotScratch& sc) {
     const int64_t N = (int64_t)d.x.size();
-    std::vector<double> D, combined(N);
-    row_group_distances(d, st, rg, D);
-    SplitScratch sc;
+    bool pending = false;
+    for (int64_t j = 0; j < N; ++j) {
+        const SettleRange r = at[j] >= 0 ? entry_range(st, s, j, p, at[j], dist[j]) : SettleRange{dist[j], dist[j]};
+        const SettleRange c = combined_range(r, partner.d, (int)j, partner.op);
+        sc.lo[j] = c.lo;
+        sc.hi[j] = c.hi;
+        pending = pending || at[j] >= 0;
+    }
+    if (!pending) return true;
+    bool apart = settle_lazily();  // not lazily: as if no entry kept its place
+    for (int64_t j = 0; j < N && apart; ++j)
+        if (sc.lo[j] < sc.hi[j]) apart = range_apart(sc.lo.data(), sc.hi.data(), N, j);
+    Cand screened;
+    if (apart) best_split(gain_distances(dist, N, partner, sc.combined), d.y.data(), N, d.C, gt, sc.split, screened);
+    const bool decides = settling_decides(apart, screened.g, floor);
+    const int64_t pending_terms = (N - std::count(at, at + N, -1)) * st.L;
+    settle_counts().add(pending_terms, decides ? pending_terms : 0);
+    if (!decides) return false;
+    for (int64_t j = 0; j < N; ++j)
+        if (at[j] >= 0) dist[j] = settle_entry(d, st, s, j, p, at[j]);
+    return true;
+}
+
+// The gains of the k best candidates a task has kept: the least of them,
+// once there are k, is a floor (k_best_floor).
+struct KeptGains {
+    explicit KeptGains(int k_) : k(k_) {}
+    void add(int64_t g) {
+        if ((int)least_first.size() == k && g <= least_first.top()) return;
+        least_first.push(g);
+        if ((int)least_first.size() > k) least_first.pop();
+    }
+    int64_t floor() const { return (int)least_first.size() == k ? least_first.top() : -1; }
+    int k;
+    std::priority_queue<int64_t, std::vector<int64_t>, std::greater<int64_t>> least_first;
+};
+
+// The call's floor: the largest of its tasks' (each task's k kept gains belong
+// to k distinct pivots, so the k best of the call have at least that gain).
+void raise_floor(std::atomic<int64_t>& floor, int64_t g) {
+    int64_t now = floor.load(std::memory_order_relaxed);
+    while (g > now && !floor.compare_exchange_weak(now, g, std::memory_order_relaxed)) {
+    }
+}
+
+// Scores every non-flat pivot of a row group into best (k: how many the call keeps).
+void score_row_group(const Subset& d, const LengthStats& st, const GainTables& gt, const Partner& partner,
+                     const RowGroup& rg, std::atomic<int64_t>& floor, TopK& best) {
+    const int64_t N = (int64_t)d.x.size();
+    std::vector<double> D;
+    std::vector<int32_t> A;
+    row_group_distances(d, st, rg, D, A);
+    PivotScratch sc(N);
+    KeptGains kept(best.k);
     for (int64_t p = rg.g0; p < rg.g1; ++p) {
         if (!pivot_is_candidate(st.inv_sd[st.off[rg.s] + p])) continue;  // flat, or holding a gap
-        const double* dist = D.data() + (p - rg.g0) * N;
-        if (partner.d) {
-            for (int64_t j = 0; j < N; ++j) combined[j] = combine_distances(dist[j], partner.d[j], partner.op);
-            dist = combined.data();
-        }
+        double* dist = D.data() + (p - rg.g0) * N;
+        const int64_t now = floor.load(std::memory_order_relaxed);
+        if (!settle_where_it_decides(d, st, gt, partner, rg.s, p, dist, A.data() + (p - rg.g0) * N, now, sc))
+            continue;
         Cand c;
-        best_split(dist, d.y.data(), N, d.C, gt, sc, c);
+        best_split(gain_distances(dist, N, partner, sc.combined), d.y.data(), N, d.C, gt, sc.split, c);
         if (c.g < 0) continue;
         c.s = rg.s;
         c.p = (int32_t)p;
         c.L = st.L;
         c.row = d.row[rg.s];
         best.add(c);
+        kept.add(c.g);
+        raise_floor(floor, kept.floor());
     }
 }
 
 }  // namespace
 
+bool& settle_lazily() {
+    static bool lazily = true;
+    return lazily;
+}
+
+SettleCounts& settle_counts() {
+    static SettleCounts counts;
+    return counts;
+}
+
 std::vector<Cand> discover_cpu(const Subset& d, const std::vector<int>& lengths, int k,
                                const Partner& partner, TsExec* ex) {
     const GainTables gt = gain_tables(d);
     TopK best(k);
+    std::atomic<int64_t> floor(-1);
     for (int L : lengths) {
         check_interrupt(ex);
         LengthStats st;
@@ -397,7 +506,7 @@ std::vector<Cand> discover_cpu(const Subset& d, const std::vector<int>& lengths,
         std::vector<TopK> part(groups.size(), TopK(k));
         parallel_for(ex, (int64_t)groups.size(),
                      [&](int64_t t) {
-                         score_row_group(d, st, gt, partner, groups[t], part[t]);
+                         score_row_group(d, st, gt, partner, groups[t], floor, part[t]);
                          progress_add(ex, groups[t].g1 - groups[t].g0);
                      });
         for (auto& p : part) best.merge(p);
@@ -412,8 +521,31 @@ std::vector<double> pivot_distances(const Subset& d, int s, int p, int L) {
     const int64_t group_rows = rows_per_group(L), g0 = (p / group_rows) * group_rows;
     std::vector<double> out(N);
     RowScratch sc;
-    for (int64_t j = 0; j < N; ++j)
-        if (!fixed_distance(s, j, d.n[j], L, &out[j])) rows_to_target(d, st, s, j, g0, p, p + 1, &out[j], 1, sc);
+    for (int64_t j = 0; j < N; ++j) {
+        int32_t at = -1;
+        if (!fixed_distance(s, j, d.n[j], L, &out[j])) rows_to_target(d, st, s, j, g0, p, p + 1, &out[j], &at, 1, sc);
+        if (at >= 0) out[j] = settle_entry(d, st, s, j, p, at);
+    }
+    return out;
+}
+
+std::vector<PendingEntry> pending_entries(const Subset& d, int L) {
+    LengthStats st;
+    length_stats(d, L, st);
+    const int64_t N = (int64_t)d.x.size();
+    std::vector<PendingEntry> out;
+    std::vector<double> D;
+    std::vector<int32_t> A;
+    for (const RowGroup& rg : row_groups(d, L)) {
+        row_group_distances(d, st, rg, D, A);
+        for (int64_t p = rg.g0; p < rg.g1; ++p)
+            for (int64_t j = 0; j < N; ++j) {
+                const int64_t e = (p - rg.g0) * N + j;
+                if (A[e] < 0 || !pivot_is_candidate(st.inv_sd[st.off[rg.s] + p])) continue;
+                out.push_back({rg.s, (int32_t)p, (int32_t)j, A[e], D[e], entry_range(st, rg.s, j, p, A[e], D[e]),
+                               settle_entry(d, st, rg.s, j, p, A[e])});
+            }
+    }
     return out;
 }
 

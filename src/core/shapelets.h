@@ -6,6 +6,7 @@
 // and select the same pivots and thresholds.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -90,6 +91,11 @@ struct Partner {
     int op = 0;                 // TsShapeletOp
 };
 
+// Whether training settles a pivot's pending entries only where that decides
+// something (shapelets_detail.h, "Settling where it decides"; the default)
+// or every one: tests switch it, the results are the same either way.
+bool& settle_lazily();
+
 // Best k pivots on the CPU / GPU.
 std::vector<Cand> discover_cpu(const Subset& d, const std::vector<int>& lengths, int k,
                                const Partner& partner, TsExec* ex);
@@ -109,6 +115,29 @@ struct Tuning {
 Tuning& tuning();
 }
 #endif
+
+// The CPU path's pending entries since the process started, in terms (an
+// entry of length L: L terms of its direct distance): how many there were and
+// how many it settled (tests: laziness works).
+struct SettleCounts {
+    std::atomic<int64_t> pending{0}, settled{0};
+    void add(int64_t p, int64_t s) {
+        pending.fetch_add(p, std::memory_order_relaxed);
+        settled.fetch_add(s, std::memory_order_relaxed);
+    }
+};
+SettleCounts& settle_counts();
+
+// The pending entries of every candidate pivot of length L (tests): pivot p
+// of source s, target j, the window the entry is settled with, its screened
+// distance, the range of its direct distance (settled_range) and that distance.
+struct PendingEntry {
+    int32_t s, p, j, at;
+    double screened;
+    SettleRange range;
+    double settled;
+};
+std::vector<PendingEntry> pending_entries(const Subset& d, int L);
 
 // Distances of one pivot to every series of the subset (the engine's exact values).
 std::vector<double> pivot_distances(const Subset& d, int s, int p, int L);

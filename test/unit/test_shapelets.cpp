@@ -705,10 +705,11 @@ GPU_TEST(shapelets_gpu_every_tuning_matches_cpu) {
     using tsm::shp::gpu::Tuning;
     using tsm::shp::gpu::tuning;
     const Tuning saved = tuning();
-    struct Case { int64_t start_table_cap; int rpl; };
+    struct Case { int64_t start_table_cap; int rpl; bool lazily; };
     const int64_t cap = saved.start_table_cap;
-    const Case cases[] = {{cap, saved.rows_per_lane}, {cap, 1}, {cap, 2}, {cap, 4},
-                          {0, 1}, {0, 2}, {0, 4}, {3000, 2}, {40000, 1}, {40000, 4}};
+    const Case cases[] = {{cap, saved.rows_per_lane, true}, {cap, 1, true}, {cap, 2, true}, {cap, 4, true},
+                          {0, 1, true}, {0, 2, true}, {0, 4, true}, {3000, 2, true}, {40000, 1, true},
+                          {40000, 4, true}, {cap, saved.rows_per_lane, false}};
     auto A = random_set(501, 13, 3, 30, 95);    // unequal lengths: series shorter than the longest pivots
     auto B = random_set(502, 70, 4, 60, 64);    // N > 64
     auto Lg = random_set(503, 5, 2, 600, 700);  // several row groups of 256 rows
@@ -722,7 +723,9 @@ GPU_TEST(shapelets_gpu_every_tuning_matches_cpu) {
     for (const Case& c : cases) {
         tuning().start_table_cap = c.start_table_cap;
         tuning().rows_per_lane = c.rpl;
-        std::printf("    start_table_cap %lld, rows per lane %d\n", (long long)c.start_table_cap, c.rpl);
+        tsm::shp::settle_lazily() = c.lazily;
+        std::printf("    start_table_cap %lld, rows per lane %d, settle lazily %d\n", (long long)c.start_table_cap,
+                    c.rpl, (int)c.lazily);
         same_shapelets(ca1, run_shapelets(A, 2, 95, 1, 7, tsmt::gpu_exec()), 0.0);
         same_shapelets(ca2, run_shapelets(A, 3, 60, 4, 90, tsmt::gpu_exec()), 0.0);
         same_shapelets(cb, run_shapelets(B, 2, 64, 3, 3, tsmt::gpu_exec()), 0.0);
@@ -732,6 +735,7 @@ GPU_TEST(shapelets_gpu_every_tuning_matches_cpu) {
         CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
     }
     tuning() = saved;
+    tsm::shp::settle_lazily() = true;
 }
 #endif
 
@@ -929,6 +933,143 @@ TEST(shapelets_series_beyond_the_screen) {
     auto r = run_shapelets(S, 6, 25, 1, 3, tsmt::cpu_exec());
     for (int i = 0; i < r.count; ++i) CHECK(std::isfinite(r.items[i].threshold) && std::isfinite(r.items[i].gap));
 }
+
+// ---- settling where it decides (shapelets_detail.h) ---------------------------------
+
+namespace {
+
+// Every pending entry's direct distance lies in its range (settled_range) at
+// each length; returns how many were pending, *wide: how many ranges are
+// wider than 1e-5 (too wide to order neighbours by).
+int64_t ranges_hold_direct_distances(const Set& S, const std::vector<int>& lengths, const char* what, int64_t* wide) {
+    Engine e(S);
+    int64_t pending = 0, bad = 0;
+    for (int L : lengths)
+        for (const auto& en : tsm::shp::pending_entries(e.sub, L)) {
+            ++pending;
+            if (en.range.hi - en.range.lo > 1e-5) ++*wide;
+            if (en.range.lo <= en.settled && en.settled <= en.range.hi && en.range.lo <= en.screened &&
+                en.screened <= en.range.hi)
+                continue;
+            if (bad++ < 5)
+                std::printf("  %s: L %d pivot (%d, %d) to %d: settled %.17g screened %.17g outside [%.17g, %.17g]\n",
+                            what, L, en.s, en.p, en.j, en.settled, en.screened, en.range.lo, en.range.hi);
+        }
+    CHECK_EQ(bad, (int64_t)0);
+    return pending;
+}
+
+Set ucr_train(const char* name) {
+    Set S;
+    std::vector<double> labels;
+    CHECK(load_ucr(name, "TRAIN", S, labels));
+    return S;
+}
+
+}  // namespace
+
+// The ranges the gain step orders pending entries by hold their direct
+// distances, on the sets where most entries are pending (OliveOil: nearly
+// every distance is below 2^-6), on GunPoint, and on hostile data (spikes,
+// offsets, scales over the float64 range, identical series); and they are
+// narrow enough to order by: on OliveOil from length 9, fewer than 1% are
+// wider than 1e-5 (at length 2 every distance is 0 or 2: ranges about 0 are
+// some 1e-5 wide, and such ties are settled anyway).
+TEST(shapelets_settled_ranges_hold_the_direct_distances) {
+    int64_t wide = 0, pending = 0;
+    const Set oil = ucr_train("OliveOil");
+    if (oil.x.empty()) return;
+    const int64_t oil_pending = ranges_hold_direct_distances(oil, {9, 42, 160, 570}, "OliveOil", &wide);
+    std::printf("    OliveOil: %lld pending entries, %lld ranges wider than 1e-5\n", (long long)oil_pending,
+                (long long)wide);
+    CHECK(oil_pending > 100000);
+    CHECK(wide * 100 < oil_pending);
+    pending += oil_pending + ranges_hold_direct_distances(oil, {2}, "OliveOil", &wide);
+    pending += ranges_hold_direct_distances(ucr_train("GunPoint"), {3, 7, 37, 150}, "GunPoint", &wide);
+    for (double spike : {1e9, 1e15}) {
+        auto S = wave_set(5, 300);
+        S.x[1][150] = spike;
+        pending += ranges_hold_direct_distances(S, {4, 40}, "spike", &wide);
+    }
+    auto O = wave_set(6, 200);
+    for (size_t i = 0; i < O.x.size(); ++i)
+        for (auto& v : O.x[i]) v = (i % 3 == 2 ? -5e8 : 1e9) + 1e-6 * v;
+    pending += ranges_hold_direct_distances(O, {5, 20}, "offset", &wide);
+    auto K = wave_set(7, 120);
+    for (size_t i = 0; i < K.x.size(); ++i)
+        for (auto& v : K.x[i]) v = std::ldexp(v, (int)(i * 397 % 2001) - 1000);
+    pending += ranges_hold_direct_distances(K, {3, 30}, "scale", &wide);
+    auto I = wave_set(8, 100);
+    I.x[3] = I.x[0];
+    I.x[4] = I.x[0];
+    pending += ranges_hold_direct_distances(I, {3, 12, 50}, "identical", &wide);
+    std::printf("    all sets: %lld pending entries, %lld ranges wider than 1e-5\n", (long long)pending, (long long)wide);
+}
+
+// Settling only where it decides gives the rows of settling everything, bit
+// for bit (gains, gaps, thresholds), for one and several shapelets and for
+// logical trees (partner distances), on OliveOil (most entries pending) and
+// hostile data; and on OliveOil it settles fewer than a tenth of them (in
+// terms of their direct distances).
+TEST(shapelets_lazy_settling_equals_settling_everything) {
+    bool& lazily = tsm::shp::settle_lazily();
+    const Set oil = ucr_train("OliveOil");
+    if (oil.x.empty()) return;
+    auto& counts = tsm::shp::settle_counts();
+    for (int k : {1, 4}) {
+        lazily = false;
+        const TsShapelets every = run_shapelets(oil, 2, 570, 41, k, tsmt::cpu_exec());
+        lazily = true;
+        const int64_t p0 = counts.pending, s0 = counts.settled;
+        const TsShapelets lazy = run_shapelets(oil, 2, 570, 41, k, tsmt::cpu_exec());
+        const int64_t p = counts.pending - p0, settled = counts.settled - s0;
+        std::printf("    OliveOil k %d: %lld pending terms, %lld settled\n", k, (long long)p, (long long)settled);
+        CHECK(p > 100000 && settled * 10 < p);
+        same_shapelets(every, lazy, 0.0);
+    }
+    auto S = wave_set(5, 300);
+    S.x[1][150] = 1e9;
+    for (auto& v : S.x[4]) v = 1e9 + 1e-6 * v;
+    S.x[2] = S.x[0];
+    lazily = false;
+    const TsShapelets every = run_shapelets(S, 3, 60, 1, 6, tsmt::cpu_exec());
+    const TsShapeletTree every_or = run_tree(S, 3, 40, 2, 3, 1, tsmt::cpu_exec());
+    lazily = true;
+    same_shapelets(every, run_shapelets(S, 3, 60, 1, 6, tsmt::cpu_exec()), 0.0);
+    same_tree(every_or, run_tree(S, 3, 40, 2, 3, 1, tsmt::cpu_exec()));
+}
+
+#ifdef TSMINE_WITH_CUDA
+// On the GPU too, settling only where it decides gives the rows of settling
+// everything, and the CPU's: OliveOil (most entries pending) at every length
+// (the benchmark's call) and by 41 with several shapelets, and a hostile set
+// with its logical tree (partner distances).
+GPU_TEST(shapelets_gpu_lazy_settling_equals_settling_everything) {
+    bool& lazily = tsm::shp::settle_lazily();
+    const Set oil = ucr_train("OliveOil");
+    if (oil.x.empty()) return;
+    lazily = false;
+    const TsShapelets every = run_shapelets(oil, 2, 570, 1, 1, tsmt::gpu_exec());
+    lazily = true;
+    same_shapelets(every, run_shapelets(oil, 2, 570, 1, 1, tsmt::gpu_exec()), 0.0);
+    for (int k : {1, 4})
+        same_shapelets(run_shapelets(oil, 2, 570, 41, k, tsmt::cpu_exec()),
+                       run_shapelets(oil, 2, 570, 41, k, tsmt::gpu_exec()), 0.0);
+    auto S = wave_set(5, 300);
+    S.x[1][150] = 1e9;
+    for (auto& v : S.x[4]) v = 1e9 + 1e-6 * v;
+    S.x[2] = S.x[0];
+    lazily = false;
+    const TsShapelets every_s = run_shapelets(S, 3, 60, 1, 6, tsmt::gpu_exec());
+    const TsShapeletTree every_or = run_tree(S, 3, 40, 2, 3, 1, tsmt::gpu_exec());
+    lazily = true;
+    same_shapelets(every_s, run_shapelets(S, 3, 60, 1, 6, tsmt::gpu_exec()), 0.0);
+    same_shapelets(every_s, run_shapelets(S, 3, 60, 1, 6, tsmt::cpu_exec()), 0.0);
+    same_tree(every_or, run_tree(S, 3, 40, 2, 3, 1, tsmt::gpu_exec()));
+    same_tree(every_or, run_tree(S, 3, 40, 2, 3, 1, tsmt::cpu_exec()));
+    CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
+}
+#endif
 
 #ifdef TSMINE_WITH_CUDA
 // The GPU's shapelets (top 5 of length 3..40 step 1; top 90 step 3) and tree
