@@ -396,8 +396,9 @@ const double* gain_distances(const double* dist, int64_t N, const Partner& partn
 
 // What scoring a pivot needs besides its distances.
 struct PivotScratch {
-    explicit PivotScratch(int64_t N) : combined(N), lo(N), hi(N) {}
+    explicit PivotScratch(int64_t N) : combined(N), lo(N), hi(N), order(N) {}
     std::vector<double> combined, lo, hi;
+    std::vector<int32_t> order;  // pending_ranges_apart's
     SplitScratch split;
 };
 
@@ -417,9 +418,8 @@ bool settle_where_it_decides(const Subset& d, const LengthStats& st, const GainT
         pending = pending || at[j] >= 0;
     }
     if (!pending) return true;
-    bool apart = settle_lazily();  // not lazily: as if no entry kept its place
-    for (int64_t j = 0; j < N && apart; ++j)
-        if (sc.lo[j] < sc.hi[j]) apart = range_apart(sc.lo.data(), sc.hi.data(), N, j);
+    // not lazily: as if no entry kept its place
+    const bool apart = settle_lazily() && pending_ranges_apart(sc.lo.data(), sc.hi.data(), N, sc.order.data());
     Cand screened;
     if (apart) best_split(gain_distances(dist, N, partner, sc.combined), d.y.data(), N, d.C, gt, sc.split, screened);
     const bool decides = settling_decides(apart, screened.g, floor);

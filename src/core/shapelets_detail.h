@@ -151,6 +151,7 @@
 //    smaller position (SplitChoice).  Among candidates: cand_better.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -512,6 +513,31 @@ TSM_HD SettleRange combined_range(SettleRange r, const double* partner, int j, i
 TSM_HD bool range_apart(const double* lo, const double* hi, int64_t N, int64_t j) {
     for (int64_t i = 0; i < N; ++i)
         if (i != j && !(hi[i] < lo[j] || hi[j] < lo[i])) return false;
+    return true;
+}
+
+// Whether every pending entry (lo[j] < hi[j]) of a pivot's N ranges keeps
+// its place: range_apart for each, as the CPU evaluates it, in O(N log N)
+// rather than O(N²) (order: N ints of scratch).  By ascending lo, an entry
+// meets an earlier one exactly when the largest hi before it reaches its lo,
+// and a later one exactly when the next lo is within its hi (entries of equal
+// lo meet either way, as closed ranges do).  A NaN bound meets every range
+// (range_apart's comparisons are all false): then the pairs are compared.
+inline bool pending_ranges_apart(const double* lo, const double* hi, int64_t N, int32_t* order) {
+    for (int64_t j = 0; j < N; ++j)
+        if (lo[j] != lo[j] || hi[j] != hi[j]) {
+            for (int64_t i = 0; i < N; ++i)
+                if (lo[i] < hi[i] && !range_apart(lo, hi, N, i)) return false;
+            return true;
+        }
+    for (int64_t j = 0; j < N; ++j) order[j] = (int32_t)j;
+    std::sort(order, order + N, [&](int32_t a, int32_t b) { return lo[a] < lo[b]; });
+    double reach = -INFINITY;  // the largest hi of the entries before t
+    for (int64_t t = 0; t < N; ++t) {
+        const int32_t j = order[t];
+        if (lo[j] < hi[j] && (reach >= lo[j] || (t + 1 < N && lo[order[t + 1]] <= hi[j]))) return false;
+        reach = std::fmax(reach, hi[j]);
+    }
     return true;
 }
 

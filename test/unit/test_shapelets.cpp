@@ -1039,6 +1039,40 @@ TEST(shapelets_lazy_settling_equals_settling_everything) {
     same_tree(every_or, run_tree(S, 3, 40, 2, 3, 1, tsmt::cpu_exec()));
 }
 
+// pending_ranges_apart (the CPU's O(N log N) test) answers as range_apart
+// taken over every pending entry (the GPU's and the definition) on random
+// ranges with ties, points, shared ends, nested and disjoint ranges, and NaNs.
+TEST(shapelets_pending_ranges_apart_equals_the_pairwise_test) {
+    std::mt19937_64 rng(20261207);
+    std::vector<double> lo, hi;
+    std::vector<int32_t> order;
+    int answers[2] = {0, 0};
+    for (int trial = 0; trial < 20000; ++trial) {
+        const int64_t N = 1 + (int64_t)(rng() % 40);
+        const double grid = (double)(2 + rng() % 60);  // coarse grids give ties and shared ends
+        lo.assign(N, 0.0);
+        hi.assign(N, 0.0);
+        order.assign(N, 0);
+        for (int64_t j = 0; j < N; ++j) {
+            lo[j] = (double)(rng() % (uint64_t)grid);
+            hi[j] = rng() % 3 == 0 ? lo[j] + (double)(rng() % 4) : lo[j];  // a third pending
+            if (trial % 50 == 0 && rng() % 17 == 0) (rng() % 2 ? lo[j] : hi[j]) = NAN;
+        }
+        bool pairwise = true;
+        for (int64_t j = 0; j < N; ++j)
+            if (lo[j] < hi[j] && !tsm::shp::range_apart(lo.data(), hi.data(), N, j)) pairwise = false;
+        const bool fast = tsm::shp::pending_ranges_apart(lo.data(), hi.data(), N, order.data());
+        CHECK(fast == pairwise);
+        if (fast != pairwise) {
+            std::printf("    trial %d: N %lld, pairwise %d, fast %d\n", trial, (long long)N, pairwise, fast);
+            return;
+        }
+        ++answers[pairwise];
+    }
+    std::printf("    apart %d, not apart %d\n", answers[1], answers[0]);
+    CHECK(answers[0] > 1000 && answers[1] > 1000);  // both answers exercised
+}
+
 #ifdef TSMINE_WITH_CUDA
 // On the GPU too, settling only where it decides gives the rows of settling
 // everything, and the CPU's: OliveOil (most entries pending) at every length
