@@ -1006,6 +1006,16 @@ TEST(shapelets_settled_ranges_hold_the_direct_distances) {
     std::printf("    all sets: %lld pending entries, %lld ranges wider than 1e-5\n", (long long)pending, (long long)wide);
 }
 
+// Five waves with a 1e9 spike in one, a 1e9 offset under a 1e-6 signal in
+// another, and two identical series: the lazy-settling tests' hostile set.
+static Set hostile_wave_set() {
+    auto S = wave_set(5, 300);
+    S.x[1][150] = 1e9;
+    for (auto& v : S.x[4]) v = 1e9 + 1e-6 * v;
+    S.x[2] = S.x[0];
+    return S;
+}
+
 // Settling only where it decides gives the rows of settling everything, bit
 // for bit (gains, gaps, thresholds), for one and several shapelets and for
 // logical trees (partner distances), on OliveOil (most entries pending) and
@@ -1027,10 +1037,7 @@ TEST(shapelets_lazy_settling_equals_settling_everything) {
         CHECK(p > 100000 && settled * 10 < p);
         same_shapelets(every, lazy, 0.0);
     }
-    auto S = wave_set(5, 300);
-    S.x[1][150] = 1e9;
-    for (auto& v : S.x[4]) v = 1e9 + 1e-6 * v;
-    S.x[2] = S.x[0];
+    const Set S = hostile_wave_set();
     lazily = false;
     const TsShapelets every = run_shapelets(S, 3, 60, 1, 6, tsmt::cpu_exec());
     const TsShapeletTree every_or = run_tree(S, 3, 40, 2, 3, 1, tsmt::cpu_exec());
@@ -1089,10 +1096,7 @@ GPU_TEST(shapelets_gpu_lazy_settling_equals_settling_everything) {
     for (int k : {1, 4})
         same_shapelets(run_shapelets(oil, 2, 570, 41, k, tsmt::cpu_exec()),
                        run_shapelets(oil, 2, 570, 41, k, tsmt::gpu_exec()), 0.0);
-    auto S = wave_set(5, 300);
-    S.x[1][150] = 1e9;
-    for (auto& v : S.x[4]) v = 1e9 + 1e-6 * v;
-    S.x[2] = S.x[0];
+    const Set S = hostile_wave_set();
     lazily = false;
     const TsShapelets every_s = run_shapelets(S, 3, 60, 1, 6, tsmt::gpu_exec());
     const TsShapeletTree every_or = run_tree(S, 3, 40, 2, 3, 1, tsmt::gpu_exec());
