@@ -187,13 +187,22 @@ struct GainOut {
 // What the gain kernels read and write to settle only where it decides
 // (settle_lazily; arg null: every pending entry was settled before them).
 struct LazyArgs {
-    const int32_t* arg;      // dist_kernel's: the window a pending entry is settled with, −1 where final
+    const int32_t* arg;      // dist_kernel's: the window a pending entry (is_pending) is settled with
     const double* reach;     // the windows' reaches (settled_range)
     const uint8_t* restart;  // the windows' restart flags (steps_since_direct)
     uint32_t* listed;        // the pivots whose pending entries decide (settle_listed_kernel, gain_listed_kernel)
     unsigned* n_listed;
     long long* floor;        // the call's: the largest gain of the last entry of a full list (-1: none)
+    const double* values;    // the series as given (SeriesArgs), for settling where found
+    const int64_t* offset;
+    const StoredFrame* frames;  // the windows' frames (WindowArgs)
+    int settle_up_to;        // lengths whose pending entries are settled where found (settle_up_to)
 };
+
+// A pending entry's mark in the distance matrix: dist_kernel stores its
+// screened distance negated (a distance is never negative, −0 or NaN
+// otherwise) and its window in arg; settling overwrites both marks' place.
+__device__ __forceinline__ bool is_pending(double d) { return signbit(d); }
 
 // ---- small device helpers -----------------------------------------------------------
 
@@ -354,8 +363,8 @@ struct DistTask {
     bool target_has_flat;
 };
 
-// The end of a tile: each row's screened distance, and the window to settle
-// it with (needs_settling) or −1.  Every load before the first store (a store
+// The end of a tile: each row's screened distance, and where it needs
+// settling, the window to settle it with (marked: is_pending).  Every load before the first store (a store
 // through the task's pointers might alias them otherwise).
 template <int RPL>
 __device__ __forceinline__ void tile_results(const DistTask& k, int64_t pt, int64_t end, int lane,
@@ -379,8 +388,8 @@ __device__ __forceinline__ void tile_results(const DistTask& k, int64_t pt, int6
     for (int r = 0; r < RPL; ++r) {
         const int64_t p = pt + (int64_t)lane * RPL + r;
         if (p >= end) continue;
-        dist[p] = screened[r];
-        arg[p] = settle_at[r];
+        dist[p] = settle_at[r] >= 0 ? -screened[r] : screened[r];  // pending: is_pending
+        if (settle_at[r] >= 0) arg[p] = settle_at[r];
     }
 }
 
@@ -573,10 +582,7 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, SeriesArgs series, 
         int32_t* arg = out.arg + (int64_t)j * out.pivot_stride + it.pivot_base;
         double fixed;
         if (fixed_distance(it.source, j, series.length[j], it.length, &fixed)) {
-            for (int64_t p = g0 + lane; p < g1; p += 32) {
-                dist[p] = fixed;
-                arg[p] = -1;
-            }
+            for (int64_t p = g0 + lane; p < g1; p += 32) dist[p] = fixed;
             continue;
         }
         DistTask& k = task[warp];
@@ -604,13 +610,13 @@ dist_kernel(const Item* items, int n_items, int64_t n_tasks, SeriesArgs series, 
 }
 
 // Entry (target j, pivot pv) of a launch's distance matrix settled where it
-// is pending: the direct distance (direct_distance) of the pivot's window and
-// the target's window dist_kernel left in arg (−1: final), with the frames
-// stats_kernel stored.
+// is pending (is_pending): the direct distance (direct_distance) of the
+// pivot's window and the target's window dist_kernel left in arg, with the
+// frames stats_kernel stored.
 __device__ __forceinline__ void settle_entry(const Item* items, int n_items, const SeriesArgs& series,
                                              const WindowArgs& win, const DistArgs& out, int j, int64_t pv) {
+    if (!is_pending(out.dist[(int64_t)j * out.pivot_stride + pv])) return;
     const int64_t u = out.arg[(int64_t)j * out.pivot_stride + pv];
-    if (u < 0) return;
     const Item& it = items[last_at_most(n_items, pv, [&](int i) { return items[i].pivot_base; })];
     const int64_t p = pv - it.pivot_base;
     const int64_t oa = win.window_offset[(int64_t)it.length_index * series.count + it.source];
@@ -641,51 +647,96 @@ __global__ void settle_listed_kernel(const Item* items, int n_items, SeriesArgs 
 // ---- gains ---------------------------------------------------------------------------
 
 // Shared memory of one warp of gain_kernel (16-byte aligned): dist, sorted,
-// prefix (N doubles), label, sorted_label (N ints), left_base (C ints).
-__host__ __device__ inline size_t gain_warp_bytes(int N, int C) {
-    return (((size_t)3 * N * sizeof(double) + (size_t)2 * N * sizeof(int32_t) + (size_t)C * sizeof(int32_t)) + 15) &
+// prefix, and settling lazily lo and hi (N doubles), label, sorted_label (N
+// ints), left_base (C ints).
+__host__ __device__ inline size_t gain_warp_bytes(int N, int C, bool lazy) {
+    const size_t doubles = (size_t)(lazy ? 5 : 3) * N;
+    return ((doubles * sizeof(double) + (size_t)2 * N * sizeof(int32_t) + (size_t)C * sizeof(int32_t)) + 15) &
            ~size_t(15);
 }
 
 struct GainScratch {
     double* dist;           // the pivot's distances by series; then split_gain: the gain of every split
     double* sorted;         // the order line
-    double* prefix;         // sums of the order line's first i + 1 distances; before: the ranks
+    double* prefix;         // sums of the order line's first i + 1 distances; before: the ranks, then the order
+    double *lo, *hi;        // settling lazily: each entry's range by series (a final one: its distance)
     int32_t* label;         // by series
     int32_t* sorted_label;  // along the order line
     int32_t* left_base;     // per class: series of the class before the current 32 positions
     __device__ long long* gain() const { return reinterpret_cast<long long*>(dist); }
     __device__ int32_t* rank() const { return reinterpret_cast<int32_t*>(prefix); }
+    __device__ int32_t* order(int N) const { return rank() + N; }  // the series at each place of the line
 };
 
-__device__ __forceinline__ GainScratch gain_scratch(char* smem, int warp, int N, int C) {
+__device__ __forceinline__ GainScratch gain_scratch(char* smem, int warp, int N, int C, bool lazy) {
     GainScratch w;
-    w.dist = reinterpret_cast<double*>(smem + warp * gain_warp_bytes(N, C));
+    w.dist = reinterpret_cast<double*>(smem + warp * gain_warp_bytes(N, C, lazy));
     w.sorted = w.dist + N;
     w.prefix = w.sorted + N;
-    w.label = reinterpret_cast<int32_t*>(w.prefix + N);
+    w.lo = lazy ? w.prefix + N : nullptr;
+    w.hi = lazy ? w.lo + N : nullptr;
+    w.label = reinterpret_cast<int32_t*>(w.prefix + (lazy ? 3 : 1) * N);
     w.sorted_label = w.label + N;
     w.left_base = w.sorted_label + N;
     return w;
 }
 
-// The distances of pivot pv to every series (combined with the partner's) and the labels.
-__device__ __forceinline__ void load_pivot(const GainArgs& g, const double* dist, int64_t stride, int64_t pv,
-                                           const GainScratch& w, int lane) {
-    for (int j = lane; j < g.n_series; j += 32) {
+// What load_pivot found (the same in every lane): whether an entry stays
+// pending, and whether every range holds its entry's distance (range_holds).
+struct Loaded {
+    bool pending, holds;
+};
+
+// The distances of pivot pv to every series (combined with the partner's)
+// and the labels.  Settling lazily (lz.arg), a pending entry (is_pending) is
+// settled where it stands at lengths up to lz.settle_up_to, and otherwise
+// kept with its range (settled_range); every entry's range (a final one: its
+// distance) goes to w.lo, w.hi.
+__device__ __forceinline__ Loaded load_pivot(const GainArgs& g, const LazyArgs& lz, const double* dist, int64_t stride,
+                                             int64_t pv, const Item& it, int64_t p, const int64_t* window_offset,
+                                             const GainScratch& w, int lane) {
+    const int N = g.n_series, L = it.length;
+    const int64_t* offsets = lz.arg ? window_offset + (int64_t)it.length_index * N : nullptr;
+    bool pending = false, holds = true;
+    for (int j = lane; j < N; j += 32) {
         double d = dist[(int64_t)j * stride + pv];
+        bool kept = false;
+        SettleRange r;
+        if (lz.arg && is_pending(d)) {
+            d = -d;
+            const int64_t oa = offsets[it.source], u = lz.arg[(int64_t)j * stride + pv];
+            if (L <= lz.settle_up_to) {
+                d = direct_distance(lz.values + lz.offset[it.source] + p, lz.frames[oa + p],
+                                    lz.values + lz.offset[j] + u, lz.frames[offsets[j] + u], L);
+            } else {
+                const int64_t steps = steps_since_direct(p, p - p % rows_per_group(L), lz.restart + oa);
+                const double reach_p = lz.reach[oa + p], reach_u = lz.reach[offsets[j] + u];
+                r = settled_range(d, screen_error(steps, L, reach_p, reach_u), L, reach_p, reach_u);
+                kept = true;
+            }
+        }
         if (g.partner) d = combine_distances(d, g.partner[j], g.op);
         w.dist[j] = d;
         w.label[j] = g.labels[j];
+        if (lz.arg) {
+            r = kept ? combined_range(r, g.partner, j, g.op) : SettleRange{d, d};
+            w.lo[j] = r.lo;
+            w.hi[j] = r.hi;
+            holds = holds && range_holds(r.lo, d, r.hi);
+            pending = pending || kept;
+        }
     }
     for (int c = lane; c < g.n_classes; c += 32) w.left_base[c] = 0;
+    const Loaded loaded{__any_sync(kFull, pending) != 0, __all_sync(kFull, holds) != 0};
     __syncwarp();
+    return loaded;
 }
 
 // The order line: rank = the number of smaller distances, plus (ties) the
 // number of equal ones at smaller indexes.  The ranks of smaller distances sum
-// to N(N-1)/2 exactly when there are no ties; only then is the second count skipped.
-__device__ __forceinline__ void sort_order_line(int N, const GainScratch& w, int lane) {
+// to N(N-1)/2 exactly when there are no ties; only then is the second count
+// skipped.  With_order: the series at each place too (w.order).
+__device__ __forceinline__ void sort_order_line(int N, const GainScratch& w, bool with_order, int lane) {
     int32_t* rank = w.rank();
     int rank_sum = 0;
     for (int j = lane; j < N; j += 32) {
@@ -708,6 +759,7 @@ __device__ __forceinline__ void sort_order_line(int N, const GainScratch& w, int
         const int r = rank[j];
         w.sorted[r] = w.dist[j];
         w.sorted_label[r] = w.label[j];
+        if (with_order) w.order(N)[r] = j;
     }
     __syncwarp();
 }
@@ -779,40 +831,21 @@ __device__ __forceinline__ void keep_in_list(Cand* list, int k, const Cand& c) {
     list[pos] = c;
 }
 
-// The ranges of pivot pv's entries (settled_range; combined with the
-// partner's) into w.sorted (lo) and w.prefix (hi), before the order line
-// overwrites them; whether any entry is pending (the same in every lane).
-__device__ __forceinline__ bool load_ranges(const GainArgs& g, const LazyArgs& lz, const double* dist, int64_t stride,
-                                            int64_t pv, const Item& it, int64_t p, const int64_t* window_offset,
-                                            const GainScratch& w, int lane) {
-    const int N = g.n_series, L = it.length;
-    const int64_t* offsets = window_offset + (int64_t)it.length_index * N;
-    const int64_t oa = offsets[it.source];
-    const int64_t steps = steps_since_direct(p, p - p % rows_per_group(L), lz.restart + oa);
-    bool pending = false;
-    for (int j = lane; j < N; j += 32) {
-        const int32_t at = lz.arg[(int64_t)j * stride + pv];
-        SettleRange r{w.dist[j], w.dist[j]};
-        if (at >= 0) {
-            const double reach_p = lz.reach[oa + p], reach_u = lz.reach[offsets[j] + at];
-            const double screened = dist[(int64_t)j * stride + pv];
-            r = combined_range(settled_range(screened, screen_error(steps, L, reach_p, reach_u), L, reach_p, reach_u),
-                               g.partner, j, g.op);
-            pending = true;
-        }
-        w.sorted[j] = r.lo;
-        w.prefix[j] = r.hi;
-    }
-    pending = __any_sync(kFull, pending);
-    __syncwarp();
-    return pending;
-}
-
-// Whether every pending entry keeps its place on the order line (range_apart).
-__device__ __forceinline__ bool ranges_apart(int N, const GainScratch& w, int lane) {
+// Whether every pending entry keeps its place on the order line (range_apart
+// for each): along the line (neighbours_apart) where every range holds its
+// entry's distance (holds), else pair by pair.
+__device__ __forceinline__ bool ranges_apart(int N, const GainScratch& w, bool holds, int lane) {
     bool apart = true;
-    for (int j = lane; j < N; j += 32)
-        if (w.sorted[j] < w.prefix[j]) apart = apart && range_apart(w.sorted, w.prefix, N, j);
+    if (holds) {
+        const int32_t* order = w.order(N);
+        for (int t = lane; t + 1 < N; t += 32) {
+            const int a = order[t], b = order[t + 1];
+            apart = apart && neighbours_apart(w.lo[a], w.hi[a], w.lo[b], w.hi[b]);
+        }
+    } else {
+        for (int j = lane; j < N; j += 32)
+            if (w.lo[j] < w.hi[j]) apart = apart && range_apart(w.lo, w.hi, N, j);
+    }
     return __all_sync(kFull, apart);
 }
 
@@ -879,7 +912,7 @@ __global__ void gain_kernel(const Item* items, int n_items, int64_t n_pivots, co
     extern __shared__ double smem[];
     const int N = g.n_series;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    const GainScratch w = gain_scratch(reinterpret_cast<char*>(smem), warp, N, g.n_classes);
+    const GainScratch w = gain_scratch(reinterpret_cast<char*>(smem), warp, N, g.n_classes, lz.arg != nullptr);
     const int64_t list_index = (int64_t)blockIdx.x * warps + warp;
     Cand* list = warp_list(out, list_index);
     long long worst = list ? list[out.k - 1].g : -1;
@@ -892,12 +925,11 @@ __global__ void gain_kernel(const Item* items, int n_items, int64_t n_pivots, co
         const int64_t p = pv - it.pivot_base;
         long long best = -1;
         if (pivot_is_candidate(inv_sd[window_offset[(int64_t)it.length_index * N + it.source] + p])) {
-            load_pivot(g, dist, stride, pv, w, lane);
-            const bool pending = lz.arg && load_ranges(g, lz, dist, stride, pv, it, p, window_offset, w, lane);
-            const bool apart = !pending || ranges_apart(N, w, lane);
-            sort_order_line(N, w, lane);
+            const Loaded loaded = load_pivot(g, lz, dist, stride, pv, it, p, window_offset, w, lane);
+            sort_order_line(N, w, loaded.pending && loaded.holds, lane);
+            const bool apart = !loaded.pending || ranges_apart(N, w, loaded.holds, lane);
             best = split_gains(g, w, lane);
-            if (pending) {
+            if (loaded.pending) {
                 const long long floor = known_floor(worst, lz.floor, lane);
                 if (lane == 0 && settling_decides(apart, best, floor)) lz.listed[atomicAdd(lz.n_listed, 1u)] = (uint32_t)pv;
                 continue;
@@ -908,13 +940,16 @@ __global__ void gain_kernel(const Item* items, int n_items, int64_t n_pivots, co
 }
 
 // The pivots gain_kernel listed, scored once their pending entries are
-// settled (settle_listed_kernel): a warp per pivot, in turns.
+// settled (settle_listed_kernel): a warp per pivot, in turns.  Shared memory:
+// gain_kernel's (settling lazily).
 __global__ void gain_listed_kernel(const Item* items, int n_items, const double* dist, int64_t stride, GainArgs g,
                                    LazyArgs lz, GainOut out) {
     extern __shared__ double smem[];
     const int N = g.n_series;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    const GainScratch w = gain_scratch(reinterpret_cast<char*>(smem), warp, N, g.n_classes);
+    const GainScratch w = gain_scratch(reinterpret_cast<char*>(smem), warp, N, g.n_classes, true);
+    LazyArgs settled = lz;  // every entry of a listed pivot is final now
+    settled.arg = nullptr;
     const int64_t list_index = (int64_t)blockIdx.x * warps + warp, n_warps = (int64_t)gridDim.x * warps;
     Cand* list = warp_list(out, list_index);
     long long worst = list[out.k - 1].g;
@@ -922,8 +957,8 @@ __global__ void gain_listed_kernel(const Item* items, int n_items, const double*
     for (int64_t q = list_index; q < n; q += n_warps) {
         const int64_t pv = lz.listed[q];
         const Item& it = items[last_at_most(n_items, pv, [&](int i) { return items[i].pivot_base; })];
-        load_pivot(g, dist, stride, pv, w, lane);
-        sort_order_line(N, w, lane);
+        load_pivot(g, settled, dist, stride, pv, it, pv - it.pivot_base, nullptr, w, lane);
+        sort_order_line(N, w, false, lane);
         const long long best = split_gains(g, w, lane);
         keep_pivot(w, N, best, it, pv - it.pivot_base, pv, out, list, worst, lz.floor, lane);
     }
@@ -1263,7 +1298,10 @@ KernelConfig configure_kernels(const DeviceLimits& lim, const Tuning& tune, int 
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kc.dist, kDistWarps * 32, kc.dist_smem),
           "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     kc.dist_blocks = std::max(1, blocks_per_sm) * lim.sms;
-    const size_t per_warp = gain_warp_bytes(N, C);
+    kc.device_lists = k <= kDeviceTopK;
+    // settling lazily where one warp's ranges fit
+    kc.lazy = kc.device_lists && settle_lazily() && gain_warp_bytes(N, C, true) <= (size_t)lim.smem_optin;
+    const size_t per_warp = gain_warp_bytes(N, C, kc.lazy);
     kc.gain_warps = (int)std::max<size_t>(1, std::min<size_t>(8, (size_t)lim.smem_optin / 2 / per_warp));
     kc.gain_smem = per_warp * kc.gain_warps;
     check(cudaFuncSetAttribute(gain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kc.gain_smem),
@@ -1274,8 +1312,6 @@ KernelConfig configure_kernels(const DeviceLimits& lim, const Tuning& tune, int 
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, gain_kernel, kc.gain_warps * 32, kc.gain_smem),
           "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     kc.gain_blocks_max = std::max(1, blocks_per_sm) * lim.sms;
-    kc.device_lists = k <= kDeviceTopK;
-    kc.lazy = kc.device_lists && settle_lazily();
     kc.n_lists = (int64_t)kc.gain_blocks_max * kc.gain_warps;
     return kc;
 }
@@ -1422,7 +1458,8 @@ void launch_scoring(const Device& dev, const Plan& plan, size_t li, const Window
     const int blocks = (int)std::min<int64_t>(kc.gain_blocks_max, (ch.pivots + kc.gain_warps - 1) / kc.gain_warps);
     const GainOut out{dev.lists, k, dev.pivot_gain, dev.pivot_gap, dev.pivot_thr};
     const LazyArgs lz{kc.lazy ? dev.arg : nullptr, win.reach, win.restart, dev.listed, dev.n_listed,
-                      kc.device_lists ? dev.floor : nullptr};
+                      kc.device_lists ? dev.floor : nullptr, dev.series.values, dev.series.offset, win.frames,
+                      settle_up_to()};
     gain_kernel<<<blocks, kc.gain_warps * 32, kc.gain_smem, stream>>>(
         items, n_items, ch.pivots, dev.dist, plan.max_pivots, win.inv_sd, win.window_offset, dev.gain, lz, out);
     check(cudaGetLastError(), "gain_kernel launch");
@@ -1544,7 +1581,7 @@ std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int
     if (lengths.empty()) return best.take();
     const Tuning tune = tuning();
     const DeviceLimits lim = device_limits();
-    if (gain_warp_bytes(N, C) > (size_t)lim.smem_optin) gpu_cannot_take_series(N);
+    if (gain_warp_bytes(N, C, false) > (size_t)lim.smem_optin) gpu_cannot_take_series(N);
     for (int j = 0; j < N; ++j)
         if (!d.scaled[j]->screenable) gpu_cannot_screen(d.row[j]);
 

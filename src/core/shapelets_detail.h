@@ -82,8 +82,10 @@
 //    the largest difference from the direct distance of the same window on
 //    those sets is 2e-11.
 //  * Settling where it decides (settled_range, range_apart — on the CPU
-//    pending_ranges_apart, the same test in O(N log N) — settling_decides;
-//    settle_lazily switches it off for tests).  An entry
+//    pending_ranges_apart, the same test in O(N log N), on the GPU
+//    neighbours_apart along the order line — settling_decides;
+//    settle_lazily switches it off for tests; entries of lengths up to
+//    kSettleUpTo are settled where they are found).  An entry
 //    that needs_settling is pending: the screen computes it, and its direct
 //    distance replaces it only where that can change what the pivot
 //    contributes.  The direct distance lies in settled_range's [lo, hi]:
@@ -177,6 +179,10 @@ constexpr double kVerifyBelow = 0x1p-6;
 constexpr double kSettleTol = 0x1p-31;
 // settled_range's factor over its first-order bound.
 constexpr double kRangeSafety = 4.0;
+// Pending entries of lengths up to this are settled where they are found,
+// without a range: their direct distance (L terms) costs about what the
+// range and the test of its place cost (settle_up_to: the setting).
+constexpr int kSettleUpTo = 16;
 // Restart when a step's span exceeds this many times a window's own span.
 constexpr double kRestartRatio = 1024.0;
 // The smallest σ of a non-flat window (in its series' frame) the screen takes.
@@ -540,6 +546,25 @@ inline bool pending_ranges_apart(const double* lo, const double* hi, int64_t N, 
         reach = std::fmax(reach, hi[j]);
     }
     return true;
+}
+
+// Whether an entry's range holds the distance the order line sorts it by
+// (lo <= d <= hi; false with a NaN): what neighbours_apart needs.
+TSM_HD bool range_holds(double lo, double d, double hi) { return lo <= d && d <= hi; }
+
+// The GPU's test of the same question along the order line (the entries
+// sorted by their distances d, ties in any order), where every range holds
+// its entry's distance (range_holds): every pending entry keeps its place
+// exactly when each two neighbours on the line of which one is pending, a
+// before b, are apart: hi_a < lo_b.  Why: then lo never falls along the line
+// (two final neighbours: lo_b = d_b >= d_a = hi_a >= lo_a; else lo_b > hi_a
+// >= lo_a), nor does hi, so a pending entry at t is apart from every entry
+// after t + 1 (their lo >= lo_{t+1} > hi_t) and, the same way, from every
+// one before t − 1.  Conversely, where a pending a and its neighbour b are
+// apart, hi_b < lo_a cannot hold (lo_a <= d_a <= d_b <= hi_b), so hi_a < lo_b
+// does.  Point ranges of equal final distances are not tested: neither moves.
+TSM_HD bool neighbours_apart(double lo_a, double hi_a, double lo_b, double hi_b) {
+    return !(lo_a < hi_a || lo_b < hi_b) || hi_a < lo_b;
 }
 
 // Whether a pivot's pending entries must be settled: unless every one keeps

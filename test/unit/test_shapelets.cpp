@@ -700,16 +700,21 @@ GPU_TEST(shapelets_gpu_every_tuning_matches_cpu) {
     // lengths too big for it: mixed groups), one, two or four pivot rows per lane; series
     // of unequal lengths (shorter than some pivots), long series (several row groups),
     // more than 32 and 64 series (several rounds of the gain kernel), device best-k lists
-    // (k <= 64) and per-pivot results (k > 64), logical trees (partner distances).  Every
-    // setting must give the CPU's pivots, gains, thresholds and gaps exactly.
+    // (k <= 64) and per-pivot results (k > 64), logical trees (partner distances); settling
+    // lazily or not, pending entries settled where found at no length, the default's or
+    // every length (settle_up_to).  Every setting must give the CPU's pivots, gains,
+    // thresholds and gaps exactly.
     using tsm::shp::gpu::Tuning;
     using tsm::shp::gpu::tuning;
     const Tuning saved = tuning();
-    struct Case { int64_t start_table_cap; int rpl; bool lazily; };
+    struct Case { int64_t start_table_cap; int rpl; bool lazily; int up_to; };
     const int64_t cap = saved.start_table_cap;
-    const Case cases[] = {{cap, saved.rows_per_lane, true}, {cap, 1, true}, {cap, 2, true}, {cap, 4, true},
-                          {0, 1, true}, {0, 2, true}, {0, 4, true}, {3000, 2, true}, {40000, 1, true},
-                          {40000, 4, true}, {cap, saved.rows_per_lane, false}};
+    const int up = tsm::shp::settle_up_to();
+    const Case cases[] = {{cap, saved.rows_per_lane, true, up}, {cap, 1, true, up}, {cap, 2, true, up},
+                          {cap, 4, true, up}, {0, 1, true, up}, {0, 2, true, up}, {0, 4, true, up},
+                          {3000, 2, true, up}, {40000, 1, true, up}, {40000, 4, true, up},
+                          {cap, saved.rows_per_lane, false, up}, {cap, saved.rows_per_lane, true, 0},
+                          {0, 2, true, 1 << 20}};
     auto A = random_set(501, 13, 3, 30, 95);    // unequal lengths: series shorter than the longest pivots
     auto B = random_set(502, 70, 4, 60, 64);    // N > 64
     auto Lg = random_set(503, 5, 2, 600, 700);  // several row groups of 256 rows
@@ -724,8 +729,9 @@ GPU_TEST(shapelets_gpu_every_tuning_matches_cpu) {
         tuning().start_table_cap = c.start_table_cap;
         tuning().rows_per_lane = c.rpl;
         tsm::shp::settle_lazily() = c.lazily;
-        std::printf("    start_table_cap %lld, rows per lane %d, settle lazily %d\n", (long long)c.start_table_cap,
-                    c.rpl, (int)c.lazily);
+        tsm::shp::settle_up_to() = c.up_to;
+        std::printf("    start_table_cap %lld, rows per lane %d, settle lazily %d, where found up to %d\n",
+                    (long long)c.start_table_cap, c.rpl, (int)c.lazily, c.up_to);
         same_shapelets(ca1, run_shapelets(A, 2, 95, 1, 7, tsmt::gpu_exec()), 0.0);
         same_shapelets(ca2, run_shapelets(A, 3, 60, 4, 90, tsmt::gpu_exec()), 0.0);
         same_shapelets(cb, run_shapelets(B, 2, 64, 3, 3, tsmt::gpu_exec()), 0.0);
@@ -736,6 +742,7 @@ GPU_TEST(shapelets_gpu_every_tuning_matches_cpu) {
     }
     tuning() = saved;
     tsm::shp::settle_lazily() = true;
+    tsm::shp::settle_up_to() = up;
 }
 #endif
 
@@ -1078,6 +1085,56 @@ TEST(shapelets_pending_ranges_apart_equals_the_pairwise_test) {
     }
     std::printf("    apart %d, not apart %d\n", answers[1], answers[0]);
     CHECK(answers[0] > 1000 && answers[1] > 1000);  // both answers exercised
+}
+
+// neighbours_apart along the order line (the GPU's test) answers as
+// range_apart over every pending entry wherever the ranges hold their
+// distances (range_holds): random lines with ties, points, shared ends,
+// nested and disjoint ranges; and a pair of neighbours is apart only when
+// the earlier one ends below the later one's start.
+TEST(shapelets_neighbours_apart_along_the_line_equals_the_pairwise_test) {
+    std::mt19937_64 rng(20261208);
+    std::vector<double> d, lo, hi;
+    std::vector<int32_t> order;
+    int answers[2] = {0, 0};
+    for (int trial = 0; trial < 20000; ++trial) {
+        const int64_t N = 1 + (int64_t)(rng() % 40);
+        const double grid = (double)(2 + rng() % 60);  // coarse grids give ties and shared ends
+        d.assign(N, 0.0);
+        lo.assign(N, 0.0);
+        hi.assign(N, 0.0);
+        for (int64_t j = 0; j < N; ++j) {
+            d[j] = (double)(rng() % (uint64_t)grid);
+            const bool pending = rng() % 3 == 0;
+            lo[j] = pending ? d[j] - (double)(rng() % 3) : d[j];
+            hi[j] = pending ? d[j] + (double)(rng() % 3) : d[j];
+            CHECK(tsm::shp::range_holds(lo[j], d[j], hi[j]));
+        }
+        order.resize(N);
+        for (int64_t j = 0; j < N; ++j) order[j] = (int32_t)j;
+        if (trial % 2) std::reverse(order.begin(), order.end());  // ties in either order
+        std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return d[a] < d[b]; });
+        bool pairwise = true, line = true;
+        for (int64_t j = 0; j < N; ++j)
+            if (lo[j] < hi[j] && !tsm::shp::range_apart(lo.data(), hi.data(), N, j)) pairwise = false;
+        for (int64_t t = 0; t + 1 < N; ++t) {
+            const int32_t a = order[t], b = order[t + 1];
+            line = line && tsm::shp::neighbours_apart(lo[a], hi[a], lo[b], hi[b]);
+        }
+        CHECK(line == pairwise);
+        if (line != pairwise) {
+            std::printf("    trial %d: N %lld, pairwise %d, line %d\n", trial, (long long)N, pairwise, line);
+            return;
+        }
+        ++answers[pairwise];
+    }
+    std::printf("    apart %d, not apart %d\n", answers[1], answers[0]);
+    CHECK(answers[0] > 1000 && answers[1] > 1000);  // both answers exercised
+    CHECK(tsm::shp::neighbours_apart(1.0, 1.0, 1.0, 1.0));   // two equal final distances: neither moves
+    CHECK(!tsm::shp::neighbours_apart(0.5, 1.0, 1.0, 1.0));  // a pending range reaching its neighbour
+    CHECK(!tsm::shp::neighbours_apart(1.0, 1.0, 1.0, 2.0));
+    CHECK(tsm::shp::neighbours_apart(0.5, 0.9, 1.0, 1.0));
+    CHECK(!tsm::shp::range_holds(NAN, 1.0, 2.0) && !tsm::shp::range_holds(1.1, 1.0, 2.0));
 }
 
 #ifdef TSMINE_WITH_CUDA
