@@ -9,7 +9,6 @@
 //   timed, after one warm-up call on the GPU (the CUDA context's start);
 //   settle: lazy (the default: settle only where it decides) or all (settle
 //   every pending entry; the same rows, for comparing the two).
-//   Environment: TSMINE_SETTLE_UP_TO, the lengths settled where found (settle_up_to).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -88,7 +87,6 @@ int main(int argc, char** argv) {
         return 2;
     }
     tsm::shp::settle_lazily() = !(argc > 5 && std::strcmp(argv[5], "all") == 0);
-    if (const char* up_to = std::getenv("TSMINE_SETTLE_UP_TO")) tsm::shp::settle_up_to() = std::atoi(up_to);
     TrainingSet set;
     if (!read_training_set(argv[2], set)) {
         std::fprintf(stderr, "no series in %s\n", argv[2]);
@@ -97,9 +95,8 @@ int main(int argc, char** argv) {
     TsShapelets out{};
     double ms, kernel_ms;
     if (gpu && !discover(set, step, gpu, &ms, &kernel_ms, &out)) return 1;  // the context's start: not counted
-    std::printf("%s %s: N=%zu L=%d step %d, settle %s (where found up to length %d)\n", gpu ? "gpu" : "cpu", argv[2],
-                set.series.size(), set.longest, step, tsm::shp::settle_lazily() ? "lazy" : "all",
-                tsm::shp::settle_up_to());
+    std::printf("%s %s: N=%zu L=%d step %d, settle %s\n", gpu ? "gpu" : "cpu", argv[2], set.series.size(),
+                set.longest, step, tsm::shp::settle_lazily() ? "lazy" : "all");
     for (int r = 0; r < reps; ++r) {
         if (!discover(set, step, gpu, &ms, &kernel_ms, &out)) return 1;
         std::printf("  call %d: %.1f ms (kernels %.1f ms)", r + 1, ms, kernel_ms);

@@ -74,6 +74,14 @@
 #define TSM_DIST_MIN_BLOCKS(maxrpl) ((maxrpl) >= 4 ? 4 : 6)
 #endif
 
+// Blocks of 8 warps per SM gain_kernel's registers are sized for (its
+// __launch_bounds__): 3 leaves ptxas its choice (80 registers).
+#ifdef TSM_SHAPELETS_GAIN_MIN_BLOCKS
+#define TSM_GAIN_MIN_BLOCKS TSM_SHAPELETS_GAIN_MIN_BLOCKS
+#else
+#define TSM_GAIN_MIN_BLOCKS 3
+#endif
+
 namespace tsm {
 namespace shp {
 namespace gpu {
@@ -193,10 +201,6 @@ struct LazyArgs {
     uint32_t* listed;        // the pivots whose pending entries decide (settle_listed_kernel, gain_listed_kernel)
     unsigned* n_listed;
     long long* floor;        // the call's: the largest gain of the last entry of a full list (-1: none)
-    const double* values;    // the series as given (SeriesArgs), for settling where found
-    const int64_t* offset;
-    const StoredFrame* frames;  // the windows' frames (WindowArgs)
-    int settle_up_to;        // lengths whose pending entries are settled where found (settle_up_to)
 };
 
 // A pending entry's mark in the distance matrix: dist_kernel stores its
@@ -688,10 +692,9 @@ struct Loaded {
 };
 
 // The distances of pivot pv to every series (combined with the partner's)
-// and the labels.  Settling lazily (lz.arg), a pending entry (is_pending) is
-// settled where it stands at lengths up to lz.settle_up_to, and otherwise
-// kept with its range (settled_range); every entry's range (a final one: its
-// distance) goes to w.lo, w.hi.
+// and the labels.  Settling lazily (lz.arg), a pending entry (is_pending)
+// keeps its screened distance and gets its range (settled_range); every
+// entry's range (a final one: its distance) goes to w.lo, w.hi.
 __device__ __forceinline__ Loaded load_pivot(const GainArgs& g, const LazyArgs& lz, const double* dist, int64_t stride,
                                              int64_t pv, const Item& it, int64_t p, const int64_t* window_offset,
                                              const GainScratch& w, int lane) {
@@ -705,15 +708,10 @@ __device__ __forceinline__ Loaded load_pivot(const GainArgs& g, const LazyArgs& 
         if (lz.arg && is_pending(d)) {
             d = -d;
             const int64_t oa = offsets[it.source], u = lz.arg[(int64_t)j * stride + pv];
-            if (L <= lz.settle_up_to) {
-                d = direct_distance(lz.values + lz.offset[it.source] + p, lz.frames[oa + p],
-                                    lz.values + lz.offset[j] + u, lz.frames[offsets[j] + u], L);
-            } else {
-                const int64_t steps = steps_since_direct(p, p - p % rows_per_group(L), lz.restart + oa);
-                const double reach_p = lz.reach[oa + p], reach_u = lz.reach[offsets[j] + u];
-                r = settled_range(d, screen_error(steps, L, reach_p, reach_u), L, reach_p, reach_u);
-                kept = true;
-            }
+            const int64_t steps = steps_since_direct(p, p - p % rows_per_group(L), lz.restart + oa);
+            const double reach_p = lz.reach[oa + p], reach_u = lz.reach[offsets[j] + u];
+            r = settled_range(d, screen_error(steps, L, reach_p, reach_u), L, reach_p, reach_u);
+            kept = true;
         }
         if (g.partner) d = combine_distances(d, g.partner[j], g.op);
         w.dist[j] = d;
@@ -906,7 +904,7 @@ __device__ __forceinline__ Cand* warp_list(const GainOut& out, int64_t list_inde
 // lz.arg (settle_lazily), a pivot with pending entries is listed where settling
 // decides (settling_decides) and gain_listed_kernel scores it once they are
 // settled; it is dropped where not.
-__global__ void gain_kernel(const Item* items, int n_items, int64_t n_pivots, const double* dist, int64_t stride,
+__global__ void __launch_bounds__(256, TSM_GAIN_MIN_BLOCKS) gain_kernel(const Item* items, int n_items, int64_t n_pivots, const double* dist, int64_t stride,
                             const double* inv_sd, const int64_t* window_offset, GainArgs g, LazyArgs lz,
                             GainOut out) {
     extern __shared__ double smem[];
@@ -1458,8 +1456,7 @@ void launch_scoring(const Device& dev, const Plan& plan, size_t li, const Window
     const int blocks = (int)std::min<int64_t>(kc.gain_blocks_max, (ch.pivots + kc.gain_warps - 1) / kc.gain_warps);
     const GainOut out{dev.lists, k, dev.pivot_gain, dev.pivot_gap, dev.pivot_thr};
     const LazyArgs lz{kc.lazy ? dev.arg : nullptr, win.reach, win.restart, dev.listed, dev.n_listed,
-                      kc.device_lists ? dev.floor : nullptr, dev.series.values, dev.series.offset, win.frames,
-                      settle_up_to()};
+                      kc.device_lists ? dev.floor : nullptr};
     gain_kernel<<<blocks, kc.gain_warps * 32, kc.gain_smem, stream>>>(
         items, n_items, ch.pivots, dev.dist, plan.max_pivots, win.inv_sd, win.window_offset, dev.gain, lz, out);
     check(cudaGetLastError(), "gain_kernel launch");

@@ -409,13 +409,6 @@ bool settle_where_it_decides(const Subset& d, const LengthStats& st, const GainT
                              int64_t s, int64_t p, double* dist, const int32_t* at, int64_t floor,
                              PivotScratch& sc) {
     const int64_t N = (int64_t)d.x.size();
-    if (!settle_lazily() || st.L <= settle_up_to()) {  // every pending entry, no ranges
-        const int64_t pending_terms = (N - std::count(at, at + N, -1)) * st.L;
-        settle_counts().add(pending_terms, pending_terms);
-        for (int64_t j = 0; j < N; ++j)
-            if (at[j] >= 0) dist[j] = settle_entry(d, st, s, j, p, at[j]);
-        return true;
-    }
     bool pending = false;
     for (int64_t j = 0; j < N; ++j) {
         const SettleRange r = at[j] >= 0 ? entry_range(st, s, j, p, at[j], dist[j]) : SettleRange{dist[j], dist[j]};
@@ -425,7 +418,8 @@ bool settle_where_it_decides(const Subset& d, const LengthStats& st, const GainT
         pending = pending || at[j] >= 0;
     }
     if (!pending) return true;
-    const bool apart = pending_ranges_apart(sc.lo.data(), sc.hi.data(), N, sc.order.data());
+    // not lazily: as if no entry kept its place
+    const bool apart = settle_lazily() && pending_ranges_apart(sc.lo.data(), sc.hi.data(), N, sc.order.data());
     Cand screened;
     if (apart) best_split(gain_distances(dist, N, partner, sc.combined), d.y.data(), N, d.C, gt, sc.split, screened);
     const bool decides = settling_decides(apart, screened.g, floor);
@@ -492,11 +486,6 @@ void score_row_group(const Subset& d, const LengthStats& st, const GainTables& g
 bool& settle_lazily() {
     static bool lazily = true;
     return lazily;
-}
-
-int& settle_up_to() {
-    static int up_to = kSettleUpTo;
-    return up_to;
 }
 
 SettleCounts& settle_counts() {

@@ -95,10 +95,6 @@ struct Partner {
 // something (shapelets_detail.h, "Settling where it decides"; the default)
 // or every one: tests switch it, the results are the same either way.
 bool& settle_lazily();
-// The lengths up to which pending entries are settled where they are found,
-// ranges or not (default kSettleUpTo; tests and benchmarks change it, the
-// results are the same with any value).
-int& settle_up_to();
 
 // Best k pivots on the CPU / GPU.
 std::vector<Cand> discover_cpu(const Subset& d, const std::vector<int>& lengths, int k,

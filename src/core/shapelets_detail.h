@@ -84,8 +84,7 @@
 //  * Settling where it decides (settled_range, range_apart — on the CPU
 //    pending_ranges_apart, the same test in O(N log N), on the GPU
 //    neighbours_apart along the order line — settling_decides;
-//    settle_lazily switches it off for tests; entries of lengths up to
-//    kSettleUpTo are settled where they are found).  An entry
+//    settle_lazily switches it off for tests).  An entry
 //    that needs_settling is pending: the screen computes it, and its direct
 //    distance replaces it only where that can change what the pivot
 //    contributes.  The direct distance lies in settled_range's [lo, hi]:
@@ -179,10 +178,6 @@ constexpr double kVerifyBelow = 0x1p-6;
 constexpr double kSettleTol = 0x1p-31;
 // settled_range's factor over its first-order bound.
 constexpr double kRangeSafety = 4.0;
-// Pending entries of lengths up to this are settled where they are found,
-// without a range: their direct distance (L terms) costs about what the
-// range and the test of its place cost (settle_up_to: the setting).
-constexpr int kSettleUpTo = 16;
 // Restart when a step's span exceeds this many times a window's own span.
 constexpr double kRestartRatio = 1024.0;
 // The smallest σ of a non-flat window (in its series' frame) the screen takes.

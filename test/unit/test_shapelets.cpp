@@ -701,20 +701,16 @@ GPU_TEST(shapelets_gpu_every_tuning_matches_cpu) {
     // of unequal lengths (shorter than some pivots), long series (several row groups),
     // more than 32 and 64 series (several rounds of the gain kernel), device best-k lists
     // (k <= 64) and per-pivot results (k > 64), logical trees (partner distances); settling
-    // lazily or not, pending entries settled where found at no length, the default's or
-    // every length (settle_up_to).  Every setting must give the CPU's pivots, gains,
-    // thresholds and gaps exactly.
+    // lazily or not.  Every setting must give the CPU's pivots, gains, thresholds and gaps
+    // exactly.
     using tsm::shp::gpu::Tuning;
     using tsm::shp::gpu::tuning;
     const Tuning saved = tuning();
-    struct Case { int64_t start_table_cap; int rpl; bool lazily; int up_to; };
+    struct Case { int64_t start_table_cap; int rpl; bool lazily; };
     const int64_t cap = saved.start_table_cap;
-    const int up = tsm::shp::settle_up_to();
-    const Case cases[] = {{cap, saved.rows_per_lane, true, up}, {cap, 1, true, up}, {cap, 2, true, up},
-                          {cap, 4, true, up}, {0, 1, true, up}, {0, 2, true, up}, {0, 4, true, up},
-                          {3000, 2, true, up}, {40000, 1, true, up}, {40000, 4, true, up},
-                          {cap, saved.rows_per_lane, false, up}, {cap, saved.rows_per_lane, true, 0},
-                          {0, 2, true, 1 << 20}};
+    const Case cases[] = {{cap, saved.rows_per_lane, true}, {cap, 1, true}, {cap, 2, true}, {cap, 4, true},
+                          {0, 1, true}, {0, 2, true}, {0, 4, true}, {3000, 2, true}, {40000, 1, true},
+                          {40000, 4, true}, {cap, saved.rows_per_lane, false}};
     auto A = random_set(501, 13, 3, 30, 95);    // unequal lengths: series shorter than the longest pivots
     auto B = random_set(502, 70, 4, 60, 64);    // N > 64
     auto Lg = random_set(503, 5, 2, 600, 700);  // several row groups of 256 rows
@@ -729,9 +725,8 @@ GPU_TEST(shapelets_gpu_every_tuning_matches_cpu) {
         tuning().start_table_cap = c.start_table_cap;
         tuning().rows_per_lane = c.rpl;
         tsm::shp::settle_lazily() = c.lazily;
-        tsm::shp::settle_up_to() = c.up_to;
-        std::printf("    start_table_cap %lld, rows per lane %d, settle lazily %d, where found up to %d\n",
-                    (long long)c.start_table_cap, c.rpl, (int)c.lazily, c.up_to);
+        std::printf("    start_table_cap %lld, rows per lane %d, settle lazily %d\n", (long long)c.start_table_cap,
+                    c.rpl, (int)c.lazily);
         same_shapelets(ca1, run_shapelets(A, 2, 95, 1, 7, tsmt::gpu_exec()), 0.0);
         same_shapelets(ca2, run_shapelets(A, 3, 60, 4, 90, tsmt::gpu_exec()), 0.0);
         same_shapelets(cb, run_shapelets(B, 2, 64, 3, 3, tsmt::gpu_exec()), 0.0);
@@ -742,7 +737,6 @@ GPU_TEST(shapelets_gpu_every_tuning_matches_cpu) {
     }
     tuning() = saved;
     tsm::shp::settle_lazily() = true;
-    tsm::shp::settle_up_to() = up;
 }
 #endif
 
