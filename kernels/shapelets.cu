@@ -165,7 +165,7 @@ struct StartTableArgs {
 // The distance matrix of one launch and dist_kernel's scratch.
 struct DistArgs {
     double* dist;             // dist[j · pivot_stride + pivot]
-    int32_t* arg;             // the best window of each (target, pivot), the same layout
+    int32_t* arg;             // where an entry is pending (is_pending): the window to settle it with; the same layout
     int64_t pivot_stride;
     unsigned long long* next_task;
     double* carry;            // per warp, when the carries do not fit in shared memory
@@ -207,7 +207,7 @@ struct LazyArgs {
 
 // A pending entry's mark in the distance matrix: dist_kernel stores its
 // screened distance negated (a distance is never negative, −0 or NaN
-// otherwise) and its window in arg; settling overwrites both marks' place.
+// otherwise) and its window in arg (only there); settling overwrites the distance.
 __device__ __forceinline__ bool is_pending(double d) { return signbit(d); }
 
 // ---- small device helpers -----------------------------------------------------------
@@ -363,7 +363,7 @@ struct DistTask {
     int n_restarts_b;
     const double* start_column;  // C(p, 0): the start table's, or computed into dist first
     double* dist;                // the target's row of the distance matrix, by pivot
-    int32_t* arg;                // the best window of each pivot where it is settled, else −1 (settle_kernel)
+    int32_t* arg;                // where a pivot's distance is pending (is_pending): the window to settle it with
     int64_t g0, g1;
     int U, L;
     bool target_has_flat;
