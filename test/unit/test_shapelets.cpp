@@ -1047,14 +1047,41 @@ TEST(shapelets_lazy_settling_equals_settling_everything) {
     same_tree(every_or, run_tree(S, 3, 40, 2, 3, 1, tsmt::cpu_exec()));
 }
 
+// The definition: every pending entry (lo < hi) keeps its place (range_apart).
+static bool every_pending_range_apart(const std::vector<double>& lo, const std::vector<double>& hi) {
+    const int64_t N = (int64_t)lo.size();
+    for (int64_t j = 0; j < N; ++j)
+        if (lo[j] < hi[j] && !tsm::shp::range_apart(lo.data(), hi.data(), N, j)) return false;
+    return true;
+}
+
+// A faster test's answers against the definition's over random trials: the
+// first disagreement fails (and is printed); both answers must be exercised.
+struct ApartAnswers {
+    int answers[2] = {0, 0};
+    bool agree(bool definition, bool fast, int trial, int64_t N) {
+        CHECK(fast == definition);
+        if (fast != definition) {
+            std::printf("    trial %d: N %lld, definition %d, fast %d\n", trial, (long long)N, definition, fast);
+            return false;
+        }
+        ++answers[definition];
+        return true;
+    }
+    void both_exercised() const {
+        std::printf("    apart %d, not apart %d\n", answers[1], answers[0]);
+        CHECK(answers[0] > 1000 && answers[1] > 1000);
+    }
+};
+
 // pending_ranges_apart (the CPU's O(N log N) test) answers as range_apart
-// taken over every pending entry (the GPU's and the definition) on random
-// ranges with ties, points, shared ends, nested and disjoint ranges, and NaNs.
+// taken over every pending entry (the definition) on random ranges with
+// ties, points, shared ends, nested and disjoint ranges, and NaNs.
 TEST(shapelets_pending_ranges_apart_equals_the_pairwise_test) {
     std::mt19937_64 rng(20261207);
     std::vector<double> lo, hi;
     std::vector<int32_t> order;
-    int answers[2] = {0, 0};
+    ApartAnswers answers;
     for (int trial = 0; trial < 20000; ++trial) {
         const int64_t N = 1 + (int64_t)(rng() % 40);
         const double grid = (double)(2 + rng() % 60);  // coarse grids give ties and shared ends
@@ -1066,19 +1093,10 @@ TEST(shapelets_pending_ranges_apart_equals_the_pairwise_test) {
             hi[j] = rng() % 3 == 0 ? lo[j] + (double)(rng() % 4) : lo[j];  // a third pending
             if (trial % 50 == 0 && rng() % 17 == 0) (rng() % 2 ? lo[j] : hi[j]) = NAN;
         }
-        bool pairwise = true;
-        for (int64_t j = 0; j < N; ++j)
-            if (lo[j] < hi[j] && !tsm::shp::range_apart(lo.data(), hi.data(), N, j)) pairwise = false;
         const bool fast = tsm::shp::pending_ranges_apart(lo.data(), hi.data(), N, order.data());
-        CHECK(fast == pairwise);
-        if (fast != pairwise) {
-            std::printf("    trial %d: N %lld, pairwise %d, fast %d\n", trial, (long long)N, pairwise, fast);
-            return;
-        }
-        ++answers[pairwise];
+        if (!answers.agree(every_pending_range_apart(lo, hi), fast, trial, N)) return;
     }
-    std::printf("    apart %d, not apart %d\n", answers[1], answers[0]);
-    CHECK(answers[0] > 1000 && answers[1] > 1000);  // both answers exercised
+    answers.both_exercised();
 }
 
 // neighbours_apart along the order line (the GPU's test) answers as
@@ -1090,7 +1108,7 @@ TEST(shapelets_neighbours_apart_along_the_line_equals_the_pairwise_test) {
     std::mt19937_64 rng(20261208);
     std::vector<double> d, lo, hi;
     std::vector<int32_t> order;
-    int answers[2] = {0, 0};
+    ApartAnswers answers;
     for (int trial = 0; trial < 20000; ++trial) {
         const int64_t N = 1 + (int64_t)(rng() % 40);
         const double grid = (double)(2 + rng() % 60);  // coarse grids give ties and shared ends
@@ -1108,22 +1126,14 @@ TEST(shapelets_neighbours_apart_along_the_line_equals_the_pairwise_test) {
         for (int64_t j = 0; j < N; ++j) order[j] = (int32_t)j;
         if (trial % 2) std::reverse(order.begin(), order.end());  // ties in either order
         std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return d[a] < d[b]; });
-        bool pairwise = true, line = true;
-        for (int64_t j = 0; j < N; ++j)
-            if (lo[j] < hi[j] && !tsm::shp::range_apart(lo.data(), hi.data(), N, j)) pairwise = false;
+        bool line = true;
         for (int64_t t = 0; t + 1 < N; ++t) {
             const int32_t a = order[t], b = order[t + 1];
             line = line && tsm::shp::neighbours_apart(lo[a], hi[a], lo[b], hi[b]);
         }
-        CHECK(line == pairwise);
-        if (line != pairwise) {
-            std::printf("    trial %d: N %lld, pairwise %d, line %d\n", trial, (long long)N, pairwise, line);
-            return;
-        }
-        ++answers[pairwise];
+        if (!answers.agree(every_pending_range_apart(lo, hi), line, trial, N)) return;
     }
-    std::printf("    apart %d, not apart %d\n", answers[1], answers[0]);
-    CHECK(answers[0] > 1000 && answers[1] > 1000);  // both answers exercised
+    answers.both_exercised();
     CHECK(tsm::shp::neighbours_apart(1.0, 1.0, 1.0, 1.0));   // two equal final distances: neither moves
     CHECK(!tsm::shp::neighbours_apart(0.5, 1.0, 1.0, 1.0));  // a pending range reaching its neighbour
     CHECK(!tsm::shp::neighbours_apart(1.0, 1.0, 1.0, 2.0));
