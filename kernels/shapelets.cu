@@ -36,6 +36,15 @@
 //    device across launches (cand_better), merge_kernel merges them at the end
 //    and only the k best come back; for larger k, (gain, gap, threshold) per
 //    pivot come back per launch.
+//  * Settling (shapelets_detail.h, "Settling where it decides"): dist_kernel
+//    marks an entry that needs settling by the sign bit of its screened
+//    distance (is_pending) and leaves the window to settle it with in arg.
+//    With device lists, gain_kernel gives a pivot's pending entries their
+//    ranges, tests their places along the order line it sorts anyway
+//    (neighbours_apart) and lists the pivots where settling decides;
+//    settle_listed_kernel settles those (a thread per entry) and
+//    gain_listed_kernel scores them.  Otherwise settle_kernel settles every
+//    pending entry before gain_kernel.
 // The whole call is planned first (length groups whose window statistics and
 // start table fit, launches within them); every device buffer is carved from
 // one allocation sized from the plan (one cudaMalloc and one cudaFree a call,
