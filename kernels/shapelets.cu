@@ -379,8 +379,9 @@ struct DistTask {
 };
 
 // The end of a tile: each row's screened distance, and where it needs
-// settling, the window to settle it with (marked: is_pending).  Every load before the first store (a store
-// through the task's pointers might alias them otherwise).
+// settling, the window to settle it with (marked: is_pending).  Every load
+// before the first store (a store through the task's pointers might alias
+// them otherwise).
 template <int RPL>
 __device__ __forceinline__ void tile_results(const DistTask& k, int64_t pt, int64_t end, int lane,
                                              const double (&best)[RPL], const int (&at)[RPL]) {
@@ -915,9 +916,9 @@ __device__ __forceinline__ Cand* warp_list(const GainOut& out, int64_t list_inde
 // lz.arg (settle_lazily), a pivot with pending entries is listed where settling
 // decides (settling_decides) and gain_listed_kernel scores it once they are
 // settled; it is dropped where not.
-__global__ void __launch_bounds__(256, TSM_GAIN_MIN_BLOCKS) gain_kernel(const Item* items, int n_items, int64_t n_pivots, const double* dist, int64_t stride,
-                            const double* inv_sd, const int64_t* window_offset, GainArgs g, LazyArgs lz,
-                            GainOut out) {
+__global__ void __launch_bounds__(256, TSM_GAIN_MIN_BLOCKS)
+gain_kernel(const Item* items, int n_items, int64_t n_pivots, const double* dist, int64_t stride, const double* inv_sd,
+            const int64_t* window_offset, GainArgs g, LazyArgs lz, GainOut out) {
     extern __shared__ double smem[];
     const int N = g.n_series;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
@@ -940,7 +941,8 @@ __global__ void __launch_bounds__(256, TSM_GAIN_MIN_BLOCKS) gain_kernel(const It
             best = split_gains(g, w, lane);
             if (loaded.pending) {
                 const long long floor = known_floor(worst, lz.floor, lane);
-                if (lane == 0 && settling_decides(apart, best, floor)) lz.listed[atomicAdd(lz.n_listed, 1u)] = (uint32_t)pv;
+                if (lane == 0 && settling_decides(apart, best, floor))
+                    lz.listed[atomicAdd(lz.n_listed, 1u)] = (uint32_t)pv;
                 continue;
             }
         }
