@@ -234,6 +234,54 @@ __device__ __forceinline__ int last_at_most(int n, int64_t v, Value value) {
 
 // ---- window statistics, recurrence terms, start table --------------------------------
 
+// The restart scan (scan_restarts) of a series' count windows by a warp,
+// 32 windows at a time (spans: each window's WindowSpans as (step, own)):
+// lane l's peak before its window is the peak carried into the chunk raised
+// by the steps of the lanes before it — a maximum of non-negative numbers,
+// which rounds nothing, so any grouping gives the serial scan's value —
+// restart_step decides each window as the serial scan does, and the lanes
+// after the chunk's first restart take the chunk again from the peak it
+// leaves.  The spans are numbers ≥ +0 (the series are finite, and span_of
+// starts both extremes at one value, so hi − lo is never −0): lanes outside
+// the pass count as +0.  Returns the number of restarts listed (the same in every lane).
+__device__ __forceinline__ int32_t warp_scan_restarts(int64_t count, const double* inv_sd, const double2* spans,
+                                                      uint8_t* restart, double* reach, int32_t* list, int lane) {
+    int32_t n = 0;
+    double peak = spans[0].y;
+    if (lane == 0) {
+        restart[0] = 0;
+        reach[0] = reach_of(peak, inv_sd[0]);
+    }
+    for (int64_t base = 1; base < count; base += 32) {
+        const int64_t w = base + lane;
+        const bool in = w < count;
+        const double2 sp = in ? spans[w] : make_double2(0.0, 0.0);
+        const double isd = in ? inv_sd[w] : 0.0;
+        for (int first = 0; first < 32;) {
+            double upto = lane >= first ? sp.x : 0.0;  // the steps of lanes first .. lane: their maximum
+            for (int off = 1; off < 32; off <<= 1) {
+                const double y = __shfl_up_sync(kFull, upto, off);
+                if (lane >= off && y > upto) upto = y;
+            }
+            double before = __shfl_up_sync(kFull, upto, 1);
+            double pk = lane > first && before > peak ? before : peak;  // the peak before window w
+            const bool live = in && lane >= first;
+            const bool r = live && restart_step(pk, sp.x, sp.y, !pivot_is_candidate(isd));
+            const unsigned restarted = __ballot_sync(kFull, r);
+            const int f = restarted ? __ffs(restarted) - 1 : 31;  // the last lane decided in this pass
+            if (live && lane <= f) {
+                restart[w] = r ? 1 : 0;
+                reach[w] = reach_of(pk, isd);
+                if (r) list[n] = (int32_t)w;
+            }
+            peak = __shfl_sync(kFull, pk, f);
+            if (restarted) ++n;
+            first = f + 1;
+        }
+    }
+    return n;
+}
+
 // Window statistics on the device, bit-identical with the host's
 // (length_stats): screen_stats per window (with its own frame), and the restart scan.  One warp
 // per (length, series), a lane per window; the spans of the restart scan go
@@ -257,24 +305,15 @@ __global__ void stats_kernel(SeriesArgs series, WindowArgs win) {
             screen_stats(x + u, L, series.frame[j], win.mean + o + u, win.inv_sd + o + u, win.frames + o + u);
             mark_gap_window(gaps, u, L, win.inv_sd + o + u);
             any_flat |= pivot_is_flat(win.inv_sd[o + u]);
-            win.terms[o + u] = make_double2(u > 0 ? step_span(y, u, L) : 0.0, own_span(y, u, L));
+            double step, own;
+            window_spans(y, u, L, &step, &own);
+            win.terms[o + u] = make_double2(step, own);
         }
         if (__any_sync(kFull, any_flat) && lane == 0) win.has_flat[q] = 1;
         __syncwarp();
-        if (lane == 0) {
-            int32_t* list = win.restarts + o;
-            int32_t n = 0;
-            auto spans_of = [&](int64_t u) {
-                const double2 t = win.terms[o + u];
-                return WindowSpans{t.x, t.y};
-            };
-            scan_restarts(count, win.inv_sd + o, spans_of, [&](int64_t u, bool restart, double reach) {
-                win.restart[o + u] = restart ? 1 : 0;
-                win.reach[o + u] = reach;
-                if (restart) list[n++] = (int32_t)u;
-            });
-            win.n_restarts[q] = n;
-        }
+        const int32_t n = warp_scan_restarts(count, win.inv_sd + o, win.terms + o, win.restart + o, win.reach + o,
+                                             win.restarts + o, lane);
+        if (lane == 0) win.n_restarts[q] = n;
         __syncwarp();
     }
 }
@@ -1580,7 +1619,50 @@ void collect_device_best(const Device& dev, int k, tsm::gpu::Stream& stream, Top
     for (const Cand& c : out) best.add(c);  // g < 0 past the last candidate: not added
 }
 
+// Tests (restart_scan): warp_scan_restarts of one series' windows by one warp.
+__global__ void restart_scan_kernel(int64_t count, const double* inv_sd, const double2* spans, uint8_t* restart,
+                                    double* reach, int32_t* list, int32_t* n_listed) {
+    const int32_t n = warp_scan_restarts(count, inv_sd, spans, restart, reach, list, threadIdx.x & 31);
+    if (threadIdx.x == 0) *n_listed = n;
+}
+
 }  // namespace
+
+RestartScan restart_scan(const std::vector<WindowSpans>& spans, const std::vector<double>& inv_sd, TsExec* ex) {
+    tsm::gpu::use_device(ex);
+    const int64_t U = (int64_t)spans.size();
+    RestartScan out;
+    if (U < 1) return out;
+    std::vector<double2> sp(U);
+    for (int64_t w = 0; w < U; ++w) sp[w] = make_double2(spans[w].step, spans[w].own);
+    tsm::gpu::Arena ar;
+    double *d_inv_sd = nullptr, *d_reach = nullptr;
+    double2* d_spans = nullptr;
+    uint8_t* d_restart = nullptr;
+    int32_t *d_list = nullptr, *d_n = nullptr;
+    ar.reserve(d_inv_sd, U);
+    ar.reserve(d_spans, U);
+    ar.reserve(d_restart, U);
+    ar.reserve(d_reach, U);
+    ar.reserve(d_list, U);
+    ar.reserve(d_n, 1);
+    ar.allocate("restart scan");
+    tsm::gpu::Stream stream;
+    check(cudaMemcpyAsync(d_inv_sd, inv_sd.data(), U * sizeof(double), cudaMemcpyHostToDevice, stream), "upload");
+    check(cudaMemcpyAsync(d_spans, sp.data(), U * sizeof(double2), cudaMemcpyHostToDevice, stream), "upload");
+    restart_scan_kernel<<<1, 32, 0, stream>>>(U, d_inv_sd, d_spans, d_restart, d_reach, d_list, d_n);
+    check(cudaGetLastError(), "restart_scan_kernel launch");
+    int32_t n = 0;
+    out.restart.resize(U);
+    out.reach.resize(U);
+    check(cudaMemcpyAsync(out.restart.data(), d_restart, U, cudaMemcpyDeviceToHost, stream), "copy restarts");
+    check(cudaMemcpyAsync(out.reach.data(), d_reach, U * sizeof(double), cudaMemcpyDeviceToHost, stream), "copy reaches");
+    check(cudaMemcpyAsync(&n, d_n, sizeof(int32_t), cudaMemcpyDeviceToHost, stream), "copy count");
+    stream.sync();
+    out.listed.resize(n);
+    check(cudaMemcpy(out.listed.data(), d_list, n * sizeof(int32_t), cudaMemcpyDeviceToHost), "copy list");
+    return out;
+}
 
 std::vector<Cand> discover(const Subset& d, const std::vector<int>& lengths, int k, const Partner& partner,
                            TsExec* ex) {

@@ -127,7 +127,11 @@ void length_stats(const Subset& d, int L, LengthStats& out) {
             out.has_flat[j] |= pivot_is_flat(inv_sd[u]) ? 1 : 0;
         }
         for (int64_t u = 1; u < U; ++u) local_terms(y, mean, L, u, &out.df[o + u], &out.dg[o + u]);
-        auto spans_of = [&](int64_t u) { return WindowSpans{u > 0 ? step_span(y, u, L) : 0.0, own_span(y, u, L)}; };
+        auto spans_of = [&](int64_t u) {
+            WindowSpans sp;
+            window_spans(y, u, L, &sp.step, &sp.own);
+            return sp;
+        };
         scan_restarts(U, inv_sd, spans_of, [&](int64_t u, bool restart, double reach) {
             out.restart[o + u] = restart ? 1 : 0;
             out.reach[o + u] = reach;

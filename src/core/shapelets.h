@@ -113,6 +113,15 @@ struct Tuning {
     int rows_per_lane = 2;
 };
 Tuning& tuning();
+// Tests: the device's restart scan (stats_kernel's) of one series' windows,
+// from their spans and 1/σ: each window's restart flag and reach, and the
+// restarting windows in order (scan_restarts' visits).
+struct RestartScan {
+    std::vector<uint8_t> restart;
+    std::vector<double> reach;
+    std::vector<int32_t> listed;
+};
+RestartScan restart_scan(const std::vector<WindowSpans>& spans, const std::vector<double>& inv_sd, TsExec* ex);
 }
 #endif
 

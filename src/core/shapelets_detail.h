@@ -309,6 +309,26 @@ TSM_HD double span_of(const double* y, int64_t i0, int64_t i1) {
 TSM_HD double step_span(const double* y, int64_t w, int L) { return span_of(y, w - 1, w + L); }
 TSM_HD double own_span(const double* y, int64_t w, int L) { return span_of(y, w, w + L); }
 
+// Both spans of window w in one pass over its values: the step's values are
+// the window's and y[w − 1] before them, so the step's extremes are the
+// window's and y[w − 1] (which wins ties: span_of's first value) — the
+// same bits as step_span and own_span (step: 0 for window 0) where y is
+// finite, as the filled series are.
+TSM_HD void window_spans(const double* y, int64_t w, int L, double* step, double* own) {
+    double lo = y[w], hi = y[w];
+    for (int64_t t = w + 1; t < w + L; ++t) {
+        lo = y[t] < lo ? y[t] : lo;
+        hi = y[t] > hi ? y[t] : hi;
+    }
+    *own = hd::sub(hi, lo);
+    if (w == 0) {
+        *step = 0.0;
+        return;
+    }
+    const double first = y[w - 1];
+    *step = hd::sub(first >= hi ? first : hi, first <= lo ? first : lo);
+}
+
 // One window of the restart scan: peak, the largest step span since the last
 // restart (at first, window 0's own span), takes step w's; a non-flat window
 // whose own span is more than kRestartRatio times smaller restarts (true).
@@ -336,8 +356,11 @@ struct WindowSpans {
 // that is no candidate, flat or holding a gap, never restarts);
 // visit(w, restart, reach) takes each window's flag (window 0: none, column
 // 0 and the first row of a group are direct anyway) and reach.  The CPU
-// (length_stats) computes the spans as it goes, the GPU (stats_kernel) reads
-// those its lanes computed.
+// (length_stats) computes the spans as it goes; the GPU (stats_kernel's
+// warp_scan_restarts) reads those its lanes computed and takes 32 windows at
+// a time: each window's peak before its step as a maximum over the lanes
+// before it (grouped differently, the same value: a maximum rounds nothing),
+// each decision by restart_step.
 template <class SpansOf, class Visit>
 TSM_HD void scan_restarts(int64_t U, const double* inv_sd, SpansOf spans_of, Visit visit) {
     if (U < 1) return;
