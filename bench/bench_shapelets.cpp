@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
                 set.longest, step, tsm::shp::settle_lazily() ? "lazy" : "all");
     for (int r = 0; r < reps; ++r) {
         if (!discover(set, step, gpu, &ms, &kernel_ms, &out)) return 1;
-        std::printf("  call %d: %.1f ms (kernels %.1f ms)", r + 1, ms, kernel_ms);
+        std::printf("  call %d: %.1f ms (kernels %.2f ms)", r + 1, ms, kernel_ms);
         if (out.count > 0)
             std::printf(", row %lld start %d length %d gain %.9f threshold %.9f", (long long)out.items[0].source_row,
                         out.items[0].start, out.items[0].length, out.items[0].info_gain, out.items[0].threshold);
