@@ -243,7 +243,8 @@ __device__ __forceinline__ int last_at_most(int n, int64_t v, Value value) {
 // after the chunk's first restart take the chunk again from the peak it
 // leaves.  The spans are numbers ≥ +0 (the series are finite, and span_of
 // starts both extremes at one value, so hi − lo is never −0): lanes outside
-// the pass count as +0.  Returns the number of restarts listed (the same in every lane).
+// the pass count as +0.  Returns the number of restarts listed (the same
+// in every lane).
 __device__ __forceinline__ int32_t warp_scan_restarts(int64_t count, const double* inv_sd, const double2* spans,
                                                       uint8_t* restart, double* reach, int32_t* list, int lane) {
     int32_t n = 0;
@@ -285,8 +286,8 @@ __device__ __forceinline__ int32_t warp_scan_restarts(int64_t count, const doubl
 // Window statistics on the device, bit-identical with the host's
 // (length_stats): screen_stats per window (with its own frame), and the restart scan.  One warp
 // per (length, series), a lane per window; the spans of the restart scan go
-// through `terms` (terms_kernel writes the terms there afterwards), and lane
-// 0 scans them.
+// through `terms` (terms_kernel writes the terms there afterwards), and the
+// warp scans them (warp_scan_restarts).
 __global__ void stats_kernel(SeriesArgs series, WindowArgs win) {
     const int N = series.count;
     const int lane = threadIdx.x & 31;
