@@ -87,7 +87,7 @@ $(DATA_built): $(EXT_PARTS)
 # ---- C++ unit tests of the core -------------------------------------------
 UNIT_SRCS = $(sort $(wildcard test/unit/*.cpp))
 UNIT_BIN = test/unit/run_unit_tests
-$(UNIT_BIN): $(UNIT_SRCS) $(CORE_OBJS) $(KERNEL_OBJS) $(wildcard test/unit/*.h)
+$(UNIT_BIN): $(UNIT_SRCS) $(CORE_OBJS) $(KERNEL_OBJS) $(wildcard test/unit/*.h kernels/*.cuh)
 	$(TSM_CXX) $(CORE_CXXFLAGS) -Itest/unit -o $@ $(UNIT_SRCS) $(CORE_OBJS) $(KERNEL_OBJS) $(CUDA_LIBS) -lpthread
 
 .PHONY: unittest unittest_bin prove

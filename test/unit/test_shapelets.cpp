@@ -1171,62 +1171,6 @@ TEST(shapelets_window_spans_equal_step_and_own_spans) {
 }
 
 #ifdef TSMINE_WITH_CUDA
-// The device's restart scan (stats_kernel's warp_scan_restarts: 32 windows a
-// pass, chunks taken again after each restart) against scan_restarts, bit
-// for bit: no restarts, a restart every few windows, every window
-// restarting, at chunk borders, with flat (1/σ = 0) and gap (NaN) windows
-// and zero spans, for counts around multiples of 32.
-GPU_TEST(shapelets_gpu_restart_scan_equals_the_serial_scan) {
-    using tsm::shp::WindowSpans;
-    std::mt19937_64 rng(20261210);
-    auto uniform = [&] { return (double)(rng() % 1000001) / 1e6; };
-    int64_t restarts = 0, crowded_chunks = 0;
-    for (int64_t count : {1, 2, 31, 32, 33, 63, 64, 65, 97, 200, 1000})
-        for (int pattern = 0; pattern < 6; ++pattern) {
-            // pattern: 0 none, 1..3 a large step with probability 1/16, 1/3, 1; 4 at lanes 0 and 31; 5 zeros
-            std::vector<WindowSpans> spans(count);
-            std::vector<double> inv_sd(count);
-            for (int64_t w = 0; w < count; ++w) {
-                const bool large = pattern == 1 ? rng() % 16 == 0
-                                 : pattern == 2 ? rng() % 3 == 0
-                                 : pattern == 3 ? true
-                                 : pattern == 4 ? (w % 32 == 1 || w % 32 == 0)
-                                 : false;
-                spans[w].step = w == 0 ? 0.0 : large ? 1e6 * (1 + uniform()) : pattern == 5 && rng() % 2 ? 0.0 : uniform();
-                spans[w].own = pattern == 5 && rng() % 2 ? 0.0 : 0.5 + uniform();
-                const uint64_t kind = rng() % 20;
-                inv_sd[w] = kind == 0 ? 0.0 : kind == 1 ? std::nan("") : 0.1 + 10 * uniform();
-            }
-            tsm::shp::gpu::RestartScan want;
-            want.restart.resize(count);
-            want.reach.resize(count);
-            tsm::shp::scan_restarts(
-                count, inv_sd.data(), [&](int64_t w) { return spans[w]; },
-                [&](int64_t w, bool r, double reach) {
-                    want.restart[w] = r ? 1 : 0;
-                    want.reach[w] = reach;
-                    if (r) want.listed.push_back((int32_t)w);
-                });
-            TsExec ex = tsmt::gpu_exec();
-            const tsm::shp::gpu::RestartScan got = tsm::shp::gpu::restart_scan(spans, inv_sd, &ex);
-            CHECK(got.restart == want.restart);
-            CHECK(got.listed == want.listed);
-            CHECK(got.reach.size() == want.reach.size() &&
-                  std::memcmp(got.reach.data(), want.reach.data(), count * sizeof(double)) == 0);
-            restarts += (int64_t)want.listed.size();
-            for (int64_t c = 0; c * 32 < count; ++c) {
-                int in_chunk = 0;
-                for (int32_t w : want.listed) in_chunk += (w - 1) / 32 == c;
-                crowded_chunks += in_chunk >= 2;
-            }
-        }
-    std::printf("    %lld restarts, %lld chunks with two or more\n", (long long)restarts, (long long)crowded_chunks);
-    CHECK(crowded_chunks > 50);
-    CHECK_EQ(tsm_gpu_bytes_in_use(), (int64_t)0);
-}
-#endif
-
-#ifdef TSMINE_WITH_CUDA
 // On the GPU too, settling only where it decides gives the rows of settling
 // everything, and the CPU's: OliveOil (most entries pending) at every length
 // (the benchmark's call) and by 41 with several shapelets, and a hostile set
