@@ -304,8 +304,9 @@ TSM_HD double span_of(const double* y, int64_t i0, int64_t i1) {
     return hd::sub(hi, lo);
 }
 
-// The spans restarts compare: of step w ≥ 1 (the values y[w − 1 .. w + L − 1])
-// and of window w's own values.
+// The spans restarts compare, by definition: of step w ≥ 1 (the values
+// y[w − 1 .. w + L − 1]) and of window w's own values (the scans take both
+// from window_spans; the unit tests hold it to these).
 TSM_HD double step_span(const double* y, int64_t w, int L) { return span_of(y, w - 1, w + L); }
 TSM_HD double own_span(const double* y, int64_t w, int L) { return span_of(y, w, w + L); }
 
