@@ -210,8 +210,8 @@ __attribute__((always_inline)) inline int64_t first_of(double best, const double
 // co-moments cur (U target windows; steps: steps_since_direct): the screened
 // distance, and in *settle_at the window whose direct distance replaces it
 // where needs_settling asks (settle_entry), else −1.  The bound is asked
-// first with the target's largest reach (it is monotone in it), and only
-// then about the chosen window.
+// first with the target's largest reach (needs_settling_bounded), and only
+// then is the chosen window found.
 __attribute__((always_inline)) inline double row_distance(const LengthStats& st, int64_t s, int64_t j, int64_t p,
                                                           int64_t steps, const double* cur, int64_t U,
                                                           int32_t* settle_at) {
@@ -221,10 +221,12 @@ __attribute__((always_inline)) inline double row_distance(const LengthStats& st,
     const bool flat = st.has_flat[j];
     const double best = row_best(cur, inv_sd_b, U), reach_p = st.reach[oa + p];
     const double screened = distance_from_best(best, st.inv_sd[oa + p], L, flat);
-    *settle_at = -1;
-    if (!needs_settling(screened, screen_error(steps, L, reach_p, st.reach_max[j]), L, flat)) return screened;
-    const int64_t at = first_of(best, cur, inv_sd_b, U);
-    if (needs_settling(screened, screen_error(steps, L, reach_p, st.reach[ob + at]), L, flat)) *settle_at = (int32_t)at;
+    int64_t at = -1;
+    const bool settle = needs_settling_bounded(screened, steps, L, reach_p, st.reach_max[j], flat, [&] {
+        at = first_of(best, cur, inv_sd_b, U);
+        return st.reach[ob + at];
+    });
+    *settle_at = !settle ? -1 : (int32_t)(at >= 0 ? at : first_of(best, cur, inv_sd_b, U));
     return screened;
 }
 

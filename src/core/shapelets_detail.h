@@ -493,6 +493,22 @@ TSM_HD bool needs_settling(double screened, double error, int L, bool target_has
     if (target_has_flat && !(screened < 1.0)) return false;
     return error > hd::mul(hd::mul(hd::mul(kSettleTol, screened), screened), (double)L);
 }
+// needs_settling with the error bound of the chosen target window's reach,
+// asked first with the target's largest reach (reach_max, at least every
+// reach of its windows): screen_error grows with the reach and
+// needs_settling with the error, so where the largest reach rules settling
+// out, the window's does too, and window_reach() (which may have to find the
+// window, or gather its reach) is called only where it does not.  The same
+// decisions as needs_settling(screened, screen_error(steps, L, reach_p,
+// window_reach()), L, target_has_flat).
+template <class WindowReach>
+TSM_HD bool needs_settling_bounded(double screened, int64_t steps, int L, double reach_p, double reach_max,
+                                   bool target_has_flat, WindowReach window_reach) {
+    if (!needs_settling(screened, screen_error(steps, L, reach_p, reach_max), L, target_has_flat)) return false;
+    if (screened < kVerifyBelow) return true;  // whatever the error
+    return needs_settling(screened, screen_error(steps, L, reach_p, window_reach()), L, target_has_flat);
+}
+
 TSM_HD double direct_distance(const double* a, const StoredFrame& fa, const double* b, const StoredFrame& fb, int L) {
     return distance_from_squared(exact_squared_distance(a, window_frame_of(a, fa), b, window_frame_of(b, fb), L));
 }

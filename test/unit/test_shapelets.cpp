@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -1168,6 +1169,59 @@ TEST(shapelets_window_spans_equal_step_and_own_spans) {
     }
     std::printf("    %lld windows, %lld with a zero span\n", (long long)compared, (long long)zero_spans);
     CHECK(zero_spans > 1000);
+}
+
+// The settle rule asked first with the target's largest reach
+// (needs_settling_bounded, as the host's row_distance asks it) decides as
+// the rule asked with the chosen window's reach,
+// and asks about the window only where the largest reach does not rule
+// settling out: random screened distances around the rule's thresholds,
+// steps, lengths and reaches (0, tiny, huge, +inf, NaN windows' reaches).
+TEST(shapelets_settle_rule_bounded_by_the_largest_reach_decides_as_the_window) {
+    std::mt19937_64 rng(20261207);
+    auto reach_of = [&](int kind) {
+        switch (kind) {
+            case 0: return 0.0;
+            case 1: return std::ldexp(1.0 + (double)(rng() % 1000) / 1000, -(int)(rng() % 60));
+            case 2: return std::ldexp(1.0 + (double)(rng() % 1000) / 1000, (int)(rng() % 1000));
+            case 3: return std::numeric_limits<double>::infinity();
+            default: return 1.0 + (double)(rng() % 100000) / 100;
+        }
+    };
+    int64_t cases = 0, asked = 0, ruled_out_by_bound = 0, settled = 0, bound_only = 0;
+    for (int trial = 0; trial < 400000; ++trial) {
+        const int L = 3 + (int)(rng() % 1000);
+        const int64_t steps = (int64_t)(rng() % 100000);
+        const double reach_p = reach_of((int)(rng() % 5));
+        double reach_u = reach_of((int)(rng() % 5));
+        const double reach_max = std::max(reach_u, reach_of((int)(rng() % 5)));
+        if (rng() % 50 == 0) reach_u = std::numeric_limits<double>::quiet_NaN();  // passed over by the maximum
+        const bool flat = rng() % 8 == 0;
+        const double screened = rng() % 4 == 0 ? std::ldexp((double)(rng() % 4096) / 2048, -6)  // around kVerifyBelow
+                                               : std::ldexp((double)(rng() % 1000000) / 1e6, -(int)(rng() % 40)) +
+                                                     (rng() % 3 == 0 ? 1.0 : 0.0);
+        bool called = false;
+        const bool bounded = tsm::shp::needs_settling_bounded(screened, steps, L, reach_p, reach_max, flat, [&] {
+            called = true;
+            return reach_u;
+        });
+        const bool direct =
+            tsm::shp::needs_settling(screened, tsm::shp::screen_error(steps, L, reach_p, reach_u), L, flat);
+        CHECK(bounded == direct);
+        const bool bound_settles =
+            tsm::shp::needs_settling(screened, tsm::shp::screen_error(steps, L, reach_p, reach_max), L, flat);
+        CHECK(called == (bound_settles && !(screened < tsm::shp::kVerifyBelow)));
+        ++cases;
+        asked += called;
+        ruled_out_by_bound += !bound_settles;
+        settled += direct;
+        bound_only += bound_settles && !direct;
+    }
+    std::printf("    %lld cases: %lld settle, %lld ruled out by the largest reach, %lld asked about the window, "
+                "%lld of them not settled\n",
+                (long long)cases, (long long)settled, (long long)ruled_out_by_bound, (long long)asked,
+                (long long)bound_only);
+    CHECK(settled > 10000 && ruled_out_by_bound > 10000 && bound_only > 10000);
 }
 
 #ifdef TSMINE_WITH_CUDA
