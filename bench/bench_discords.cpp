@@ -8,7 +8,8 @@
 //   end to n points (n = 0: the file's length);
 //   method: pd3 (tsm::pd3_discords, the default) or matrix_profile
 //   (tsm_discords, the SQL function's core entry: the profile and the exact
-//   ranking).
+//   ranking), or matrix_profile_raw (the same with raw-value distances,
+//   normalize = 0).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -27,10 +28,12 @@ static void* alloc(size_t n) { return std::malloc(n); }
 static tsm::RankedDiscords search(const std::vector<double>& x, int m, int64_t k, const std::string& method,
                                   TsExec* ex) {
     if (method == "pd3") return tsm::pd3_discords(x.data(), (int64_t)x.size(), m, k, NAN, m, ex);
+    const bool raw = method == "matrix_profile_raw";
     TsDiscords out{};
     TsStatus st{};
     tsm::RankedDiscords r;
-    if (tsm_discords(x.data(), (int64_t)x.size(), m, k, NAN, m, method.c_str(), 1, ex, &out, &st) != TS_OK) {
+    if (tsm_discords(x.data(), (int64_t)x.size(), m, k, NAN, m, raw ? "matrix_profile" : method.c_str(), raw ? 0 : 1,
+                     ex, &out, &st) != TS_OK) {
         std::fprintf(stderr, "tsm_discords: %s\n", st.message);
         std::exit(1);
     }
