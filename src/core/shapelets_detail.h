@@ -500,7 +500,10 @@ TSM_HD bool needs_settling(double screened, double error, int L, bool target_has
 // out, the window's does too, and window_reach() (which may have to find the
 // window, or gather its reach) is called only where it does not.  The same
 // decisions as needs_settling(screened, screen_error(steps, L, reach_p,
-// window_reach()), L, target_has_flat).
+// window_reach()), L, target_has_flat).  The host's row_distance asks it so
+// (finding the window costs a pass over the row there); dist_kernel has the
+// window at hand and asks needs_settling with its reach directly (the bound
+// first made it slower on an H100: bench/RESULTS.md, 2026-12-07).
 template <class WindowReach>
 TSM_HD bool needs_settling_bounded(double screened, int64_t steps, int L, double reach_p, double reach_max,
                                    bool target_has_flat, WindowReach window_reach) {
