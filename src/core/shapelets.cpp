@@ -504,18 +504,24 @@ std::vector<Cand> discover_cpu(const Subset& d, const std::vector<int>& lengths,
     const GainTables gt = gain_tables(d);
     TopK best(k);
     std::atomic<int64_t> floor(-1);
-    for (int L : lengths) {
+    LengthStats st, next;  // this length's window statistics, the next one's
+    if (!lengths.empty()) length_stats(d, lengths.front(), st);
+    for (size_t li = 0; li < lengths.size(); ++li) {
         check_interrupt(ex);
-        LengthStats st;
-        length_stats(d, L, st);
-        const std::vector<RowGroup> groups = row_groups(d, L);
+        const std::vector<RowGroup> groups = row_groups(d, lengths[li]);
         std::vector<TopK> part(groups.size(), TopK(k));
-        parallel_for(ex, (int64_t)groups.size(),
-                     [&](int64_t t) {
-                         score_row_group(d, st, gt, partner, groups[t], floor, part[t]);
-                         progress_add(ex, groups[t].g1 - groups[t].g0);
-                     });
+        // the next length's statistics, one task among this length's row
+        // groups (in the middle: the caller runs the first tasks alone), so
+        // that they are not a serial step between the lengths
+        const int64_t n_groups = (int64_t)groups.size(), stats_task = li + 1 < lengths.size() ? n_groups / 2 : -1;
+        parallel_for(ex, n_groups + (stats_task >= 0 ? 1 : 0), [&](int64_t t) {
+            if (t == stats_task) return length_stats(d, lengths[li + 1], next);
+            const int64_t g = stats_task >= 0 && t > stats_task ? t - 1 : t;
+            score_row_group(d, st, gt, partner, groups[g], floor, part[g]);
+            progress_add(ex, groups[g].g1 - groups[g].g0);
+        });
         for (auto& p : part) best.merge(p);
+        std::swap(st, next);
     }
     return best.take();
 }
