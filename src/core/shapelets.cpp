@@ -327,13 +327,17 @@ struct SplitScratch {
     std::vector<int64_t> left_count;  // per class, left of the split
 };
 
-void best_split(const double* dist, const int32_t* y, int64_t N, int C, const GainTables& gt, SplitScratch& sc,
-                Cand& out) {
-    sc.order.resize(N);
-    for (int64_t j = 0; j < N; ++j) sc.order[j] = (int32_t)j;
-    std::sort(sc.order.begin(), sc.order.end(), [&](int32_t a, int32_t b) {
-        return dist[a] < dist[b] || (dist[a] == dist[b] && a < b);
-    });
+// The order line into order: the series by distance, ties by index.
+void sort_order_line(const double* dist, int64_t N, std::vector<int32_t>& order) {
+    order.resize(N);
+    for (int64_t j = 0; j < N; ++j) order[j] = (int32_t)j;
+    std::sort(order.begin(), order.end(),
+              [&](int32_t a, int32_t b) { return dist[a] < dist[b] || (dist[a] == dist[b] && a < b); });
+}
+
+// The best split of the order line sc.order (sort_order_line of dist).
+void split_order_line(const double* dist, const int32_t* y, int64_t N, int C, const GainTables& gt, SplitScratch& sc,
+                      Cand& out) {
     double total = 0;
     for (int64_t i = 0; i < N; ++i) total = hd::add(total, dist[sc.order[i]]);
     sc.left_count.assign(C, 0);
@@ -356,6 +360,12 @@ void best_split(const double* dist, const int32_t* y, int64_t N, int C, const Ga
     out.g = choice.g;
     out.gap = choice.gap;
     out.thr = midpoint(dist[sc.order[choice.i]], dist[sc.order[choice.i + 1]]);
+}
+
+void best_split(const double* dist, const int32_t* y, int64_t N, int C, const GainTables& gt, SplitScratch& sc,
+                Cand& out) {
+    sort_order_line(dist, N, sc.order);
+    split_order_line(dist, y, N, C, gt, sc, out);
 }
 
 // One task of the CPU engine: the rows [g0, g1) of one row group of source s.
@@ -408,6 +418,22 @@ struct PivotScratch {
     SplitScratch split;
 };
 
+// Whether every pending entry of a pivot keeps its place (range_apart for
+// each), its order line left in sc.split.order (sort_order_line of dist, the
+// distances the gains see): where every range holds its distance
+// (range_holds), along the line (neighbours_apart, as the GPU asks it; the
+// line is sorted anyway for the screened gain), else pending_ranges_apart.
+bool ranges_apart_on_line(const double* dist, int64_t N, PivotScratch& sc) {
+    sort_order_line(dist, N, sc.split.order);
+    for (int64_t j = 0; j < N; ++j)
+        if (!range_holds(sc.lo[j], dist[j], sc.hi[j]))
+            return pending_ranges_apart(sc.lo.data(), sc.hi.data(), N, sc.order.data());
+    const int32_t* line = sc.split.order.data();
+    for (int64_t t = 0; t + 1 < N; ++t)
+        if (!neighbours_apart(sc.lo[line[t]], sc.hi[line[t]], sc.lo[line[t + 1]], sc.hi[line[t + 1]])) return false;
+    return true;
+}
+
 // Settles pivot p's pending entries (at[j] >= 0) in dist where settling
 // decides (settling_decides, floor: the k-th best gain kept so far); false
 // where it does not: the pivot is none of the k best.
@@ -425,9 +451,10 @@ bool settle_where_it_decides(const Subset& d, const LengthStats& st, const GainT
     }
     if (!pending) return true;
     // not lazily: as if no entry kept its place
-    const bool apart = settle_lazily() && pending_ranges_apart(sc.lo.data(), sc.hi.data(), N, sc.order.data());
+    const double* gd = gain_distances(dist, N, partner, sc.combined);
+    const bool apart = settle_lazily() && ranges_apart_on_line(gd, N, sc);
     Cand screened;
-    if (apart) best_split(gain_distances(dist, N, partner, sc.combined), d.y.data(), N, d.C, gt, sc.split, screened);
+    if (apart) split_order_line(gd, d.y.data(), N, d.C, gt, sc.split, screened);
     const bool decides = settling_decides(apart, screened.g, floor);
     const int64_t pending_terms = (N - std::count(at, at + N, -1)) * st.L;
     settle_counts().add(pending_terms, decides ? pending_terms : 0);

@@ -81,10 +81,11 @@
 //    Trace's), where the screen's distances were up to 2e-7 off; with it,
 //    the largest difference from the direct distance of the same window on
 //    those sets is 2e-11.
-//  * Settling where it decides (settled_range, range_apart — on the CPU
-//    pending_ranges_apart, the same test in O(N log N), on the GPU
-//    neighbours_apart along the order line — settling_decides;
-//    settle_lazily switches it off for tests).  An entry
+//  * Settling where it decides (settled_range, range_apart — on both paths
+//    neighbours_apart along the order line where every range holds its
+//    distance, else the pairwise test, on the CPU as pending_ranges_apart in
+//    O(N log N) — settling_decides; settle_lazily switches it off for
+//    tests).  An entry
 //    that needs_settling is pending: the screen computes it, and its direct
 //    distance replaces it only where that can change what the pivot
 //    contributes.  The direct distance lies in settled_range's [lo, hi]:
