@@ -327,12 +327,27 @@ struct SplitScratch {
     std::vector<int64_t> left_count;  // per class, left of the split
 };
 
-// The order line into order: the series by distance, ties by index.
+// The order line into order: the series by distance, ties by index (a total
+// order: one result whichever sort runs).  A pivot's line is mostly the line
+// its scratch last held (the row group's previous pivot: the next window,
+// nearly the same distances), so that line is sorted again by insertion,
+// which hands over to std::sort once it has moved 8 N entries.
 void sort_order_line(const double* dist, int64_t N, std::vector<int32_t>& order) {
-    order.resize(N);
-    for (int64_t j = 0; j < N; ++j) order[j] = (int32_t)j;
-    std::sort(order.begin(), order.end(),
-              [&](int32_t a, int32_t b) { return dist[a] < dist[b] || (dist[a] == dist[b] && a < b); });
+    const auto before = [dist](int32_t a, int32_t b) { return dist[a] < dist[b] || (dist[a] == dist[b] && a < b); };
+    if ((int64_t)order.size() != N) {
+        order.resize(N);
+        for (int64_t j = 0; j < N; ++j) order[j] = (int32_t)j;
+    }
+    int64_t moves_left = 8 * N;
+    for (int64_t i = 1; i < N; ++i) {
+        const int32_t v = order[i];
+        if (before(order[i - 1], v)) continue;  // in place already
+        int64_t t = i;
+        for (; t > 0 && before(v, order[t - 1]); --t) order[t] = order[t - 1];
+        order[t] = v;
+        moves_left -= i - t;
+        if (moves_left < 0) return std::sort(order.begin(), order.end(), before);
+    }
 }
 
 // The best split of the order line sc.order (sort_order_line of dist).

@@ -312,6 +312,24 @@ TEST(shapelets_long_series_cross_row_groups) {
     compare_to_oracle(S, 8, 8, 1, 4, tsmt::cpu_exec());
 }
 
+TEST(shapelets_order_lines_carried_between_pivots_match_bruteforce) {
+    // A pivot's order line starts as the one its scratch last sorted.  Smooth
+    // series (cumulative sums) keep it nearly in order (insertion sort),
+    // copies of a series put entries at equal distances, and 48 series of
+    // noise move it further than 8 N entries (the hand-over to std::sort).
+    for (uint64_t seed = 21; seed <= 24; ++seed) {
+        const bool smooth = seed % 2 == 1;
+        auto S = random_set(seed, smooth ? 24 : 48, 2 + (int)(seed % 3), 40, 48);
+        for (size_t i = 0; smooth && i < S.x.size(); ++i)
+            if (i % 3 != 2)
+                for (size_t t = 1; t < S.x[i].size(); ++t) S.x[i][t] += S.x[i][t - 1];
+        S.x[7] = S.x[2];
+        S.x[19] = S.x[2];
+        S.x[12] = S.x[4];
+        compare_to_oracle(S, 5, 9, 1, 120, tsmt::cpu_exec(1 + seed % 2));  // deeper: gains equal within the oracle's 1e-9
+    }
+}
+
 TEST(shapelet_distance_definition) {
     auto S = random_set(5, 6, 2, 40, 60);
     for (int L : {2, 5, 17, 40}) {
