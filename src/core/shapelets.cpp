@@ -201,7 +201,16 @@ __attribute__((always_inline)) inline double row_best(const double* c, const dou
 }
 __attribute__((always_inline)) inline int64_t first_of(double best, const double* c, const double* inv_sd_b,
                                                        int64_t U) {
+    typedef double Lanes __attribute__((vector_size(32)));
+    const Lanes best4 = {best, best, best, best};
     int64_t u = 0;
+    for (; u + 4 < U; u += 4) {  // four at a time up to the first quad that holds it
+        Lanes cu, iu;
+        std::memcpy(&cu, c + u, sizeof cu);
+        std::memcpy(&iu, inv_sd_b + u, sizeof iu);
+        const auto equal = cu * iu == best4;  // hd::mul, four at once
+        if (equal[0] | equal[1] | equal[2] | equal[3]) break;
+    }
     while (u + 1 < U && !(hd::mul(c[u], inv_sd_b[u]) == best)) ++u;
     return u;
 }
