@@ -152,26 +152,45 @@ struct RowScratch {
 };
 
 // The direct co-moments (local_comoment's terms, t ascending, each sum on its
-// own) computed t-outer, so that independent sums run side by side.  Inlined
-// into the FMA build and the generic one alike.
+// own) of the windows k < K of x (x + k, mean_x[k]) with one window whose
+// centred values other(t) gives, computed t-outer so that independent sums
+// run side by side, four terms a pass (each sum read and written once for
+// four of its terms, in their order).  XFirst: the product's operand order
+// as the caller's pair reads it (a product commutes exactly).  Inlined into
+// the FMA build and the generic one alike.
+template <int Terms, bool XFirst>
+__attribute__((always_inline)) inline double add_terms(double c, const double* x, int t, double mean_x,
+                                                       const double* other_c) {
+    for (int i = 0; i < Terms; ++i) {
+        const double xc = centred(x, t + i, mean_x);
+        c = XFirst ? centred_comoment_term(c, xc, other_c[i]) : centred_comoment_term(c, other_c[i], xc);
+    }
+    return c;
+}
+template <bool XFirst, class Other>
+__attribute__((always_inline)) inline void direct_sums(const double* x, const double* mean_x, int64_t K, int L,
+                                                       const Other& other, double* c) {
+    for (int64_t k = 0; k < K; ++k) c[k] = 0.0;
+    int t = 0;
+    for (; t + 4 <= L; t += 4) {
+        const double o[4] = {other(t), other(t + 1), other(t + 2), other(t + 3)};
+        for (int64_t k = 0; k < K; ++k) c[k] = add_terms<4, XFirst>(c[k], x + k, t, mean_x[k], o);
+    }
+    for (; t < L; ++t) {
+        const double o = other(t);
+        for (int64_t k = 0; k < K; ++k) c[k] = add_terms<1, XFirst>(c[k], x + k, t, mean_x[k], &o);
+    }
+}
 // C(p, u) of one pivot row (a: its window, mean_p) and every target window u < U.
 __attribute__((always_inline)) inline void direct_row(const double* a, double mean_p, const double* b,
                                                       const double* mean_b, int64_t U, int L, double* c) {
-    for (int64_t u = 0; u < U; ++u) c[u] = 0.0;
-    for (int t = 0; t < L; ++t) {
-        const double at = centred(a, t, mean_p);
-        for (int64_t u = 0; u < U; ++u) c[u] = centred_comoment_term(c[u], at, centred(b + u, t, mean_b[u]));
-    }
+    direct_sums<false>(b, mean_b, U, L, [&](int t) { return centred(a, t, mean_p); }, c);
 }
 // C(p, 0) of the pivot rows p in [p0, p1) (c[p - p0]) and the target's first window.
 __attribute__((always_inline)) inline void direct_column(const double* a, const double* mean_a, int64_t p0,
                                                          int64_t p1, const double* b, double mean_b0, int L,
                                                          double* c) {
-    for (int64_t p = p0; p < p1; ++p) c[p - p0] = 0.0;
-    for (int t = 0; t < L; ++t) {
-        const double bt = centred(b, t, mean_b0);
-        for (int64_t p = p0; p < p1; ++p) c[p - p0] = centred_comoment_term(c[p - p0], centred(a + p, t, mean_a[p]), bt);
-    }
+    direct_sums<true>(a + p0, mean_a + p0, p1 - p0, L, [&](int t) { return centred(b, t, mean_b0); }, c);
 }
 
 // keep_larger over a row in two steps, the same values: the largest
