@@ -611,6 +611,24 @@ std::vector<double> pivot_distances(const Subset& d, int s, int p, int L) {
     return out;
 }
 
+std::vector<double> direct_row_comoments(const Subset& d, int s, int j, int p, int L) {
+    LengthStats st;
+    length_stats(d, L, st);
+    std::vector<double> out(d.n[j] - L + 1);
+    direct_row(d.scaled[s]->y.data() + p, st.mean[st.off[s] + p], d.scaled[j]->y.data(), st.mean.data() + st.off[j],
+               (int64_t)out.size(), L, out.data());
+    return out;
+}
+
+std::vector<double> direct_column_comoments(const Subset& d, int s, int j, int p0, int p1, int L) {
+    LengthStats st;
+    length_stats(d, L, st);
+    std::vector<double> out(p1 - p0);
+    direct_column(d.scaled[s]->y.data(), st.mean.data() + st.off[s], p0, p1, d.scaled[j]->y.data(),
+                  st.mean[st.off[j]], L, out.data());
+    return out;
+}
+
 std::vector<PendingEntry> pending_entries(const Subset& d, int L) {
     LengthStats st;
     length_stats(d, L, st);

@@ -151,6 +151,13 @@ std::vector<PendingEntry> pending_entries(const Subset& d, int L);
 // Distances of one pivot to every series of the subset (the engine's exact values).
 std::vector<double> pivot_distances(const Subset& d, int s, int p, int L);
 
+// The co-moments the CPU engine computes directly (tests: each is
+// local_comoment's bits, the device's direct form): pivot p of source s with
+// every window of target j (a row), and the pivots [p0, p1) of s with target
+// j's first window (a column).
+std::vector<double> direct_row_comoments(const Subset& d, int s, int j, int p, int L);
+std::vector<double> direct_column_comoments(const Subset& d, int s, int j, int p0, int p1, int L);
+
 // Definition 1 distance, computed directly (classification, SQL function, and
 // the training pairs of a series the screen does not take): the minimum over
 // the windows of x that hold no gap (gaps_before: gap_prefix's counts, null

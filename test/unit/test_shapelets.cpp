@@ -781,6 +781,37 @@ struct Engine {
     }
 };
 
+TEST(shapelets_direct_comoments_are_local_comoment_bits) {
+    // The CPU engine's direct rows and columns (t-outer, four terms a pass)
+    // against local_comoment, the device's direct form: the same bits, at
+    // lengths with every remainder mod 4, scales 2^-600..2^600 and an offset.
+    const auto bits_differ = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) != 0; };
+    int bad = 0;
+    for (uint64_t seed = 31; seed <= 34; ++seed) {
+        auto S = random_set(seed, 3, 2, 60, 80);
+        const double scale = std::ldexp(1.0, (int)(seed % 4) * 400 - 600);
+        for (auto& x : S.x)
+            for (double& v : x) v = (v + (seed % 2 ? 1e9 : 0.0)) * scale;
+        Engine e(S);
+        for (int L : {2, 3, 4, 5, 11, 16, 37}) {
+            tsm::shp::LengthStats st;
+            tsm::shp::length_stats(e.sub, L, st);
+            const int s = 0, j = 1, n_s = (int)S.x[s].size(), n_j = (int)S.x[j].size();
+            const double *a = e.sub.scaled[s]->y.data(), *b = e.sub.scaled[j]->y.data();
+            const double *mean_a = st.mean.data() + st.off[s], *mean_b = st.mean.data() + st.off[j];
+            for (int p : {0, 7, n_s - L}) {
+                const auto row = tsm::shp::direct_row_comoments(e.sub, s, j, p, L);
+                for (int u = 0; u <= n_j - L; ++u)
+                    bad += bits_differ(row[u], tsm::shp::local_comoment(a + p, mean_a[p], b + u, mean_b[u], L));
+            }
+            const auto column = tsm::shp::direct_column_comoments(e.sub, s, j, 1, n_s - L + 1, L);
+            for (int p = 1; p <= n_s - L; ++p)
+                bad += bits_differ(column[p - 1], tsm::shp::local_comoment(a + p, mean_a[p], b, mean_b[0], L));
+        }
+    }
+    CHECK_EQ(bad, 0);
+}
+
 // Every pivot's training distances (the engine's) against the oracle: equal
 // within 1e-9 relative, and 0 exactly where the oracle's is 0 (below the floor).
 void training_distances_match_oracle(const Set& S, const std::vector<int>& lengths, const char* what) {
